@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ChannelsConfig(AppConfig):
+    name = "channels_app"
+    verbose_name = "Channels and supergroups"

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class EdgeConfig(AppConfig):
+    """The Django side of the MTProto edge: auth key storage, the RPC dispatcher that
+    the ``mtproto`` package calls, and the commands that run the listener."""
+
+    name = "edge_app"
+    verbose_name = "MTProto edge"

@@ -1,0 +1,137 @@
+"""Django settings for telesrv.
+
+Every setting that differs between machines comes from a ``TELESRV_*`` environment
+variable, with defaults that work on a local development box (PostgreSQL and Redis on
+127.0.0.1, trust auth).
+"""
+
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str) -> str:
+    return os.environ.get(f"TELESRV_{name}", default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return env(name, "1" if default else "0").lower() in ("1", "true", "yes", "on")
+
+
+SECRET_KEY = env("SECRET_KEY", "telesrv-local-development-key-change-me-in-production")
+DEBUG = env_bool("DEBUG", True)
+ALLOWED_HOSTS = env("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "psqlextra",
+    "channels",
+    "edge_app",
+    "accounts_app",
+    "channels_app",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "telesrv_project.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "telesrv_project.asgi.application"
+
+DATABASES = {
+    "default": {
+        # psqlextra's backend is PostgreSQL's plus partitioned-table support.
+        "ENGINE": "psqlextra.backend",
+        "NAME": env("DB_NAME", "telesrv"),
+        "USER": env("DB_USER", "postgres"),
+        "PASSWORD": env("DB_PASSWORD", ""),
+        "HOST": env("DB_HOST", "127.0.0.1"),
+        "PORT": env("DB_PORT", "5432"),
+        "CONN_MAX_AGE": 60,
+    }
+}
+
+REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env("REDIS_PREFIX", "telesrv"),
+    }
+}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": env("REDIS_PREFIX", "telesrv") + ":asgi"},
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- telesrv ---------------------------------------------------------------------
+# Where the server's RSA key pair lives. Outside the repository by default: the private
+# key must never be committed.
+TELESRV_STATE_DIR = Path(env("STATE_DIR", str(Path.home() / ".telesrv")))
+MTPROTO_RSA_KEY_PATH = Path(env("RSA_KEY", str(TELESRV_STATE_DIR / "server_rsa.pem")))
+# The MTProto listener, and the address help.getConfig advertises back to clients.
+MTPROTO_HOST = env("MTPROTO_HOST", "127.0.0.1")
+MTPROTO_PORT = int(env("MTPROTO_PORT", "4430"))
+MTPROTO_PUBLIC_HOST = env("MTPROTO_PUBLIC_HOST", MTPROTO_HOST)
+MTPROTO_PUBLIC_PORT = int(env("MTPROTO_PUBLIC_PORT", str(MTPROTO_PORT)))
+MTPROTO_DC_ID = int(env("DC_ID", "2"))
+ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
+ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
+# Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.
+TEST_PHONE_NUMBERS = env_bool("TEST_PHONE_NUMBERS", False)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+}
