@@ -1,1 +1,126 @@
-from django.db import models  # noqa: F401
+"""Accounts: users, login codes, authorizations, contacts and the account update log."""
+
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class User(models.Model):
+    """A Telegram account. ``id`` is the user id clients see."""
+
+    id = models.BigAutoField(primary_key=True)
+    phone = models.CharField(max_length=32, unique=True, help_text="digits only, no leading +")
+    first_name = models.CharField(max_length=64)
+    last_name = models.CharField(max_length=64, blank=True, default="")
+    # Display spelling; uniqueness is case-insensitive (index below) and shared with
+    # channels through accounts_app.usernames.
+    username = models.CharField(max_length=32, null=True, blank=True)
+    about = models.CharField(max_length=255, blank=True, default="")
+    lang_code = models.CharField(max_length=16, blank=True, default="")
+    # userStatusOnline(expires) while online_until is in the future, else
+    # userStatusOffline(was_online=last_seen).
+    online_until = models.DateTimeField(null=True, blank=True)
+    last_seen = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    deleted = models.BooleanField(default=False)
+    # Last pts allocated in this user's account update log (user_update_events). Bumped
+    # under the row lock, so allocation is gapless and ordered per user.
+    pts = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "users"
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="users_username_lower_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        name = f"{self.first_name} {self.last_name}".strip()
+        return f"{name} ({self.id})"
+
+
+class LoginCode(models.Model):
+    """One code sent by auth.sendCode; operators read ``code`` in the admin."""
+
+    phone = models.CharField(max_length=32, db_index=True)
+    phone_code_hash = models.CharField(max_length=64, unique=True)
+    code = models.CharField(max_length=16)
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField()
+    attempts = models.PositiveIntegerField(default=0)
+    resends = models.PositiveIntegerField(default=0)
+    # Set once the code was used to sign in / up, or cancelled: it never works again.
+    used = models.BooleanField(default=False)
+    # Too many wrong attempts lock the phone until then (FLOOD_WAIT_X).
+    locked_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "login_codes"
+        indexes = [models.Index(fields=["phone", "-created"], name="login_codes_phone_recent")]
+
+    def __str__(self) -> str:
+        return f"+{self.phone} {self.code}"
+
+
+class Authorization(models.Model):
+    """A logged-in device: the permanent auth key it signed in with, and the user.
+
+    Temporary keys are bound to a permanent key (auth.bindTempAuthKey), so looking up by
+    the permanent key id covers both.
+    """
+
+    perm_auth_key_id = models.BigIntegerField(unique=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="authorizations")
+    # The `hash` of the authorization TL object (account.getAuthorizations / reset).
+    hash = models.BigIntegerField(unique=True)
+    api_id = models.IntegerField(default=0)
+    device_model = models.CharField(max_length=128, blank=True, default="")
+    platform = models.CharField(max_length=64, blank=True, default="")
+    system_version = models.CharField(max_length=128, blank=True, default="")
+    app_name = models.CharField(max_length=128, blank=True, default="")
+    app_version = models.CharField(max_length=64, blank=True, default="")
+    ip = models.CharField(max_length=64, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+    active = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "authorizations"
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.device_model or 'unknown device'}"
+
+
+class Contact(models.Model):
+    """``owner`` has ``user`` in their contact list under the names they chose."""
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="contacts")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    first_name = models.CharField(max_length=64, blank=True, default="")
+    last_name = models.CharField(max_length=64, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "contacts"
+        constraints = [models.UniqueConstraint(fields=["owner", "user"], name="contacts_owner_user_uniq")]
+        indexes = [models.Index(fields=["user", "owner"], name="contacts_user_owner")]
+
+
+class UserUpdateEvent(models.Model):
+    """The durable account update log: what updates.getDifference replays.
+
+    ``pts`` is the user's pts after this event; the event covers
+    ``pts - pts_count + 1 .. pts``.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    pts = models.BigIntegerField()
+    pts_count = models.IntegerField(default=1)
+    type = models.CharField(max_length=64)
+    payload = models.JSONField(default=dict)
+    date = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "user_update_events"
+        constraints = [models.UniqueConstraint(fields=["user", "pts"], name="user_update_events_user_pts")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.pts} {self.type}"
