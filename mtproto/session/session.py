@@ -1,0 +1,518 @@
+"""One MTProto session: (auth_key_id, session_id), living across connections.
+
+A session checks what the client sends (msg_id, seqno, salt, duplicates), answers the
+service messages, runs API requests concurrently and sends their results, and keeps the
+content-related messages it sent until the client acknowledges them so that they can be
+re-sent on the session's next connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import struct
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mtproto.dispatch import ClientInfo, RequestContext
+from mtproto.session import clock, wire
+from mtproto.session.wire import WireError
+from mtproto.session.wrappers import Unwrapped, unwrap
+
+if TYPE_CHECKING:
+    from mtproto.session.manager import SessionManager
+
+log = logging.getLogger("telesrv.mtproto.session")
+
+# Unacknowledged messages kept per session for re-sending (count and bytes).
+MAX_OUTBOX = 1024
+MAX_OUTBOX_BYTES = 8 * 1024 * 1024
+# Client msg_ids remembered per session for duplicate detection and msgs_state_req.
+MAX_RECEIVED = 4096
+# Results larger than this are sent gzip_packed when that makes them smaller.
+GZIP_THRESHOLD = 512
+# A re-sent message keeps its msg_id only while clients still accept its age.
+RESEND_SAME_ID_AGE = 240.0
+# How long an API request may wait for its acknowledgement before one is sent alone.
+ACK_DELAY = 0.2
+# Requests running at once per session; more get 420 FLOOD-style backpressure.
+MAX_PENDING = 512
+
+# Client messages that never need an acknowledgement (seqno must be even).
+NOT_CONTENT = frozenset({wire.MSGS_ACK, wire.MSG_CONTAINER})
+# Service messages clients disagree about (Telethon numbers ping as content-related,
+# Pyrogram does not): their seqno parity is not checked.
+EITHER = frozenset(
+    {
+        wire.PING,
+        wire.PING_DELAY_DISCONNECT,
+        wire.HTTP_WAIT,
+        wire.MSGS_STATE_INFO,
+        wire.MSGS_ALL_INFO,
+        wire.MSG_DETAILED_INFO,
+        wire.MSG_NEW_DETAILED_INFO,
+        wire.MSG_RESEND_REQ,
+        wire.MSGS_STATE_REQ,
+    }
+)
+
+# msgs_state_info status values and flags.
+STATE_UNKNOWN = 1
+STATE_NOT_RECEIVED = 2
+STATE_TOO_HIGH = 3
+STATE_RECEIVED = 4
+FLAG_ACKED = 8
+FLAG_NO_ACK_NEEDED = 16
+FLAG_RPC = 32
+FLAG_ANSWERED = 64
+
+
+@dataclass(slots=True)
+class OutMessage:
+    msg_id: int
+    seqno: int
+    body: bytes
+    created: float
+    req_msg_id: int = 0  # the request an rpc_result answers
+    updates: bool = False  # pushed updates: not sent on invokeWithoutUpdates connections
+
+
+class Link(Protocol):
+    """What a session needs from a connection (``mtproto.server`` implements it)."""
+
+    closed: bool
+    no_updates: bool
+
+    def enqueue(self, session: Session, msg: OutMessage) -> None: ...
+
+    def flush_later(self, session: Session, delay: float) -> None: ...
+
+    def disconnect_after(self, delay: float) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Session:
+    def __init__(
+        self,
+        manager: SessionManager,
+        auth_key: Any,
+        session_id: int,
+    ) -> None:
+        self.manager = manager
+        self.auth_key = auth_key
+        self.auth_key_id: int = auth_key.auth_key_id
+        self.perm_auth_key_id: int = getattr(auth_key, "perm_auth_key_id", None) or self.auth_key_id
+        self.session_id = session_id
+        self.layer: int = manager.codec.primary
+        self.client: ClientInfo | None = None
+        self._user_id: int | None = None
+        self.links: list[Link] = []
+        self.idle_since: float | None = time.monotonic()
+        self.destroyed = False
+        self.unique_id = struct.unpack("<q", os.urandom(8))[0]
+        self._announced = False
+        self._seq = 0  # content-related messages sent so far
+        self._received: OrderedDict[int, int] = OrderedDict()  # msg_id -> state flags
+        self._low_water = 0  # highest msg_id forgotten from _received
+        self._last_msg_id = 0
+        self._last_seqno = -1
+        self._outbox: OrderedDict[int, OutMessage] = OrderedDict()
+        self._outbox_bytes = 0
+        self._answer_of: OrderedDict[int, int] = OrderedDict()  # req msg_id -> answer msg_id
+        self._pending: dict[int, asyncio.Task] = {}
+        self._acks: list[int] = []
+
+    # --- identity -------------------------------------------------------------------
+
+    @property
+    def user_id(self) -> int | None:
+        return self._user_id
+
+    @user_id.setter
+    def user_id(self, value: int | None) -> None:
+        if value != self._user_id:
+            self.manager._reindex_user(self, self._user_id, value)
+            self._user_id = value
+
+    def __repr__(self) -> str:
+        return f"<Session key={self.auth_key_id:#x} id={self.session_id:#x} user={self._user_id}>"
+
+    # --- connections ----------------------------------------------------------------
+
+    def attach(self, link: Link) -> None:
+        """``link`` carried a message of this session: it is now the preferred one."""
+        if self.links and self.links[-1] is link:
+            return
+        fresh = link not in self.links
+        if not fresh:
+            self.links.remove(link)
+        self.links.append(link)
+        self.idle_since = None
+        if fresh and self._outbox:
+            self._resend_all(link)
+
+    def detach(self, link: Link) -> None:
+        if link in self.links:
+            self.links.remove(link)
+            if not self.links:
+                self.idle_since = time.monotonic()
+                self.manager._session_idle(self)
+
+    def _pick_link(self, updates: bool) -> Link | None:
+        for link in reversed(self.links):
+            if not link.closed and not (updates and link.no_updates):
+                return link
+        return None
+
+    # --- sending ----------------------------------------------------------------------
+
+    def current_salt(self) -> int:
+        return self.manager.salts.current(self.auth_key_id)
+
+    def _next_seqno(self, content: bool) -> int:
+        if content:
+            self._seq += 1
+            return self._seq * 2 - 1
+        return self._seq * 2
+
+    def make_message(self, body: bytes, *, response: bool, content: bool) -> OutMessage:
+        return OutMessage(self.manager.clock.next(response), self._next_seqno(content), body, time.time())
+
+    def send(
+        self,
+        body: bytes,
+        *,
+        response: bool,
+        content: bool,
+        link: Link | None = None,
+        req_msg_id: int = 0,
+        updates: bool = False,
+        keep: bool | None = None,
+    ) -> OutMessage:
+        """Send one message; content-related ones are kept for re-sending until acked
+        unless ``keep`` is False (answers the client simply asks for again)."""
+        msg = self.make_message(body, response=response, content=content)
+        msg.req_msg_id = req_msg_id
+        msg.updates = updates
+        if content if keep is None else keep:
+            self._remember(msg)
+        target = link if link is not None and not link.closed else self._pick_link(updates)
+        if target is not None:
+            target.enqueue(self, msg)
+        return msg
+
+    def _remember(self, msg: OutMessage) -> None:
+        self._outbox[msg.msg_id] = msg
+        self._outbox_bytes += len(msg.body)
+        while len(self._outbox) > MAX_OUTBOX or self._outbox_bytes > MAX_OUTBOX_BYTES:
+            _, old = self._outbox.popitem(last=False)
+            self._outbox_bytes -= len(old.body)
+        if msg.req_msg_id:
+            self._answer_of[msg.req_msg_id] = msg.msg_id
+            while len(self._answer_of) > MAX_OUTBOX:
+                self._answer_of.popitem(last=False)
+
+    def _forget(self, msg_id: int) -> OutMessage | None:
+        msg = self._outbox.pop(msg_id, None)
+        if msg is not None:
+            self._outbox_bytes -= len(msg.body)
+        return msg
+
+    def _resend(self, link: Link, msg: OutMessage) -> None:
+        if time.time() - msg.created > RESEND_SAME_ID_AGE:
+            # Clients drop messages whose msg_id is older than 300 s: re-issue it.
+            self._forget(msg.msg_id)
+            fresh = self.make_message(msg.body, response=bool(msg.req_msg_id), content=True)
+            fresh.req_msg_id = msg.req_msg_id
+            fresh.updates = msg.updates
+            self._remember(fresh)
+            msg = fresh
+        if not (msg.updates and link.no_updates):
+            link.enqueue(self, msg)
+
+    def _resend_all(self, link: Link) -> None:
+        for msg in list(self._outbox.values()):
+            self._resend(link, msg)
+
+    def take_acks(self) -> bytes | None:
+        """A msgs_ack body for what still waits for an acknowledgement, if anything."""
+        if not self._acks:
+            return None
+        ids, self._acks = self._acks[: wire.MAX_IDS], self._acks[wire.MAX_IDS :]
+        return wire.msgs_ack(ids)
+
+    def _encode(self, obj: Any) -> bytes:
+        data = obj if isinstance(obj, bytes | bytearray) else self.manager.codec.encode(obj, self.layer)
+        if len(data) > GZIP_THRESHOLD:
+            packed = wire.gzip_packed(bytes(data))
+            if len(packed) < len(data):
+                return packed
+        return bytes(data)
+
+    async def push(self, obj: Any) -> None:
+        """Send an ``Updates`` object (primary layer) encoded for this session's layer."""
+        if self.destroyed:
+            return
+        self.send(self._encode(obj), response=False, content=True, updates=True)
+
+    # --- receiving --------------------------------------------------------------------
+
+    def handle_packet(self, link: Link, salt: int, msg_id: int, seqno: int, body: bytes) -> None:
+        """One decrypted message from ``link`` (its outer msg_id, seqno and body)."""
+        self.attach(link)
+        code = clock.check_client_msg_id(msg_id)
+        if code:
+            self._bad_msg(link, msg_id, seqno, code)
+            return
+        key = self.auth_key
+        if not self.manager.salts.is_valid(
+            self.auth_key_id,
+            salt,
+            initial=getattr(key, "initial_salt", None),
+            key_created=getattr(key, "created_at", None),
+        ):
+            body_out = wire.bad_server_salt(msg_id, seqno, self.current_salt())
+            self.send(body_out, response=True, content=False, link=link)
+            return
+        if not self._announced:
+            self._announced = True
+            body_out = wire.new_session_created(msg_id, self.unique_id, self.current_salt())
+            self.send(body_out, response=False, content=True, link=link)
+        try:
+            self._handle_message(link, msg_id, seqno, body, in_container=False)
+        except WireError as exc:
+            log.info("%r: malformed message %d: %s", self, msg_id, exc)
+            self._bad_msg(link, msg_id, seqno, clock.BAD_CONTAINER)
+        if self._acks:
+            link.flush_later(self, 0 if len(self._acks) >= 16 else ACK_DELAY)
+
+    def _bad_msg(self, link: Link, msg_id: int, seqno: int, code: int) -> None:
+        self.send(wire.bad_msg_notification(msg_id, seqno, code), response=True, content=False, link=link)
+
+    def _handle_message(self, link: Link, msg_id: int, seqno: int, body: bytes, in_container: bool) -> None:
+        if in_container:
+            code = clock.check_client_msg_id(msg_id)
+            if code:
+                self._bad_msg(link, msg_id, seqno, code)
+                return
+        if msg_id in self._received:
+            # A duplicate (a client re-sent it, or a replay): processed once already.
+            if self._received[msg_id] & FLAG_ANSWERED:
+                answer = self._answer_of.get(msg_id)
+                if answer is not None and answer in self._outbox:
+                    self._resend(link, self._outbox[answer])
+            return
+        if msg_id <= self._low_water:
+            self._bad_msg(link, msg_id, seqno, clock.MSG_ID_TOO_OLD)
+            return
+        cid = wire.constructor_of(body)
+        if cid == wire.MSG_CONTAINER:
+            if in_container or seqno % 2:
+                self._bad_msg(
+                    link, msg_id, seqno, clock.BAD_CONTAINER if in_container else clock.SEQNO_EXPECTED_EVEN
+                )
+                return
+            inner = wire.unpack_container(body)
+            self._record(msg_id, STATE_RECEIVED | FLAG_NO_ACK_NEEDED)
+            for inner_id, inner_seqno, inner_body in inner:
+                if inner_id == msg_id:
+                    self._bad_msg(link, inner_id, inner_seqno, clock.CONTAINER_ID_REUSED)
+                    continue
+                self._handle_message(link, inner_id, inner_seqno, inner_body, in_container=True)
+            return
+        if cid == wire.GZIP_PACKED:
+            body = wire.gunzip(body)
+            cid = wire.constructor_of(body)
+        content = cid not in NOT_CONTENT
+        if cid not in EITHER:
+            if content and seqno % 2 == 0:
+                self._bad_msg(link, msg_id, seqno, clock.SEQNO_EXPECTED_ODD)
+                return
+            if not content and seqno % 2 == 1:
+                self._bad_msg(link, msg_id, seqno, clock.SEQNO_EXPECTED_EVEN)
+                return
+        if msg_id > self._last_msg_id:
+            if seqno < self._last_seqno:
+                self._bad_msg(link, msg_id, seqno, clock.SEQNO_TOO_LOW)
+                return
+            self._last_msg_id, self._last_seqno = msg_id, seqno
+        elif seqno > self._last_seqno:
+            self._bad_msg(link, msg_id, seqno, clock.SEQNO_TOO_HIGH)
+            return
+        self._record(msg_id, STATE_RECEIVED | (0 if content else FLAG_NO_ACK_NEEDED))
+        self._handle_body(link, msg_id, seqno, cid, body)
+
+    def _record(self, msg_id: int, state: int) -> None:
+        self._received[msg_id] = state
+        if len(self._received) > MAX_RECEIVED:
+            # Forget the oldest first; ids below the watermark then get code 20.
+            oldest, _ = self._received.popitem(last=False)
+            self._low_water = max(self._low_water, oldest)
+
+    def _mark(self, msg_id: int, flags: int) -> None:
+        if msg_id in self._received:
+            self._received[msg_id] |= flags
+
+    def _handle_body(self, link: Link, msg_id: int, seqno: int, cid: int, body: bytes) -> None:
+        cur = wire.Cursor(body, 4)
+        if cid == wire.MSGS_ACK:
+            for acked in cur.vector_long():
+                self._forget(acked)
+        elif cid in (wire.PING, wire.PING_DELAY_DISCONNECT):
+            ping_id = cur.long()
+            if cid == wire.PING_DELAY_DISCONNECT:
+                link.disconnect_after(max(0, cur.int()))
+            self.send(wire.pong(msg_id, ping_id), response=True, content=True, link=link, keep=False)
+            self._mark(msg_id, FLAG_ANSWERED | FLAG_ACKED)
+        elif cid == wire.MSGS_STATE_REQ:
+            ids = cur.vector_long()
+            info = bytes(self._state_of(i) for i in ids)
+            self.send(wire.msgs_state_info(msg_id, info), response=True, content=False, link=link)
+        elif cid == wire.MSG_RESEND_REQ:
+            for wanted in cur.vector_long():
+                msg = self._outbox.get(wanted)
+                if msg is not None:
+                    self._resend(link, msg)
+        elif cid == wire.GET_FUTURE_SALTS:
+            salts = self.manager.salts.future(self.auth_key_id, cur.int())
+            body_out = wire.future_salts(msg_id, int(time.time()), salts)
+            self.send(body_out, response=True, content=True, link=link, keep=False)
+        elif cid == wire.RPC_DROP_ANSWER:
+            self.send(
+                wire.rpc_result(msg_id, self._drop_answer(cur.long())),
+                response=True,
+                content=True,
+                link=link,
+                req_msg_id=msg_id,
+            )
+        elif cid == wire.DESTROY_SESSION:
+            target = cur.long()
+            ok = target != self.session_id and self.manager.destroy(self.auth_key_id, target)
+            self.send(wire.destroy_session_res(ok, target), response=True, content=True, link=link)
+        elif cid == wire.DESTROY_AUTH_KEY:
+            self.manager.start(self.manager.destroy_auth_key(self, link, msg_id))
+        elif cid in (
+            wire.HTTP_WAIT,
+            wire.MSGS_STATE_INFO,
+            wire.MSGS_ALL_INFO,
+            wire.MSG_DETAILED_INFO,
+            wire.MSG_NEW_DETAILED_INFO,
+        ):
+            return  # informational, or HTTP-only
+        else:
+            self._start_request(link, msg_id, body)
+
+    def _state_of(self, msg_id: int) -> int:
+        state = self._received.get(msg_id)
+        if state is not None:
+            return state
+        if msg_id <= self._low_water or clock.check_client_msg_id(msg_id) == clock.MSG_ID_TOO_LOW:
+            return STATE_UNKNOWN
+        if msg_id > int((time.time() + clock.FUTURE_WINDOW) * 4294967296.0):
+            return STATE_TOO_HIGH
+        return STATE_NOT_RECEIVED
+
+    def _drop_answer(self, req_msg_id: int) -> bytes:
+        task = self._pending.get(req_msg_id)
+        if task is not None:
+            task.cancel()
+            return wire.rpc_answer_dropped_running()
+        answer = self._answer_of.get(req_msg_id)
+        msg = self._forget(answer) if answer is not None else None
+        if msg is not None:
+            return wire.rpc_answer_dropped(msg.msg_id, msg.seqno, len(msg.body))
+        return wire.rpc_answer_unknown()
+
+    # --- API requests -----------------------------------------------------------------
+
+    def _start_request(self, link: Link, msg_id: int, body: bytes) -> None:
+        self._mark(msg_id, FLAG_RPC)
+        if len(self._pending) >= MAX_PENDING:
+            self._answer(msg_id, wire.rpc_error(420, "FLOOD_WAIT_1"))
+            return
+        try:
+            call = unwrap(body)
+        except WireError:
+            self._answer(msg_id, wire.rpc_error(400, "INPUT_REQUEST_INVALID"))
+            return
+        if call.layer is not None:
+            self.layer = self.manager.codec.resolve_layer(call.layer)
+        if call.no_updates:
+            link.no_updates = True
+        self._acks.append(msg_id)
+        task = self.manager.start(self._run_request(msg_id, call))
+        self._pending[msg_id] = task
+
+    async def _run_request(self, msg_id: int, call: Unwrapped) -> None:
+        try:
+            data = await self._execute(msg_id, call)
+        except asyncio.CancelledError:
+            return  # rpc_drop_answer, destroy_session or shutdown: nothing to send
+        finally:
+            self._pending.pop(msg_id, None)
+        self._answer(msg_id, data)
+
+    def _answer(self, msg_id: int, data: bytes) -> None:
+        if self.destroyed:
+            return
+        if msg_id in self._acks:
+            self._acks.remove(msg_id)  # the result acknowledges the request
+        self._mark(msg_id, FLAG_ANSWERED | FLAG_ACKED)
+        self.send(wire.rpc_result(msg_id, data), response=True, content=True, req_msg_id=msg_id)
+
+    async def _execute(self, msg_id: int, call: Unwrapped) -> bytes:
+        for after in call.after_msg_ids[:64]:
+            earlier = self._pending.get(after)
+            if earlier is not None:
+                await asyncio.wait([earlier])
+        manager = self.manager
+        ctx = RequestContext(
+            auth_key_id=self.auth_key_id,
+            perm_auth_key_id=self.perm_auth_key_id,
+            session_id=self.session_id,
+            msg_id=msg_id,
+            layer=self.layer,
+            client=self.client,
+            session=self,
+            no_updates=call.no_updates,
+        )
+        try:
+            if call.client is not None and call.client != self.client:
+                self.client = ctx.client = call.client
+                await manager.dispatcher.connection_initialized(ctx, call.client)
+            try:
+                request = manager.codec.decode(call.query, self.layer)
+            except Exception as exc:  # the codec's DecodeError, or worse
+                log.info("%r: undecodable request %s: %s", self, call.query[:4].hex(), exc)
+                return wire.rpc_error(400, "INPUT_METHOD_INVALID")
+            if getattr(request, "TL_NAME", None) == "auth.bindTempAuthKey":
+                result = await manager.bind_temp_auth_key(self, request)
+            else:
+                result = await manager.dispatcher.dispatch(ctx, request)
+            return self._encode(result)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            error = rpc_error_of(exc)
+            if error is not None:
+                return wire.rpc_error(*error)
+            log.exception("%r: request %d failed", self, msg_id)
+            return wire.rpc_error(500, "INTERNAL")
+
+    def cancel_requests(self) -> None:
+        for task in list(self._pending.values()):
+            task.cancel()
+        self._pending.clear()
+
+
+def rpc_error_of(exc: BaseException) -> tuple[int, str] | None:
+    """(code, message) if ``exc`` is a typed RPC error (``tl.errors.RpcError``)."""
+    code = getattr(exc, "code", None)
+    message = getattr(exc, "message", None)
+    if isinstance(code, int) and isinstance(message, str) and type(exc).__name__.endswith("Error"):
+        return code, message
+    return None
