@@ -1,0 +1,80 @@
+"""MTProto cryptography: AES-IGE/CTR, message KDFs, RSA and DH for key creation."""
+
+from .aes import CtrCipher, ige_decrypt, ige_encrypt, using_cryptg
+from .dh import (
+    DH_G,
+    DH_PRIME,
+    check_dh_value,
+    g_generates_subgroup,
+    initial_server_salt,
+    new_nonce_hash,
+    tmp_aes_key_iv,
+)
+from .errors import (
+    AuthKeyMismatch,
+    BadEncryptedLength,
+    BadPlaintext,
+    CryptoError,
+    DhRangeError,
+    MsgKeyMismatch,
+    RsaDecryptError,
+)
+from .kdf import (
+    Direction,
+    aes_key_iv_v1,
+    aes_key_iv_v2,
+    auth_key_aux_hash,
+    auth_key_id_of,
+    msg_key_large,
+    msg_key_v1,
+    msg_key_v2,
+)
+from .message import (
+    InnerMessage,
+    decrypt_message,
+    encrypt_message,
+    pack_plaintext,
+    padding_length,
+    quick_ack_token,
+)
+from .rsa import RsaKey, decrypt_inner_data, fingerprint_of, rsa_pad_decrypt, rsa_pad_encrypt
+
+__all__ = [
+    "DH_G",
+    "DH_PRIME",
+    "AuthKeyMismatch",
+    "BadEncryptedLength",
+    "BadPlaintext",
+    "CryptoError",
+    "CtrCipher",
+    "DhRangeError",
+    "Direction",
+    "InnerMessage",
+    "MsgKeyMismatch",
+    "RsaDecryptError",
+    "RsaKey",
+    "aes_key_iv_v1",
+    "aes_key_iv_v2",
+    "auth_key_aux_hash",
+    "auth_key_id_of",
+    "check_dh_value",
+    "decrypt_inner_data",
+    "decrypt_message",
+    "encrypt_message",
+    "fingerprint_of",
+    "g_generates_subgroup",
+    "ige_decrypt",
+    "ige_encrypt",
+    "initial_server_salt",
+    "msg_key_large",
+    "msg_key_v1",
+    "msg_key_v2",
+    "new_nonce_hash",
+    "pack_plaintext",
+    "padding_length",
+    "quick_ack_token",
+    "rsa_pad_decrypt",
+    "rsa_pad_encrypt",
+    "tmp_aes_key_iv",
+    "using_cryptg",
+]
