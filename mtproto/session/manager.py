@@ -21,7 +21,7 @@ IDLE_TTL = 15 * 60
 # Sessions per auth key; past this the longest idle one is dropped.
 MAX_SESSIONS_PER_KEY = 64
 
-BindHandler = Callable[[Session, Any], Awaitable[Any]]
+BindHandler = Callable[[Session, int, Any], Awaitable[Any]]
 DestroyKeyHandler = Callable[[Session], Awaitable[bytes]]
 
 
@@ -137,10 +137,10 @@ class SessionManager:
 
     # --- hooks the server provides ------------------------------------------------------
 
-    async def bind_temp_auth_key(self, session: Session, request: Any) -> Any:
+    async def bind_temp_auth_key(self, session: Session, msg_id: int, request: Any) -> Any:
         if self.on_bind_temp_auth_key is None:
             return wire.rpc_error(400, "ENCRYPTED_MESSAGE_INVALID")
-        return await self.on_bind_temp_auth_key(session, request)
+        return await self.on_bind_temp_auth_key(session, msg_id, request)
 
     async def destroy_auth_key(self, session: Session, link: Any, msg_id: int) -> None:
         if self.on_destroy_auth_key is None:

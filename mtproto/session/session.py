@@ -490,7 +490,7 @@ class Session:
                 log.info("%r: undecodable request %s: %s", self, call.query[:4].hex(), exc)
                 return wire.rpc_error(400, "INPUT_METHOD_INVALID")
             if getattr(request, "TL_NAME", None) == "auth.bindTempAuthKey":
-                result = await manager.bind_temp_auth_key(self, request)
+                result = await manager.bind_temp_auth_key(self, msg_id, request)
             else:
                 result = await manager.dispatcher.dispatch(ctx, request)
             return self._encode(result)

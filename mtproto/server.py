@@ -1,0 +1,364 @@
+"""The MTProto listener: TCP connections -> transports -> key exchange or sessions.
+
+Per connection: the transport is detected from the first bytes; unencrypted messages
+(auth_key_id 0) drive the key exchange; encrypted ones are decrypted with the auth key
+they name and handed to their session. A session outlives its connections, and its
+answers go out on whichever of its connections is alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import struct
+import time
+from typing import Any
+
+from mtproto import crypto, transport
+from mtproto.session import SaltSchedule, Session, SessionManager, TLCodec, wire
+from mtproto.session.codec import Codec
+from mtproto.session.session import OutMessage
+
+log = logging.getLogger("telesrv.mtproto.server")
+
+# A packet carries at most this many messages (one container) and this many bytes.
+MAX_BATCH = 1000
+MAX_BATCH_BYTES = 512 * 1024
+# Without a valid message for this long, a connection is closed.
+IDLE_TIMEOUT = 600.0
+SWEEP_INTERVAL = 60.0
+
+
+def _key_bytes(key: Any) -> bytes:
+    return key.key
+
+
+def _expired(key: Any, now: float) -> bool:
+    expires = getattr(key, "expires_at", None)
+    if not expires:
+        return False
+    if hasattr(expires, "timestamp"):
+        expires = expires.timestamp()
+    return expires <= now
+
+
+class Connection:
+    """One client connection; the :class:`mtproto.session.Link` its sessions use."""
+
+    def __init__(self, server: MTProtoServer, stream: transport.Transport) -> None:
+        self.server = server
+        self.transport = stream
+        self.closed = False
+        self.no_updates = False
+        self.auth_key: Any = None
+        self.sessions: set[Session] = set()
+        self._exchange: Any = None
+        self._out: list[tuple[Session, OutMessage]] = []
+        self._ack_sessions: set[Session] = set()
+        self._flush_scheduled = False
+        self._disconnect_timer: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
+
+    # --- Link ---------------------------------------------------------------------------
+
+    def enqueue(self, session: Session, msg: OutMessage) -> None:
+        if self.closed:
+            return
+        self._out.append((session, msg))
+        self._schedule_flush()
+
+    def flush_later(self, session: Session, delay: float) -> None:
+        if delay <= 0:
+            self._ack_sessions.add(session)
+            self._schedule_flush()
+        else:
+            self._loop.call_later(delay, self.flush_later, session, 0)
+
+    def disconnect_after(self, delay: float) -> None:
+        if self._disconnect_timer is not None:
+            self._disconnect_timer.cancel()
+        self._disconnect_timer = self._loop.call_later(delay, self.close)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.transport.close()
+
+    # --- writing ------------------------------------------------------------------------
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            # Everything queued during this loop iteration goes out as one packet.
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self.closed:
+            self._out.clear()
+            return
+        by_session: dict[Session, list[OutMessage]] = {}
+        for session, msg in self._out:
+            by_session.setdefault(session, []).append(msg)
+        self._out = []
+        for session in self._ack_sessions:
+            by_session.setdefault(session, [])
+        self._ack_sessions.clear()
+        for session, msgs in by_session.items():
+            if session.destroyed and not msgs:
+                continue
+            acks = session.take_acks()
+            if acks is not None:
+                msgs.insert(0, session.make_message(acks, response=False, content=False))
+            try:
+                self._write(session, msgs)
+            except Exception:
+                log.exception("%s: cannot write to %r", self.transport.peer, session)
+                self.close()
+                return
+
+    def _write(self, session: Session, msgs: list[OutMessage]) -> None:
+        batch: list[OutMessage] = []
+        size = 0
+        for msg in msgs:
+            if batch and (len(batch) >= MAX_BATCH or size + len(msg.body) > MAX_BATCH_BYTES):
+                self._write_batch(session, batch)
+                batch, size = [], 0
+            batch.append(msg)
+            size += len(msg.body) + 16
+        if batch:
+            self._write_batch(session, batch)
+
+    def _write_batch(self, session: Session, batch: list[OutMessage]) -> None:
+        if len(batch) == 1:
+            msg = batch[0]
+        else:
+            body = wire.pack_container([(m.msg_id, m.seqno, m.body) for m in batch])
+            msg = session.make_message(body, response=False, content=False)
+        key = session.auth_key
+        plain = crypto.pack_plaintext(
+            session.current_salt(), session.session_id, msg.msg_id, msg.seqno, msg.body
+        )
+        self.transport.write_packet(
+            crypto.encrypt_message(_key_bytes(key), plain, auth_key_id=session.auth_key_id)
+        )
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        peer = self.transport.peer
+        try:
+            while not self.closed:
+                try:
+                    packet = await asyncio.wait_for(self.transport.read_packet(), IDLE_TIMEOUT)
+                except TimeoutError:
+                    break
+                await self._handle(packet)
+                await self.transport.drain()
+        except (transport.TransportClosed, ConnectionError):
+            pass
+        except transport.TransportError as exc:
+            log.info("%s: transport error: %s", peer, exc)
+        except Exception:
+            log.exception("%s: connection failed", peer)
+        finally:
+            self.close()
+            if self._disconnect_timer is not None:
+                self._disconnect_timer.cancel()
+            for session in self.sessions:
+                session.detach(self)
+            self.sessions.clear()
+            self.server._connections.discard(self)
+            with contextlib.suppress(Exception):
+                await self.transport.wait_closed()
+
+    async def _handle(self, packet: Any) -> None:
+        data = packet.payload
+        if len(data) < 8:
+            raise transport.BadFrame(f"{len(data)}-byte packet")
+        (auth_key_id,) = struct.unpack_from("<q", data)
+        if auth_key_id == 0:
+            await self._handle_plain(data)
+        else:
+            await self._handle_encrypted(data, auth_key_id, packet.quick_ack)
+
+    async def _handle_plain(self, data: bytes) -> None:
+        # auth_key_id(8)=0, message_id(8), length(4), body
+        if len(data) < 20:
+            raise transport.BadFrame("short unencrypted message")
+        (length,) = struct.unpack_from("<i", data, 16)
+        body = data[20 : 20 + length]
+        if length < 4 or len(body) != length:
+            raise transport.BadFrame("bad unencrypted message length")
+        if self._exchange is None:
+            self._exchange = self.server.new_exchange()
+        answer = await self._exchange.handle(body)
+        if answer is None:
+            self.close()
+            return
+        msg_id = self.server.sessions.clock.next(response=True)
+        self.transport.write_packet(struct.pack("<qqi", 0, msg_id, len(answer)) + answer)
+
+    async def _handle_encrypted(self, data: bytes, auth_key_id: int, quick_ack: bool) -> None:
+        key = self.auth_key
+        if key is None or key.auth_key_id != auth_key_id:
+            key = await self.server.lookup_key(auth_key_id)
+        if key is None or _expired(key, time.time()):
+            log.info("%s: unknown auth key %#x", self.transport.peer, auth_key_id & (2**64 - 1))
+            self.transport.write_transport_error(transport.ERROR_AUTH_KEY_NOT_FOUND)
+            await self.transport.drain()
+            self.close()
+            return
+        try:
+            msg = crypto.decrypt_message(_key_bytes(key), data, auth_key_id=auth_key_id)
+        except crypto.CryptoError as exc:
+            # A message that fails the checks is dropped, and with it the connection:
+            # nothing else it sends can be trusted to be in sync.
+            log.info("%s: dropping bad encrypted message: %s", self.transport.peer, exc)
+            self.close()
+            return
+        self.auth_key = key
+        if quick_ack:
+            self.transport.write_quick_ack(msg.quick_ack_token)
+        session = self.server.sessions.get_or_create(key, msg.session_id)
+        self.sessions.add(session)
+        session.handle_packet(self, msg.salt, msg.msg_id, msg.seq_no, msg.body)
+
+
+class MTProtoServer:
+    """The listener. ``dispatcher`` implements :class:`mtproto.dispatch.Dispatcher`,
+    ``key_store`` :class:`mtproto.keys.AuthKeyStore`."""
+
+    def __init__(
+        self,
+        dispatcher: Any,
+        key_store: Any,
+        rsa_private_key: Any,
+        *,
+        codec: Codec | None = None,
+        salt_secret: bytes | None = None,
+        dc_id: int = 2,
+        max_connections: int = 20000,
+    ) -> None:
+        self.dispatcher = dispatcher
+        self.keys = key_store
+        self.rsa_key = rsa_private_key
+        self.dc_id = dc_id
+        self.max_connections = max_connections
+        if salt_secret is None:
+            # Every edge process shares the RSA key, so salts derived from it agree.
+            salt_secret = hashlib.sha256(b"telesrv salts" + _rsa_material(rsa_private_key)).digest()
+        self.sessions = SessionManager(
+            dispatcher,
+            codec or TLCodec(),
+            SaltSchedule(salt_secret),
+            on_bind_temp_auth_key=self._bind_temp_auth_key,
+            on_destroy_auth_key=self._destroy_auth_key,
+        )
+        self._connections: set[Connection] = set()
+        self._server: asyncio.AbstractServer | None = None
+        self._sweeper: asyncio.Task | None = None
+
+    # --- running ------------------------------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen; return the bound port."""
+        self._server = await asyncio.start_server(self._on_connect, host, port, reuse_address=True)
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        return self._server.sockets[0].getsockname()[1]
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for conn in list(self._connections):
+            conn.close()
+        await self.sessions.close()
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            try:
+                self.sessions.sweep()
+            except Exception:
+                log.exception("session sweep failed")
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        stream = transport.Transport(reader, writer)
+        if len(self._connections) >= self.max_connections:
+            writer.close()
+            return
+        conn = Connection(self, stream)
+        self._connections.add(conn)
+        await conn.run()
+
+    # --- what the app and the sessions use ----------------------------------------------
+
+    def sessions_of_user(self, user_id: int) -> list[Session]:
+        return self.sessions.sessions_of_user(user_id)
+
+    async def lookup_key(self, auth_key_id: int) -> Any:
+        return await self.keys.get(auth_key_id)
+
+    def new_exchange(self) -> Any:
+        from mtproto.exchange import KeyExchange
+
+        return KeyExchange(self.rsa_key, self.keys, dc_id=self.dc_id)
+
+    async def _bind_temp_auth_key(self, session: Session, msg_id: int, request: Any) -> bytes:
+        from mtproto.exchange import verify_bind_message
+
+        perm = await self.keys.get(request.perm_auth_key_id)
+        if perm is None or getattr(perm, "expires_at", None):
+            return wire.rpc_error(
+                400, "PERM_AUTH_KEY_INVALID" if perm is None else "ENCRYPTED_MESSAGE_INVALID"
+            )
+        if not getattr(session.auth_key, "expires_at", None):
+            return wire.rpc_error(400, "TEMP_AUTH_KEY_EMPTY")
+        try:
+            verify_bind_message(
+                perm_auth_key=_key_bytes(perm),
+                encrypted_message=request.encrypted_message,
+                nonce=request.nonce,
+                temp_auth_key_id=session.auth_key_id,
+                perm_auth_key_id=request.perm_auth_key_id,
+                temp_session_id=session.session_id,
+                expires_at=request.expires_at,
+                msg_id=msg_id,
+            )
+        except Exception as exc:
+            log.info("%r: bad bind message: %s", session, exc)
+            return wire.rpc_error(400, "ENCRYPTED_MESSAGE_INVALID")
+        await self.keys.bind(session.auth_key_id, request.perm_auth_key_id, request.expires_at)
+        for other in self.sessions.sessions_of_key(session.auth_key_id):
+            other.perm_auth_key_id = request.perm_auth_key_id
+            other.user_id = None  # re-resolved through the permanent key's authorization
+        return wire.bool_true()
+
+    async def _destroy_auth_key(self, session: Session) -> bytes:
+        try:
+            await self.keys.delete(session.auth_key_id)
+        except Exception:
+            log.exception("%r: destroy_auth_key failed", session)
+            return struct.pack("<I", wire.DESTROY_AUTH_KEY_FAIL)
+        for conn in list(self._connections):
+            if conn.auth_key is not None and conn.auth_key.auth_key_id == session.auth_key_id:
+                # After the answer is written: the key is gone for good.
+                asyncio.get_running_loop().call_later(0.05, conn.close)
+        return struct.pack("<I", wire.DESTROY_AUTH_KEY_OK)
+
+
+def _rsa_material(key: Any) -> bytes:
+    for attr in ("d", "n"):
+        value = getattr(key, attr, None)
+        if isinstance(value, int):
+            return value.to_bytes(256, "big", signed=False)
+    return repr(key).encode()

@@ -1,0 +1,322 @@
+"""Helpers for driving the real listener: a subprocess runner, client factories for
+Telethon and Kurigram, and a raw MTProto client for protocol-level tests and benchmarks.
+
+Nothing here imports Django at module level: the raw client is also used by
+``bench/`` and by the mtproto unit tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mtproto import crypto, transport
+from mtproto.crypto.kdf import Direction
+from mtproto.session import wire
+
+ROOT = Path(__file__).resolve().parents[2]
+API_ID = 611335
+API_HASH = "d524b414d21f4d37f08684c1df41ac9c"  # any 32 hex chars: the server does not check
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+@dataclass
+class EdgeServer:
+    """A running ``manage.py runmtproto`` subprocess."""
+
+    host: str
+    port: int
+    rsa_key_path: Path
+    proc: subprocess.Popen
+    log_path: Path
+    env: dict = field(default_factory=dict)
+
+    @property
+    def public_pem(self) -> bytes:
+        return crypto.RsaKey.load(self.rsa_key_path).public_pem()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path) -> EdgeServer:
+    port = free_port()
+    env = dict(os.environ)
+    env.update(env_overrides)
+    env["TELESRV_RSA_KEY"] = str(rsa_key_path)
+    env["TELESRV_MTPROTO_PORT"] = str(port)
+    env["TELESRV_MTPROTO_PUBLIC_PORT"] = str(port)
+    env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
+    log_file = open(log_path, "wb")  # noqa: SIM115 - handed to the child
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "runmtproto", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+    )
+    log_file.close()
+    server = EdgeServer("127.0.0.1", port, rsa_key_path, proc, log_path, env)
+    try:
+        wait_for_port(port, proc)
+    except Exception:
+        server.stop()
+        raise RuntimeError(f"runmtproto did not start:\n{server.log()}") from None
+    return server
+
+
+# --- real client libraries ----------------------------------------------------------
+
+
+TELETHON_CONNECTIONS = {
+    "full": "ConnectionTcpFull",
+    "abridged": "ConnectionTcpAbridged",
+    "intermediate": "ConnectionTcpIntermediate",
+    "obfuscated": "ConnectionTcpObfuscated",
+}
+
+
+def telethon_trust(pem: bytes) -> None:
+    """Put the server's key into Telethon's key table (in this process)."""
+    from telethon.crypto import rsa as telethon_rsa
+
+    telethon_rsa.add_key(pem.decode(), old=False)
+
+
+def make_telethon(server: EdgeServer, transport_name: str = "full", session=None):
+    """A not yet connected ``TelegramClient`` pointing at ``server``."""
+    from telethon import TelegramClient, connection
+    from telethon.sessions import MemorySession
+
+    telethon_trust(server.public_pem)
+    session = session if session is not None else MemorySession()
+    session.set_dc(2, server.host, server.port)
+    return TelegramClient(
+        session,
+        API_ID,
+        API_HASH,
+        connection=getattr(connection, TELETHON_CONNECTIONS[transport_name]),
+        receive_updates=False,
+        connection_retries=1,
+        retry_delay=0,
+        timeout=10,
+        request_retries=1,
+        auto_reconnect=False,
+    )
+
+
+def kurigram_trust(server: EdgeServer) -> None:
+    """Put the server's key into Kurigram's key table (in this process)."""
+    from pyrogram.crypto import rsa as pyro_rsa
+
+    key = crypto.RsaKey.load(server.rsa_key_path)
+    fp = key.fingerprint
+    if fp >= 2**63:
+        fp -= 2**64
+    pyro_rsa.server_public_keys[fp] = pyro_rsa.PublicKey(key.n, key.e)
+
+
+KURIGRAM_PROTOCOLS = {
+    "abridged": "TCPAbridged",
+    "intermediate": "TCPIntermediate",
+    "full": "TCPFull",
+    "obfuscated": "TCPAbridgedO",
+    "obfuscated_intermediate": "TCPIntermediateO",
+}
+
+
+def make_kurigram(server: EdgeServer, transport_name: str = "abridged", name: str = "e2e", **kwargs):
+    """A not yet connected Kurigram ``Client`` whose every connection goes to ``server``.
+
+    Kurigram stores Telegram's DC2 address in new sessions; the connection factory
+    ignores whatever address it is given and dials the test server instead.
+    """
+    from pyrogram import Client
+    from pyrogram.connection import Connection
+    from pyrogram.connection import transport as pyro_transport
+
+    kurigram_trust(server)
+    host, port = server.host, server.port
+
+    class LocalConnection(Connection):
+        def __init__(self, dc_id, server_address, port_, *args, **kw):
+            super().__init__(dc_id, host, port, *args, **kw)
+
+    return Client(
+        name,
+        api_id=API_ID,
+        api_hash=API_HASH,
+        in_memory=True,
+        no_updates=True,
+        connection_factory=LocalConnection,
+        protocol_factory=getattr(pyro_transport, KURIGRAM_PROTOCOLS[transport_name]),
+        **kwargs,
+    )
+
+
+# --- raw client ----------------------------------------------------------------------
+
+
+class RawClient:
+    """A minimal MTProto client over an existing auth key: enough to send chosen bytes,
+    service messages and pings, and to read the server's answers message by message."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        auth_key: bytes,
+        *,
+        kind: str = "intermediate",
+        obfuscated: bool = False,
+        session_id: int | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.auth_key = auth_key
+        self.auth_key_id = crypto.auth_key_id_of(auth_key)
+        self.kind = kind
+        self.obfuscated = obfuscated
+        self.session_id = session_id if session_id is not None else struct.unpack("<q", os.urandom(8))[0]
+        self.salt = 0
+        self._last_id = 0
+        self._seq = 0
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._stream = None
+        self._packets: list = []
+
+    async def connect(self) -> RawClient:
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        self._stream = transport.ClientStream(self.kind, obfuscated=self.obfuscated)
+        return self
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    def new_msg_id(self, offset: float = 0.0) -> int:
+        mid = int((time.time() + offset) * 2**32) & ~3
+        if mid <= self._last_id:
+            mid = self._last_id + 4
+        self._last_id = mid
+        return mid
+
+    def seqno(self, content: bool) -> int:
+        if content:
+            self._seq += 1
+            return self._seq * 2 - 1
+        return self._seq * 2
+
+    def encrypt(self, body: bytes, msg_id: int, seqno: int) -> bytes:
+        plain = crypto.pack_plaintext(self.salt, self.session_id, msg_id, seqno, body)
+        return crypto.encrypt_message(
+            self.auth_key, plain, Direction.CLIENT_TO_SERVER, auth_key_id=self.auth_key_id
+        )
+
+    def send_packet(self, payload: bytes, quick_ack: bool = False) -> None:
+        assert self._writer is not None and self._stream is not None
+        self._writer.write(self._stream.encode(payload, quick_ack))
+
+    def send_bytes(self, data: bytes) -> None:
+        assert self._writer is not None
+        self._writer.write(data)
+
+    def send(self, body: bytes, *, content: bool = True, msg_id: int | None = None, seqno: int | None = None):
+        msg_id = self.new_msg_id() if msg_id is None else msg_id
+        seqno = self.seqno(content) if seqno is None else seqno
+        self.send_packet(self.encrypt(body, msg_id, seqno))
+        return msg_id
+
+    async def read_packet(self, timeout: float = 5.0):
+        assert self._reader is not None and self._stream is not None
+        while not self._packets:
+            data = await asyncio.wait_for(self._reader.read(65536), timeout)
+            if not data:
+                raise ConnectionResetError("server closed the connection")
+            self._packets.extend(self._stream.feed(data))
+        return self._packets.pop(0)
+
+    async def recv(self, timeout: float = 5.0) -> list[tuple[int, int, bytes]]:
+        """The messages of the next encrypted packet, containers flattened."""
+        packet = await self.read_packet(timeout)
+        payload = packet.payload
+        code = transport.transport_error_code(payload)
+        if code is not None:
+            raise TransportErrorReceived(code)
+        msg = crypto.decrypt_message(
+            self.auth_key, payload, Direction.SERVER_TO_CLIENT, auth_key_id=self.auth_key_id
+        )
+        if wire.constructor_of(msg.body) == wire.MSG_CONTAINER:
+            return wire.unpack_container(msg.body)
+        return [(msg.msg_id, msg.seq_no, msg.body)]
+
+    async def expect(self, constructor: int, timeout: float = 5.0) -> bytes:
+        """Read until a message of ``constructor`` arrives (following salt changes)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for _msg_id, _seq, body in await self.recv(max(0.01, deadline - time.monotonic())):
+                cid = wire.constructor_of(body)
+                if cid == wire.BAD_SERVER_SALT:
+                    self.salt = struct.unpack_from("<q", body, 20)[0]
+                if cid == wire.NEW_SESSION_CREATED:
+                    self.salt = struct.unpack_from("<q", body, 20)[0]
+                if cid == constructor:
+                    return body
+
+    async def handshake(self) -> None:
+        """Learn the salt: one ping, answered by bad_server_salt, then by pong."""
+        self.send(struct.pack("<Iq", wire.PING, 1))
+        body = await self.expect(wire.BAD_SERVER_SALT)
+        self.salt = struct.unpack_from("<q", body, 20)[0]
+        await self.ping()
+
+    async def ping(self, ping_id: int | None = None, timeout: float = 5.0) -> None:
+        ping_id = ping_id if ping_id is not None else struct.unpack("<q", os.urandom(8))[0]
+        self.send(struct.pack("<Iq", wire.PING, ping_id))
+        while True:
+            body = await self.expect(wire.PONG, timeout)
+            if struct.unpack_from("<q", body, 12)[0] == ping_id:
+                return
+
+
+class TransportErrorReceived(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(f"transport error {code}")
+        self.code = code
