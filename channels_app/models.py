@@ -1,1 +1,269 @@
-from django.db import models  # noqa: F401
+"""Channel storage: HASH-partitioned tables described as Django models.
+
+The models exist so migrations create the DDL and the admin can show the rows; the hot
+paths (send, history, difference, read) do not go through the ORM but through
+``channels_app.db`` (psycopg 3 async pool, set-based SQL). Every hot query carries the
+partition key: ``channel_id`` for channel-scoped tables, ``user_id`` for owner-scoped
+ones.
+
+Times are unix seconds (``int``), as TL carries them; rights are bitmasks whose bits
+are the flag positions of ``chatAdminRights`` / ``chatBannedRights`` (see
+``channels_app.rights``).
+"""
+
+from django.db import models
+from psqlextra.models import PostgresPartitionedModel
+from psqlextra.types import PostgresPartitioningMethod
+
+# Number of HASH partitions per table (set once in 0001; changing it means a data move).
+PARTITIONS = 16
+
+
+class Channel(PostgresPartitionedModel):
+    """A broadcast channel or a megagroup (supergroup). There are no legacy chats."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["id"]
+
+    id = models.BigIntegerField(primary_key=True)
+    access_hash = models.BigIntegerField()
+    title = models.CharField(max_length=128)
+    about = models.TextField(default="", db_default="", blank=True)
+    username = models.CharField(max_length=32, default="", db_default="", blank=True)  # display form
+    creator_user_id = models.BigIntegerField()
+    broadcast = models.BooleanField(default=False, db_default=False)
+    megagroup = models.BooleanField(default=False, db_default=False)
+    forum = models.BooleanField(default=False, db_default=False)
+    signatures = models.BooleanField(default=False, db_default=False)
+    pre_history_hidden = models.BooleanField(default=False, db_default=False)
+    participants_hidden = models.BooleanField(default=False, db_default=False)
+    noforwards = models.BooleanField(default=False, db_default=False)
+    slowmode_seconds = models.IntegerField(default=0, db_default=0)
+    ttl_period = models.IntegerField(default=0, db_default=0)
+    date = models.IntegerField()
+    participants_count = models.IntegerField(default=0, db_default=0)
+    admins_count = models.IntegerField(default=0, db_default=0)
+    kicked_count = models.IntegerField(default=0, db_default=0)
+    banned_count = models.IntegerField(default=0, db_default=0)
+    default_banned_rights = models.BigIntegerField(default=0, db_default=0)
+    top_message_id = models.IntegerField(default=0, db_default=0)
+    top_message_date = models.IntegerField(default=0, db_default=0)
+    pinned_message_id = models.IntegerField(default=0, db_default=0)
+    pts = models.IntegerField(default=0, db_default=0)
+    deleted = models.BooleanField(default=False, db_default=False)
+    # Admin log ids are allocated with UPDATE ... RETURNING in the same transaction.
+    admin_log_seq = models.BigIntegerField(default=0, db_default=0)
+
+    class Meta:
+        db_table = "channels"
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.id})"
+
+
+class ChannelMember(PostgresPartitionedModel):
+    """One user's membership of one channel: role, rights, read and visibility bounds."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "user_id")
+    channel_id = models.BigIntegerField()
+    user_id = models.BigIntegerField()
+    inviter_user_id = models.BigIntegerField(default=0, db_default=0)
+    role = models.CharField(max_length=8, default="member", db_default="member")  # member / admin / creator
+    status = models.CharField(
+        max_length=8, default="active", db_default="active"
+    )  # active / left / kicked / banned
+    joined_at = models.IntegerField(default=0, db_default=0)
+    left_at = models.IntegerField(default=0, db_default=0)
+    admin_rights = models.BigIntegerField(default=0, db_default=0)
+    promoted_by = models.BigIntegerField(default=0, db_default=0)
+    banned_rights = models.BigIntegerField(default=0, db_default=0)
+    banned_until = models.IntegerField(default=0, db_default=0)
+    kicked_by = models.BigIntegerField(default=0, db_default=0)
+    rank = models.CharField(max_length=16, default="", db_default="", blank=True)
+    available_min_id = models.IntegerField(default=0, db_default=0)
+    available_min_pts = models.IntegerField(default=0, db_default=0)
+    read_inbox_max_id = models.IntegerField(default=0, db_default=0)
+    read_inbox_date = models.IntegerField(default=0, db_default=0)
+    read_outbox_max_id = models.IntegerField(default=0, db_default=0)
+    slowmode_last_send_date = models.IntegerField(default=0, db_default=0)
+
+    class Meta:
+        db_table = "channel_members"
+        indexes = [
+            # Only a helper inside one partition: it cannot prune channel_id partitions,
+            # so user -> channel paths use user_channel_member_index instead.
+            models.Index(fields=["user_id", "channel_id"], name="channel_members_user_idx"),
+            models.Index(
+                fields=["channel_id", "read_inbox_max_id", "user_id"],
+                name="channel_members_read_idx",
+                condition=models.Q(status="active"),
+            ),
+        ]
+
+
+class UserChannelMemberIndex(PostgresPartitionedModel):
+    """user -> channel read model of ``channel_members`` (kept in the same transactions)."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["user_id"]
+
+    pk = models.CompositePrimaryKey("user_id", "channel_id")
+    user_id = models.BigIntegerField()
+    channel_id = models.BigIntegerField()
+    status = models.CharField(max_length=8, default="active", db_default="active")
+    megagroup = models.BooleanField(default=False, db_default=False)
+    broadcast = models.BooleanField(default=False, db_default=False)
+    deleted = models.BooleanField(default=False, db_default=False)
+    joined_at = models.IntegerField(default=0, db_default=0)
+
+    class Meta:
+        db_table = "user_channel_member_index"
+        indexes = [
+            models.Index(
+                fields=["user_id", "channel_id"],
+                name="user_channel_common_idx",
+                condition=models.Q(status="active", megagroup=True, broadcast=False, deleted=False),
+            ),
+        ]
+
+
+class ChannelMessage(PostgresPartitionedModel):
+    """The one copy of a channel message; ``id`` is channel-scoped (what clients see)."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "id")
+    channel_id = models.BigIntegerField()
+    id = models.IntegerField()
+    random_id = models.BigIntegerField(null=True, blank=True)  # NULL for service messages
+    sender_user_id = models.BigIntegerField()
+    date = models.IntegerField()
+    edit_date = models.IntegerField(default=0, db_default=0)
+    post = models.BooleanField(default=False, db_default=False)
+    silent = models.BooleanField(default=False, db_default=False)
+    noforwards = models.BooleanField(default=False, db_default=False)
+    post_author = models.CharField(max_length=128, default="", db_default="", blank=True)
+    message = models.TextField(default="", db_default="", blank=True)
+    entities = models.JSONField(default=list, blank=True)
+    reply_to_msg_id = models.IntegerField(default=0, db_default=0)
+    reply_to_top_id = models.IntegerField(default=0, db_default=0)
+    fwd_from = models.JSONField(null=True, blank=True)
+    action = models.JSONField(null=True, blank=True)  # service message action
+    pts = models.IntegerField()
+    deleted = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        db_table = "channel_messages"
+        indexes = [
+            models.Index(
+                fields=["channel_id", "-id"],
+                name="channel_messages_history_idx",
+                condition=models.Q(deleted=False),
+            ),
+            models.Index(
+                fields=["channel_id", "sender_user_id", "-id"],
+                name="channel_messages_sender_idx",
+                condition=models.Q(deleted=False),
+            ),
+            models.Index(
+                fields=["channel_id", "reply_to_top_id", "-id"],
+                name="channel_messages_thread_idx",
+                condition=models.Q(reply_to_top_id__gt=0, deleted=False),
+            ),
+            # offset_date seek for getHistory (ids and dates are both monotone in time,
+            # but only this index finds the pivot without a scan).
+            models.Index(fields=["channel_id", "date"], name="channel_messages_date_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["channel_id", "sender_user_id", "random_id"], name="channel_messages_random_uniq"
+            ),
+        ]
+
+
+class ChannelUpdateEvent(PostgresPartitionedModel):
+    """The channel pts log that updates.getChannelDifference reads.
+
+    ``pts`` is the pts *after* the event; the event occupies ``pts - pts_count + 1 ..
+    pts``. ``payload`` holds the domain snapshot at event time (a difference never
+    re-reads the current message). ``noop`` rows fill pts that were allocated for a
+    transaction that failed.
+    """
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "pts")
+    channel_id = models.BigIntegerField()
+    pts = models.IntegerField()
+    pts_count = models.IntegerField()
+    type = models.CharField(max_length=24)  # new_message / edit_message / delete_messages / pin / noop
+    date = models.IntegerField()
+    message_id = models.IntegerField(default=0, db_default=0)
+    message_ids = models.JSONField(default=list, blank=True)
+    sender_user_id = models.BigIntegerField(default=0, db_default=0)
+    user_ids = models.JSONField(default=list, blank=True)
+    payload = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        db_table = "channel_update_events"
+
+
+class ChannelDialog(PostgresPartitionedModel):
+    """The owner's dialog state for one channel (pin, folder, read, manual unread)."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["user_id"]
+
+    pk = models.CompositePrimaryKey("user_id", "channel_id")
+    user_id = models.BigIntegerField()
+    channel_id = models.BigIntegerField()
+    folder_id = models.IntegerField(default=0, db_default=0)
+    pinned = models.BooleanField(default=False, db_default=False)
+    pinned_order = models.IntegerField(default=0, db_default=0)
+    top_message_id = models.IntegerField(default=0, db_default=0)
+    top_message_date = models.IntegerField(default=0, db_default=0)
+    read_inbox_max_id = models.IntegerField(default=0, db_default=0)
+    read_outbox_max_id = models.IntegerField(default=0, db_default=0)
+    unread_count = models.IntegerField(default=0, db_default=0)
+    unread_mentions = models.IntegerField(default=0, db_default=0)
+    unread_mark = models.BooleanField(default=False, db_default=False)
+    view_forum_as_messages = models.BooleanField(default=False, db_default=False)
+    notify_settings = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "channel_dialogs"
+        indexes = [
+            models.Index(
+                fields=[
+                    "user_id",
+                    "folder_id",
+                    "-pinned",
+                    "-pinned_order",
+                    "-top_message_date",
+                    "-top_message_id",
+                    "-channel_id",
+                ],
+                name="channel_dialogs_order_idx",
+            ),
+        ]
+
+
+class ChannelUsername(models.Model):
+    """Public username claims (the unique index lives here, not on partitioned channels)."""
+
+    username_lower = models.CharField(max_length=32, primary_key=True)
+    channel_id = models.BigIntegerField(unique=True)
+
+    class Meta:
+        db_table = "channel_usernames"

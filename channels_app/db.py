@@ -1,0 +1,77 @@
+"""The async PostgreSQL pool of the channel hot paths (send, history, difference, read).
+
+One pool per event loop: the edge runs one loop, tests and benchmarks may run several
+in sequence. Connection settings are Django's (so pytest-django's test database is
+used automatically).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from contextlib import asynccontextmanager
+
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
+
+_pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+
+
+def _conninfo() -> str:
+    from django.db import connections
+
+    s = connections["default"].settings_dict
+    parts = {
+        "dbname": s["NAME"],
+        "user": s.get("USER") or "",
+        "password": s.get("PASSWORD") or "",
+        "host": s.get("HOST") or "",
+        "port": str(s.get("PORT") or ""),
+    }
+    return " ".join(f"{k}='{v}'" for k, v in parts.items() if v)
+
+
+async def get_pool() -> AsyncConnectionPool:
+    loop = asyncio.get_running_loop()
+    pool = _pools.get(loop)
+    if pool is None:
+        pool = AsyncConnectionPool(
+            _conninfo(),
+            min_size=1,
+            max_size=POOL_SIZE,
+            kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 2},
+            open=False,
+        )
+        _pools[loop] = pool
+        await pool.open()
+    return pool
+
+
+@asynccontextmanager
+async def connection():
+    """A pooled connection in autocommit mode (wrap writes in ``conn.transaction()``)."""
+    pool = await get_pool()
+    async with pool.connection() as conn:
+        yield conn
+
+
+async def fetchone(sql: str, params=()):
+    async with connection() as conn:
+        cur = await conn.execute(sql, params)
+        return await cur.fetchone()
+
+
+async def fetchall(sql: str, params=()):
+    async with connection() as conn:
+        cur = await conn.execute(sql, params)
+        return await cur.fetchall()
+
+
+async def close_pools() -> None:
+    """Close this loop's pool (tests and benchmarks call it before their loop ends)."""
+    loop = asyncio.get_running_loop()
+    pool = _pools.pop(loop, None)
+    if pool is not None:
+        await pool.close()
