@@ -1,0 +1,665 @@
+"""Create, invite, join, leave and read channel state."""
+
+from __future__ import annotations
+
+import secrets
+
+from .. import counters, db, limits
+from ..domain import ChannelChange, ChannelEvent
+from ..errors import (
+    AddressInvalidError,
+    ChannelInvalidError,
+    ChannelPrivateError,
+    ChannelsTooMuchError,
+    ChatAboutTooLongError,
+    ChatAdminRequiredError,
+    ChatInvalidError,
+    ChatTitleEmptyError,
+    TtlPeriodInvalidError,
+    UserAlreadyParticipantError,
+    UserKickedError,
+    UserNotParticipantError,
+    UsersTooFewError,
+    UsersTooMuchError,
+)
+from ..rights import (
+    CREATOR_RIGHTS,
+    CREATOR_RIGHTS_BROADCAST,
+    banned_bit,
+    effective_banned,
+    has_admin_right,
+    is_admin,
+)
+from .common import (
+    CHANNEL_COLUMNS,
+    MEMBER_COLUMNS,
+    insert_event,
+    is_active,
+    jsonb,
+    load_channel,
+    load_member,
+    now,
+    with_pts,
+)
+
+
+def _clean_title(title: str) -> str:
+    title = (title or "").strip()
+    if not title:
+        raise ChatTitleEmptyError()
+    return title[: limits.TITLE_MAX]
+
+
+async def _active_channel_count(conn, user_id: int) -> int:
+    cur = await conn.execute(
+        "SELECT count(*) AS n FROM user_channel_member_index WHERE user_id = %s AND status = 'active'",
+        (user_id,),
+    )
+    return (await cur.fetchone())["n"]
+
+
+async def _insert_service_message(
+    conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int
+):
+    """Service message + its new_message event + the channel's top/pts, in one statement each."""
+    row = {
+        "channel_id": channel["id"],
+        "id": msg_id,
+        "sender_user_id": sender,
+        "date": date,
+        "edit_date": 0,
+        "post": bool(channel["broadcast"]),
+        "silent": False,
+        "noforwards": False,
+        "post_author": "",
+        "message": "",
+        "entities": [],
+        "reply_to_msg_id": 0,
+        "reply_to_top_id": 0,
+        "fwd_from": None,
+        "action": action,
+        "pts": pts,
+        "deleted": False,
+    }
+    await conn.execute(
+        "INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,"
+        " noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts,"
+        " deleted) VALUES (%s, %s, NULL, %s, %s, 0, %s, false, false, '', '', '[]', 0, 0, NULL, %s, %s, false)",
+        (channel["id"], msg_id, sender, date, row["post"], jsonb(action), pts),
+    )
+    await insert_event(
+        conn,
+        channel_id=channel["id"],
+        pts=pts,
+        pts_count=1,
+        type="new_message",
+        date=date,
+        message_id=msg_id,
+        sender_user_id=sender,
+        user_ids=sorted(set(action.get("users") or []) | {sender}),
+        payload=row,
+    )
+    await conn.execute(
+        "UPDATE channels SET top_message_id = GREATEST(top_message_id, %(m)s),"
+        " top_message_date = GREATEST(top_message_date, %(d)s), pts = GREATEST(pts, %(p)s) WHERE id = %(c)s",
+        {"m": msg_id, "d": date, "p": pts, "c": channel["id"]},
+    )
+    return ChannelEvent(channel["id"], pts, 1, "new_message", date, row)
+
+
+async def _upsert_members(
+    conn,
+    channel: dict,
+    user_ids: list[int],
+    *,
+    inviter: int,
+    date: int,
+    read_inbox: dict[int, int] | int,
+    available_min_id: int,
+    available_min_pts: int,
+    role: str = "member",
+    admin_rights: int = 0,
+) -> None:
+    """Activate ``user_ids`` (new or returning): member row, user index, dialog row."""
+    if not user_ids:
+        return
+    reads = [read_inbox[u] if isinstance(read_inbox, dict) else read_inbox for u in user_ids]
+    await conn.execute(
+        "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at, admin_rights,"
+        " available_min_id, available_min_pts, read_inbox_max_id, read_inbox_date)"
+        " SELECT %(c)s, u.user_id, %(inv)s, %(role)s, 'active', %(d)s, %(ar)s, %(amin)s, %(apts)s, u.read_id, 0"
+        " FROM unnest(%(u)s::bigint[], %(r)s::int[]) AS u(user_id, read_id)"
+        " ON CONFLICT (channel_id, user_id) DO UPDATE SET status = 'active', role = EXCLUDED.role,"
+        " inviter_user_id = EXCLUDED.inviter_user_id, joined_at = EXCLUDED.joined_at, left_at = 0,"
+        " admin_rights = EXCLUDED.admin_rights, banned_rights = 0, banned_until = 0, kicked_by = 0,"
+        " available_min_id = EXCLUDED.available_min_id, available_min_pts = EXCLUDED.available_min_pts,"
+        " read_inbox_max_id = EXCLUDED.read_inbox_max_id",
+        {
+            "c": channel["id"],
+            "inv": inviter,
+            "role": role,
+            "d": date,
+            "ar": admin_rights,
+            "amin": available_min_id,
+            "apts": available_min_pts,
+            "u": user_ids,
+            "r": reads,
+        },
+    )
+    await conn.execute(
+        "INSERT INTO user_channel_member_index (user_id, channel_id, status, megagroup, broadcast, deleted, joined_at)"
+        " SELECT u, %(c)s, 'active', %(mg)s, %(bc)s, false, %(d)s FROM unnest(%(u)s::bigint[]) AS u"
+        " ON CONFLICT (user_id, channel_id) DO UPDATE SET status = 'active', joined_at = EXCLUDED.joined_at",
+        {
+            "c": channel["id"],
+            "mg": channel["megagroup"],
+            "bc": channel["broadcast"],
+            "d": date,
+            "u": user_ids,
+        },
+    )
+    await conn.execute(
+        "INSERT INTO channel_dialogs (user_id, channel_id, top_message_id, top_message_date, read_inbox_max_id,"
+        " notify_settings) SELECT u.user_id, %(c)s, %(top)s, %(topd)s, u.read_id, '{}'"
+        " FROM unnest(%(u)s::bigint[], %(r)s::int[]) AS u(user_id, read_id)"
+        " ON CONFLICT (user_id, channel_id) DO UPDATE SET read_inbox_max_id = EXCLUDED.read_inbox_max_id,"
+        " unread_mark = false",
+        {
+            "c": channel["id"],
+            "top": channel["top_message_id"],
+            "topd": channel["top_message_date"],
+            "u": user_ids,
+            "r": reads,
+        },
+    )
+
+
+async def do_create_channel(
+    creator_id: int,
+    title: str,
+    *,
+    about: str = "",
+    broadcast: bool = False,
+    megagroup: bool = False,
+    for_import: bool = False,
+    has_geo: bool = False,
+    ttl_period: int | None = None,
+    invite_user_ids: list[int] = (),
+    from_create_chat: bool = False,
+) -> ChannelChange:
+    """channels.createChannel, and messages.createChat (always a megagroup)."""
+    if from_create_chat:
+        broadcast, megagroup = False, True
+        invitees = [u for u in dict.fromkeys(invite_user_ids) if u != creator_id]
+        if not invitees:
+            raise UsersTooFewError()
+    else:
+        invitees = [u for u in dict.fromkeys(invite_user_ids) if u != creator_id]
+        if broadcast and megagroup:
+            raise ChannelInvalidError()
+        if not broadcast and not megagroup:
+            broadcast = True  # what Telegram does for a createChannel without type flags
+    if len(invitees) > limits.CREATE_CHAT_USERS_MAX:
+        raise UsersTooMuchError()
+    if for_import:
+        raise ChatInvalidError()  # no history import model
+    if has_geo:
+        raise AddressInvalidError()  # no geogroup / location model
+    if ttl_period is not None and ttl_period < 0:
+        raise TtlPeriodInvalidError()
+    title = _clean_title(title)
+    about = about or ""
+    if len(about) > limits.ABOUT_MAX:
+        raise ChatAboutTooLongError()
+
+    async with db.connection() as conn:
+        if await _active_channel_count(conn, creator_id) >= limits.CHANNELS_PER_USER_MAX:
+            raise ChannelsTooMuchError()
+
+    channel_id = await counters.next_channel_id()
+    date = now()
+    channel = {
+        "id": channel_id,
+        "access_hash": secrets.randbits(63),
+        "title": title,
+        "about": about,
+        "username": "",
+        "creator_user_id": creator_id,
+        "broadcast": broadcast,
+        "megagroup": megagroup,
+        "forum": False,
+        "signatures": False,
+        "pre_history_hidden": False,
+        "participants_hidden": False,
+        "noforwards": False,
+        "slowmode_seconds": 0,
+        "ttl_period": ttl_period or 0,
+        "date": date,
+        "participants_count": 1 + len(invitees),
+        "admins_count": 1,
+        "kicked_count": 0,
+        "banned_count": 0,
+        "default_banned_rights": 0,
+        "top_message_id": 0,
+        "top_message_date": 0,
+        "pinned_message_id": 0,
+        "pts": 0,
+        "deleted": False,
+    }
+
+    async def body(conn, msg_id, pts):
+        channel.update(top_message_id=msg_id, top_message_date=date, pts=pts)
+        cols = [c.strip() for c in CHANNEL_COLUMNS.split(",")]
+        await conn.execute(
+            f"INSERT INTO channels ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))})",
+            [channel[c] for c in cols],
+        )
+        rights = CREATOR_RIGHTS_BROADCAST if broadcast else CREATOR_RIGHTS
+        await _upsert_members(
+            conn, channel, [creator_id], inviter=creator_id, date=date, read_inbox=msg_id,
+            available_min_id=0, available_min_pts=0, role="creator", admin_rights=rights,
+        )  # fmt: skip
+        # Invitees start before the creation message: it is their first unread.
+        await _upsert_members(
+            conn, channel, invitees, inviter=creator_id, date=date, read_inbox=0,
+            available_min_id=0, available_min_pts=0,
+        )  # fmt: skip
+        action = {"_": "channelCreate", "title": title}
+        return await _insert_service_message(conn, channel, msg_id, pts, creator_id, action, date)
+
+    event = await with_pts(channel_id, 1, body, message_ids=1)
+    change = ChannelChange(channel=channel, events=[event], user_ids={creator_id, *invitees})
+    from .. import notify
+
+    await notify.publish(
+        "channel.event",
+        {"event": event.to_payload(), "extra_user_ids": invitees, "exclude_user_id": creator_id},
+    )
+    return change
+
+
+def _can_invite(channel: dict, actor: dict | None) -> bool:
+    if not is_active(actor):
+        return False
+    if has_admin_right(actor, "invite_users"):
+        return True
+    if channel["broadcast"]:
+        return False
+    return not effective_banned(actor, channel, now()) & banned_bit("invite_users")
+
+
+async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[int]) -> ChannelChange:
+    user_ids = [u for u in dict.fromkeys(user_ids) if u != actor_id]
+    if not user_ids:
+        raise UsersTooFewError()
+    if len(user_ids) > limits.INVITE_USERS_MAX:
+        raise UsersTooMuchError()
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None or channel["deleted"]:
+            raise ChannelPrivateError()
+        actor = await load_member(conn, channel_id, actor_id)
+        if not is_active(actor):
+            raise ChannelPrivateError()
+        if not _can_invite(channel, actor):
+            raise ChatAdminRequiredError()
+        cur = await conn.execute(
+            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = %s AND user_id = ANY(%s)",
+            (channel_id, user_ids),
+        )
+        existing = {r["user_id"]: r for r in await cur.fetchall()}
+    can_unban = has_admin_right(actor, "ban_users")
+    add, restored_kicked, skipped = [], 0, []
+    for uid in user_ids:
+        row = existing.get(uid)
+        if row is None or row["status"] == "left":
+            add.append(uid)
+        elif row["status"] == "active":
+            if len(user_ids) == 1:
+                raise UserAlreadyParticipantError()
+            skipped.append(uid)
+        else:  # kicked / banned
+            if not can_unban:
+                if len(user_ids) == 1:
+                    raise UserKickedError()
+                skipped.append(uid)
+                continue
+            add.append(uid)
+            restored_kicked += 1
+    if not add:
+        return ChannelChange(channel=channel, user_ids={actor_id})
+    return await _activate(
+        channel, add, inviter=actor_id, actor_id=actor_id, join=False, restored_kicked=restored_kicked
+    )
+
+
+async def _activate(
+    channel: dict, add: list[int], *, inviter: int, actor_id: int, join: bool, restored_kicked: int = 0
+) -> ChannelChange:
+    """Make ``add`` active members; a megagroup gets a visible service message (pts)."""
+    date = now()
+    channel_id = channel["id"]
+
+    async def body(conn, msg_id, pts):
+        locked = await load_channel(conn, channel_id, lock=True)
+        top_before = locked["top_message_id"]
+        amin = top_before if locked["pre_history_hidden"] else 0
+        # A joiner has read their own join message; an invitee has it as their one unread.
+        reads = {u: (msg_id if (join and msg_id) else top_before) for u in add}
+        await _upsert_members(
+            conn, locked, add, inviter=inviter, date=date, read_inbox=reads,
+            available_min_id=amin, available_min_pts=locked["pts"],
+        )  # fmt: skip
+        await conn.execute(
+            "UPDATE channels SET participants_count = participants_count + %s,"
+            " kicked_count = GREATEST(0, kicked_count - %s) WHERE id = %s",
+            (len(add), restored_kicked, channel_id),
+        )
+        event = None
+        if msg_id is not None:
+            action = {"_": "chatAddUser", "users": add}
+            event = await _insert_service_message(conn, locked, msg_id, pts, actor_id, action, date)
+            if join:
+                await conn.execute(
+                    "UPDATE channel_dialogs SET top_message_id = %s, top_message_date = %s"
+                    " WHERE user_id = %s AND channel_id = %s",
+                    (msg_id, date, actor_id, channel_id),
+                )
+        return event
+
+    if channel["megagroup"]:
+        event = await with_pts(channel_id, 1, body, message_ids=1)
+    else:
+        async with db.connection() as conn, conn.transaction():
+            event = await body(conn, None, None)
+    async with db.connection() as conn:
+        fresh = await load_channel(conn, channel_id)
+    change = ChannelChange(channel=fresh, events=[event] if event else [], user_ids={actor_id, *add})
+    from .. import notify
+
+    if event:
+        await notify.publish(
+            "channel.event", {"event": event.to_payload(), "extra_user_ids": add, "exclude_user_id": actor_id}
+        )
+    await notify.publish("channel.updated", {"channel_id": channel_id, "user_ids": sorted({actor_id, *add})})
+    return change
+
+
+async def do_join_channel(user_id: int, channel_id: int) -> ChannelChange:
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None or channel["deleted"]:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        if is_active(member):
+            raise UserAlreadyParticipantError()
+        if member is not None and member["status"] in ("kicked", "banned"):
+            raise ChannelPrivateError()
+        if not channel["username"]:
+            raise ChannelPrivateError()  # private channels are joined through an invite link
+        if await _active_channel_count(conn, user_id) >= limits.CHANNELS_PER_USER_MAX:
+            raise ChannelsTooMuchError()
+    return await _activate(channel, [user_id], inviter=user_id, actor_id=user_id, join=True)
+
+
+async def _successor(conn, channel_id: int, leaving: int) -> dict | None:
+    """Who inherits a megagroup/channel whose creator leaves: the longest-serving admin,
+    else the longest-standing member."""
+    cur = await conn.execute(
+        "SELECT user_id, role FROM channel_members WHERE channel_id = %s AND status = 'active' AND user_id <> %s"
+        " ORDER BY (role = 'admin') DESC, joined_at ASC, user_id ASC LIMIT 1",
+        (channel_id, leaving),
+    )
+    return await cur.fetchone()
+
+
+async def do_leave_channel(user_id: int, channel_id: int) -> ChannelChange:
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None or channel["deleted"]:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        if not is_active(member):
+            raise UserNotParticipantError()
+    date = now()
+    heir: list[int | None] = [None]
+
+    async def body(conn, msg_id, pts):
+        locked_member = await load_member(conn, channel_id, user_id, lock=True)
+        if not is_active(locked_member):
+            raise UserNotParticipantError()
+        role = locked_member["role"]
+        new_role = role
+        admin_delta = 1 if role in ("creator", "admin") else 0
+        if role == "creator":
+            heir_row = await _successor(conn, channel_id, user_id)
+            if heir_row is not None:
+                successor = heir_row["user_id"]
+                if heir_row["role"] == "member":
+                    admin_delta -= 1  # the heir starts counting as an admin
+                rights = CREATOR_RIGHTS_BROADCAST if channel["broadcast"] else CREATOR_RIGHTS
+                await conn.execute(
+                    "UPDATE channel_members SET role = 'creator', admin_rights = %s"
+                    " WHERE channel_id = %s AND user_id = %s",
+                    (rights, channel_id, successor),
+                )
+                await conn.execute(
+                    "UPDATE channels SET creator_user_id = %s WHERE id = %s", (successor, channel_id)
+                )
+                heir[0] = successor
+                new_role = "member"
+        await conn.execute(
+            "UPDATE channel_members SET status = 'left', left_at = %s, role = %s,"
+            " admin_rights = CASE WHEN %s = 'member' THEN 0 ELSE admin_rights END"
+            " WHERE channel_id = %s AND user_id = %s",
+            (date, new_role, new_role, channel_id, user_id),
+        )
+        await conn.execute(
+            "UPDATE user_channel_member_index SET status = 'left' WHERE user_id = %s AND channel_id = %s",
+            (user_id, channel_id),
+        )
+        await conn.execute(
+            "DELETE FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (user_id, channel_id)
+        )
+        await conn.execute(
+            "UPDATE channels SET participants_count = GREATEST(0, participants_count - 1),"
+            " admins_count = GREATEST(0, admins_count - %s) WHERE id = %s",
+            (admin_delta, channel_id),
+        )
+        if msg_id is not None:
+            action = {"_": "chatDeleteUser", "user_id": user_id}
+            locked = await load_channel(conn, channel_id)
+            return await _insert_service_message(conn, locked, msg_id, pts, user_id, action, date)
+        return None
+
+    if channel["megagroup"]:
+        event = await with_pts(channel_id, 1, body, message_ids=1)
+    else:
+        async with db.connection() as conn, conn.transaction():
+            event = await body(conn, None, None)
+    async with db.connection() as conn:
+        fresh = await load_channel(conn, channel_id)
+    change = ChannelChange(channel=fresh, events=[event] if event else [], user_ids={user_id})
+    if heir[0]:
+        change.user_ids.add(heir[0])
+    from .. import notify
+
+    if event:
+        await notify.publish(
+            "channel.event", {"event": event.to_payload(), "extra_user_ids": [user_id], "exclude_user_id": 0}
+        )
+    await notify.publish("channel.updated", {"channel_id": channel_id, "user_ids": sorted(change.user_ids)})
+    return change
+
+
+async def get_channels(viewer_id: int, refs: list[tuple[int, int | None]]) -> list[tuple[dict, dict | None]]:
+    """channels.getChannels / messages.getChats: exact ids (cap 100); a reference whose
+    non-zero access_hash does not match is skipped, as the design requires for vectors."""
+    refs = refs[: limits.GET_CHANNELS_MAX]
+    ids = [cid for cid, _ in refs]
+    if not ids:
+        return []
+    async with db.connection() as conn:
+        cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s)", (ids,))
+        channels = {r["id"]: r for r in await cur.fetchall()}
+        cur = await conn.execute(
+            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s",
+            (ids, viewer_id),
+        )
+        members = {r["channel_id"]: r for r in await cur.fetchall()}
+    out = []
+    for cid, access_hash in refs:
+        ch = channels.get(cid)
+        if ch is None:
+            continue
+        member = members.get(cid)
+        if access_hash is None or access_hash == 0:
+            if not is_active(member):
+                continue
+        elif access_hash != ch["access_hash"]:
+            continue
+        out.append((ch, member))
+    return out
+
+
+async def get_channel_for_viewer(
+    viewer_id: int, channel_id: int, access_hash: int | None, *, preview: bool = False
+):
+    """The checked (channel, member) of an InputChannel: a non-zero access_hash must match
+    (CHANNEL_PRIVATE otherwise); hash 0 (min / internal paths) needs membership."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelInvalidError()
+        member = await load_member(conn, channel_id, viewer_id)
+    if access_hash and access_hash != channel["access_hash"]:
+        raise ChannelPrivateError()
+    if not access_hash and not is_active(member) and not (preview and channel["username"]):
+        raise ChannelPrivateError()
+    return channel, member
+
+
+async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | None) -> dict:
+    from .common import require_visible
+
+    channel, member = await get_channel_for_viewer(viewer_id, channel_id, access_hash, preview=True)
+    require_visible(channel, member, allow_public_preview=True)
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT * FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (viewer_id, channel_id)
+        )
+        dialog = await cur.fetchone()
+    read_inbox = (
+        max(member["read_inbox_max_id"], member["available_min_id"])
+        if is_active(member)
+        else channel["top_message_id"]
+    )
+    unread = max(0, channel["top_message_id"] - read_inbox) if is_active(member) else 0
+    return {
+        "channel": channel,
+        "member": member,
+        "dialog": dialog,
+        "read_inbox_max_id": read_inbox,
+        "read_outbox_max_id": member["read_outbox_max_id"] if member else 0,
+        "unread_count": unread,
+        "available_min_id": member["available_min_id"] if member else 0,
+        "is_admin": is_admin(member),
+    }
+
+
+PARTICIPANT_FILTERS = ("recent", "admins", "kicked", "banned", "bots", "search", "contacts", "mentions")
+
+
+async def get_participants(
+    viewer_id: int, channel: dict, member: dict | None, kind: str, q: str, offset: int, limit: int
+) -> tuple[int, list[dict]]:
+    """channels.getParticipants: (count, member rows). Caps: limit 200, offset 10000, q 128."""
+    from ..errors import LimitInvalidError, OffsetInvalidError
+
+    if kind not in PARTICIPANT_FILTERS:
+        raise ChannelInvalidError()
+    if limit < 0:
+        raise LimitInvalidError()
+    if offset < 0:
+        raise OffsetInvalidError()
+    limit = min(limit, limits.PARTICIPANTS_LIMIT)
+    offset = min(offset, limits.PARTICIPANTS_OFFSET_MAX)
+    q = (q or "")[: limits.PARTICIPANTS_Q_MAX].strip()
+    admin = is_admin(member)
+    if not is_active(member):
+        raise ChannelPrivateError()
+    if kind in ("kicked", "banned") and not has_admin_right(member, "ban_users"):
+        raise ChatAdminRequiredError()
+    if channel["broadcast"] and not admin:
+        raise ChatAdminRequiredError()
+    if kind in ("bots", "contacts"):
+        return 0, []  # no bots in this server; contacts belong to accounts (not exposed)
+    if channel["participants_hidden"] and not admin and kind != "admins":
+        return channel["participants_count"], []
+    where = "channel_id = %(c)s"
+    if kind == "admins":
+        where += " AND status = 'active' AND role IN ('creator', 'admin')"
+        order = "(role = 'creator') DESC, joined_at ASC, user_id ASC"
+    elif kind == "kicked":
+        where += " AND status = 'kicked'"
+        order = "left_at DESC, user_id DESC"
+    elif kind == "banned":
+        where += " AND ((status = 'active' AND banned_rights <> 0) OR status = 'banned')"
+        order = "joined_at DESC, user_id DESC"
+    else:
+        where += " AND status = 'active'"
+        order = "joined_at DESC, user_id DESC"
+    params = {"c": channel["id"], "lim": limit, "off": offset}
+    if q:
+        ids = await _search_user_ids(q)
+        if ids is None:
+            return 0, []
+        where += " AND user_id = ANY(%(ids)s)"
+        params["ids"] = ids
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE {where} ORDER BY {order}"
+            " LIMIT %(lim)s OFFSET %(off)s",
+            params,
+        )
+        rows = await cur.fetchall()
+        if kind in ("recent", "search", "mentions") and not q:
+            count = channel["participants_count"]
+        elif kind == "admins" and not q:
+            count = channel["admins_count"]
+        else:
+            cur = await conn.execute(
+                f"SELECT count(*) AS n FROM (SELECT 1 FROM channel_members WHERE {where} LIMIT 10000) s",
+                params,
+            )
+            count = (await cur.fetchone())["n"]
+    return count, rows
+
+
+async def _search_user_ids(q: str) -> list[int] | None:
+    """Bounded candidate user ids whose name or username contains ``q`` (accounts owns
+    the user table; read through the ORM as this is not a hot path)."""
+    try:
+        from asgiref.sync import sync_to_async
+
+        from accounts_app.models import User
+    except ImportError:  # accounts not installed
+        return None
+    from django.db.models import Q
+
+    fields = [f.name for f in User._meta.get_fields() if f.name in ("first_name", "last_name", "username")]
+    if not fields:
+        return None
+    cond = Q()
+    for f in fields:
+        cond |= Q(**{f"{f}__icontains": q})
+
+    def run():
+        return list(User.objects.filter(cond).values_list("id", flat=True)[:1000])
+
+    return await sync_to_async(run)()
+
+
+async def get_participant(channel: dict, target_user_id: int) -> dict | None:
+    async with db.connection() as conn:
+        return await load_member(conn, channel["id"], target_user_id)

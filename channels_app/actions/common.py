@@ -1,0 +1,185 @@
+"""Shared pieces of the channel domain actions: clock, row loads, pts-guarded writes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .. import counters, db
+from ..errors import ChannelInvalidError, ChannelPrivateError
+
+CHANNEL_COLUMNS = (
+    "id, access_hash, title, about, username, creator_user_id, broadcast, megagroup, forum, signatures,"
+    " pre_history_hidden, participants_hidden, noforwards, slowmode_seconds, ttl_period, date,"
+    " participants_count, admins_count, kicked_count, banned_count, default_banned_rights,"
+    " top_message_id, top_message_date, pinned_message_id, pts, deleted"
+)
+MEMBER_COLUMNS = (
+    "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"
+    " banned_rights, banned_until, kicked_by, rank, available_min_id, available_min_pts,"
+    " read_inbox_max_id, read_inbox_date, read_outbox_max_id, slowmode_last_send_date"
+)
+MESSAGE_COLUMNS = (
+    "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
+    " message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts, deleted"
+)
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def jsonb(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+async def load_channel(conn, channel_id: int, *, lock: bool = False) -> dict | None:
+    sql = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = %s" + (" FOR UPDATE" if lock else "")
+    cur = await conn.execute(sql, (channel_id,))
+    return await cur.fetchone()
+
+
+async def load_member(conn, channel_id: int, user_id: int, *, lock: bool = False) -> dict | None:
+    sql = f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = %s AND user_id = %s" + (
+        " FOR UPDATE" if lock else ""
+    )
+    cur = await conn.execute(sql, (channel_id, user_id))
+    return await cur.fetchone()
+
+
+async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:
+    """The channel (raising CHANNEL_INVALID when absent) and the viewer's member row."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelInvalidError()
+        member = await load_member(conn, channel_id, user_id)
+    return channel, member
+
+
+def is_active(member: dict | None) -> bool:
+    return member is not None and member["status"] == "active"
+
+
+def message_snapshot(row: dict) -> dict:
+    """The durable domain form of a message (what events store and tl_convert renders)."""
+    snap = {k: row[k] for k in MESSAGE_COLUMNS.replace(" ", "").split(",") if k in row}
+    snap.pop("random_id", None)
+    return snap
+
+
+async def write_noop(channel_id: int, pts: int, pts_count: int) -> None:
+    """Fill an allocated pts range whose transaction failed, so clients see no gap."""
+    async with db.connection() as conn, conn.transaction():
+        await conn.execute(
+            "INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id,"
+            " message_ids, sender_user_id, user_ids, payload)"
+            " VALUES (%s, %s, %s, 'noop', %s, 0, '[]', 0, '[]', NULL) ON CONFLICT DO NOTHING",
+            (channel_id, pts, pts_count, now()),
+        )
+        await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
+
+
+async def with_pts(
+    channel_id: int,
+    pts_count: int,
+    body: Callable[[Any, int | None, int], Awaitable[Any]],
+    *,
+    message_ids: int = 0,
+) -> Any:
+    """Allocate ``pts_count`` pts (and ``message_ids`` message ids), then run ``body``
+    in one transaction; if it fails, the pts range becomes a ``noop`` event.
+
+    ``body(conn, last_message_id, last_pts)``.
+    """
+    if message_ids:
+        last_id, last_pts = await counters.allocate(
+            [(counters.msg_id_key(channel_id), message_ids), (counters.pts_key(channel_id), pts_count)]
+        )
+    else:
+        last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
+    try:
+        async with db.connection() as conn, conn.transaction():
+            return await body(conn, last_id, last_pts)
+    except BaseException:
+        await write_noop(channel_id, last_pts, pts_count)
+        raise
+
+
+async def insert_event(
+    conn,
+    *,
+    channel_id: int,
+    pts: int,
+    pts_count: int,
+    type: str,
+    date: int,
+    message_id: int = 0,
+    message_ids: list[int] | None = None,
+    sender_user_id: int = 0,
+    user_ids: list[int] | None = None,
+    payload: dict | None = None,
+) -> None:
+    await conn.execute(
+        "INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,"
+        " sender_user_id, user_ids, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            channel_id,
+            pts,
+            pts_count,
+            type,
+            date,
+            message_id,
+            jsonb(message_ids or []),
+            sender_user_id,
+            jsonb(user_ids or []),
+            jsonb(payload),
+        ),
+    )
+
+
+def require_visible(channel: dict, member: dict | None, *, allow_public_preview: bool = False) -> None:
+    """CHANNEL_PRIVATE unless the viewer may read the channel."""
+    if channel["deleted"]:
+        raise ChannelPrivateError()
+    if is_active(member):
+        from ..rights import banned_bit, effective_banned
+
+        if member["role"] == "member" and effective_banned(member, {"default_banned_rights": 0}, now()) & (
+            banned_bit("view_messages")
+        ):
+            raise ChannelPrivateError()
+        return
+    if member is not None and member["status"] in ("kicked", "banned"):
+        raise ChannelPrivateError()
+    if allow_public_preview and channel["username"]:
+        return
+    raise ChannelPrivateError()
+
+
+def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
+    """Collect the peers a client needs to render these messages (sender, forward and
+    action headers) so every response, difference and push can carry them."""
+    for m in messages:
+        if not m:
+            continue
+        if m.get("sender_user_id"):
+            user_ids.add(m["sender_user_id"])
+        channel_ids.add(m["channel_id"])
+        fwd = m.get("fwd_from")
+        if fwd:
+            if fwd.get("from_user_id"):
+                user_ids.add(fwd["from_user_id"])
+            if fwd.get("from_channel_id"):
+                channel_ids.add(fwd["from_channel_id"])
+            if fwd.get("saved_from_channel_id"):
+                channel_ids.add(fwd["saved_from_channel_id"])
+        action = m.get("action")
+        if action:
+            user_ids.update(action.get("users") or [])
+            if action.get("user_id"):
+                user_ids.add(action["user_id"])
+            if action.get("inviter_id"):
+                user_ids.add(action["inviter_id"])

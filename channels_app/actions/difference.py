@@ -1,0 +1,133 @@
+"""updates.getChannelDifference over the durable channel pts log."""
+
+from __future__ import annotations
+
+from .. import db, limits
+from ..domain import ChannelEvent, Difference
+from ..errors import ChannelPrivateError, LimitInvalidError, PersistentTimestampInvalidError
+from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, now, require_visible
+
+
+def _visible_part(ev: dict, floor: int) -> dict | None:
+    """The event as a viewer whose history starts after ``floor`` may see it."""
+    if ev["type"] in ("new_message", "edit_message"):
+        return ev if ev["message_id"] > floor else None
+    if ev["type"] == "delete_messages":
+        ids = [i for i in ev["message_ids"] if i > floor]
+        return {**ev, "message_ids": ids} if ids else None
+    return None  # noop
+
+
+async def get_channel_difference(
+    viewer_id: int, channel_id: int, pts: int, limit: int, *, force: bool = False
+) -> Difference:
+    if limit < 0 or limit > limits.DIFFERENCE_HARD_LIMIT:
+        raise LimitInvalidError()
+    cap = min(limit or limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member)
+        current = channel["pts"]
+        if pts < 0 or pts > current:
+            raise PersistentTimestampInvalidError()
+        floor = member["available_min_id"] if is_active(member) else 0
+        # Pre-join events are not the newcomer's to recover.
+        start = max(pts, member["available_min_pts"] if is_active(member) else 0)
+        if start >= current:
+            return Difference("empty", channel, member, current, timeout=limits.DIFFERENCE_TIMEOUT)
+        if current - start > cap:
+            return await _too_long(conn, channel, member, floor, cap)
+        cur = await conn.execute(
+            "SELECT pts, pts_count, type, date, message_id, message_ids, payload FROM channel_update_events"
+            " WHERE channel_id = %s AND pts > %s ORDER BY pts ASC LIMIT %s",
+            (channel_id, start, cap + 1),
+        )
+        rows = await cur.fetchall()
+    # Stop before a hole a committing transaction will fill (pts are allocated before
+    # commit); a hole older than the grace period is a lost allocation and is skipped.
+    taken, expected, t = [], start, now()
+    for r in rows[:cap]:
+        if r["pts"] - r["pts_count"] > expected and t - r["date"] < limits.PTS_GAP_GRACE_SECONDS:
+            break
+        taken.append(r)
+        expected = r["pts"]
+    new_pts = taken[-1]["pts"] if taken else start
+    final = new_pts >= current
+    new_messages, others = [], []
+    for r in taken:
+        part = _visible_part(r, floor)
+        if part is None:
+            continue
+        if r["type"] == "new_message":
+            new_messages.append(r["payload"])
+        elif r["type"] == "edit_message":
+            others.append(ChannelEvent(channel_id, r["pts"], 1, "edit_message", r["date"], r["payload"]))
+        elif r["type"] == "delete_messages":
+            others.append(
+                ChannelEvent(
+                    channel_id,
+                    r["pts"],
+                    r["pts_count"],
+                    "delete_messages",
+                    r["date"],
+                    None,
+                    part["message_ids"],
+                )
+            )
+    if not new_messages and not others:
+        return Difference("empty", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT)
+    users, chans = set(), {channel_id}
+    message_refs(new_messages, users, chans)
+    message_refs([e.message for e in others], users, chans)
+    return Difference(
+        "difference", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT,
+        new_messages=new_messages, other_events=others, user_ids=users, channel_ids=chans,
+    )  # fmt: skip
+
+
+async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> Difference:
+    """channelDifferenceTooLong: the dialog at the current pts and the latest page."""
+    cur = await conn.execute(
+        f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s"
+        " ORDER BY id DESC LIMIT %s",
+        (channel["id"], floor, cap),
+    )
+    messages = await cur.fetchall()
+    users, chans = set(), {channel["id"]}
+    message_refs(messages, users, chans)
+    top = channel["top_message_id"] if channel["top_message_id"] > floor else 0
+    read = max(member["read_inbox_max_id"], floor)
+    dialog = {
+        "top_message": top,
+        "read_inbox_max_id": read,
+        "read_outbox_max_id": member["read_outbox_max_id"],
+        "unread_count": max(0, top - read),
+        "pts": channel["pts"],
+    }
+    return Difference(
+        "too_long", channel, member, channel["pts"], final=True, timeout=limits.DIFFERENCE_TIMEOUT,
+        messages=messages, dialog=dialog, user_ids=users, channel_ids=chans,
+    )  # fmt: skip
+
+
+async def channels_with_news(user_id: int, since_date: int, limit: int = 100) -> list[tuple[int, int]]:
+    """(channel_id, pts) of the user's active channels with events after ``since_date``:
+    the account-level difference adds an updateChannelTooLong nudge for each."""
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT channel_id FROM user_channel_member_index WHERE user_id = %s AND status = 'active'"
+            " ORDER BY channel_id LIMIT %s",
+            (user_id, limits.CHANNELS_PER_USER_MAX),
+        )
+        ids = [r["channel_id"] for r in await cur.fetchall()]
+        if not ids:
+            return []
+        cur = await conn.execute(
+            "SELECT id, pts FROM channels WHERE id = ANY(%s) AND NOT deleted AND top_message_date > %s"
+            " ORDER BY top_message_date DESC LIMIT %s",
+            (ids, since_date, limit),
+        )
+        return [(r["id"], r["pts"]) for r in await cur.fetchall()]

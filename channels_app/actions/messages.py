@@ -1,0 +1,818 @@
+"""Messages in channels: send, forward, edit, delete, history, exact reads, read marks.
+
+One copy per message in ``channel_messages``; no per-member rows are written by a send
+(O(1) rows for any channel size): the message, its pts event, the channel's top/pts
+and the sender's own read state.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import db, limits, notify
+from ..domain import ChannelChange, ChannelEvent, History
+from ..errors import (
+    ChannelPrivateError,
+    ChatAdminRequiredError,
+    ChatForwardsRestrictedError,
+    ChatSendPlainForbiddenError,
+    ChatWriteForbiddenError,
+    EntitiesTooLongError,
+    EntityBoundsInvalidError,
+    LimitInvalidError,
+    MessageAuthorRequiredError,
+    MessageDeleteForbiddenError,
+    MessageEmptyError,
+    MessageIdInvalidError,
+    MessageIdsEmptyError,
+    MessageNotModifiedError,
+    MessageTooLongError,
+    QuoteTextInvalidError,
+    RandomIdEmptyError,
+    RandomIdInvalidError,
+    ReplyMessageIdInvalidError,
+    SlowmodeWaitError,
+)
+from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
+from .common import (
+    MESSAGE_COLUMNS,
+    insert_event,
+    is_active,
+    jsonb,
+    load_channel,
+    load_member,
+    message_refs,
+    now,
+    require_visible,
+    with_pts,
+)
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def validate_text(message: str, entities: list[dict] | None, *, allow_empty: bool = False) -> list[dict]:
+    """4096 code points, at most 256 entities, each inside the text (UTF-16 offsets)."""
+    message = message or ""
+    if not allow_empty and not message.strip():
+        raise MessageEmptyError()
+    if len(message) > limits.MESSAGE_MAX:
+        raise MessageTooLongError()
+    entities = list(entities or [])
+    if len(entities) > limits.ENTITIES_MAX:
+        raise EntitiesTooLongError()
+    size = utf16_len(message)
+    for e in entities:
+        off, ln = int(e.get("offset", 0)), int(e.get("length", 0))
+        if off < 0 or ln <= 0 or off + ln > size:
+            raise EntityBoundsInvalidError()
+    return entities
+
+
+def mention_user_ids(entities: list[dict] | None) -> list[int]:
+    return sorted(
+        {int(e["user_id"]) for e in entities or () if e.get("type") == "mentionName" and e.get("user_id")}
+    )
+
+
+def _check_can_send(channel: dict, member: dict | None, *, plain: bool = True) -> None:
+    if channel["deleted"]:
+        raise ChannelPrivateError()
+    if not is_active(member):
+        if member is None and channel["username"]:
+            raise ChatWriteForbiddenError()
+        raise ChannelPrivateError()
+    if channel["broadcast"]:
+        if not has_admin_right(member, "post_messages"):
+            raise ChatAdminRequiredError()
+        return
+    if is_admin(member):
+        return
+    banned = effective_banned(member, channel, now())
+    if banned & banned_bit("view_messages"):
+        raise ChannelPrivateError()
+    if banned & banned_bit("send_messages"):
+        raise ChatWriteForbiddenError()
+    if plain and banned & banned_bit("send_plain"):
+        raise ChatSendPlainForbiddenError()
+
+
+def _check_slowmode(channel: dict, member: dict, date: int) -> None:
+    if channel["broadcast"] or is_admin(member) or not channel["slowmode_seconds"]:
+        return
+    wait = member["slowmode_last_send_date"] + channel["slowmode_seconds"] - date
+    if wait > 0:
+        raise SlowmodeWaitError(seconds=wait)
+
+
+async def _original_by_random_ids(
+    conn, channel_id: int, sender: int, random_ids: list[int]
+) -> dict[int, ChannelEvent]:
+    """The durable new_message snapshots of earlier sends with these random ids."""
+    cur = await conn.execute(
+        "SELECT m.random_id, e.pts, e.date, e.payload FROM channel_messages m"
+        " JOIN channel_update_events e ON e.channel_id = m.channel_id AND e.pts = m.pts"
+        " WHERE m.channel_id = %s AND m.sender_user_id = %s AND m.random_id = ANY(%s)"
+        " AND e.channel_id = %s",
+        (channel_id, sender, random_ids, channel_id),
+    )
+    out = {}
+    for r in await cur.fetchall():
+        out[r["random_id"]] = ChannelEvent(
+            channel_id, r["pts"], 1, "new_message", r["date"], r["payload"], random_id=r["random_id"]
+        )
+    return out
+
+
+async def _load_visible_message(conn, channel_id: int, msg_id: int, available_min_id: int) -> dict | None:
+    cur = await conn.execute(
+        f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted",
+        (channel_id, msg_id),
+    )
+    row = await cur.fetchone()
+    if row is None or row["id"] <= available_min_id:
+        return None
+    return row
+
+
+_INSERT_MESSAGES = """
+WITH ins AS (
+  INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
+    noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts, deleted)
+  SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
+    r.entities::jsonb, r.reply_to, r.reply_top, r.fwd::jsonb, NULL, r.pts, false
+  FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
+    %(tops)s::int[], %(fwds)s::text[], %(ptss)s::int[])
+    AS r(id, random_id, message, entities, reply_to, reply_top, fwd, pts)
+  ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
+  RETURNING id, random_id, pts
+), ev AS (
+  INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
+    sender_user_id, user_ids, payload)
+  SELECT %(c)s, r.pts, 1, 'new_message', %(d)s, r.id, '[]', %(u)s, r.users::jsonb, r.payload::jsonb
+  FROM unnest(%(ids)s::int[], %(ptss)s::int[], %(users)s::text[], %(payloads)s::text[]) AS r(id, pts, users, payload)
+  WHERE r.id IN (SELECT id FROM ins)
+), noop AS (
+  INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
+    sender_user_id, user_ids, payload)
+  SELECT %(c)s, r.pts, 1, 'noop', %(d)s, 0, '[]', 0, '[]', NULL
+  FROM unnest(%(ids)s::int[], %(ptss)s::int[]) AS r(id, pts) WHERE r.id NOT IN (SELECT id FROM ins)
+), ch AS (
+  UPDATE channels SET top_message_id = GREATEST(top_message_id, %(top)s),
+    top_message_date = GREATEST(top_message_date, %(d)s), pts = GREATEST(pts, %(last_pts)s)
+  WHERE id = %(c)s
+), mem AS (
+  UPDATE channel_members SET read_inbox_max_id = GREATEST(read_inbox_max_id, %(top)s),
+    slowmode_last_send_date = %(d)s
+  WHERE channel_id = %(c)s AND user_id = %(u)s
+), dlg AS (
+  UPDATE channel_dialogs SET top_message_id = GREATEST(top_message_id, %(top)s),
+    top_message_date = GREATEST(top_message_date, %(d)s),
+    read_inbox_max_id = GREATEST(read_inbox_max_id, %(top)s), unread_count = 0, unread_mark = false
+  WHERE user_id = %(u)s AND channel_id = %(c)s
+)
+SELECT id, random_id FROM ins
+"""
+
+
+async def _write_messages(
+    channel: dict, sender: int, rows: list[dict], *, silent: bool, post_author: str
+) -> list[ChannelEvent]:
+    """Insert ``rows`` (message, entities, reply, fwd, random_id) as new messages with
+    contiguous ids and pts, in one statement. A row whose random_id was already used
+    (a concurrent retry) leaves a noop in its pts slot."""
+    n = len(rows)
+    date = now()
+    channel_id = channel["id"]
+    post = bool(channel["broadcast"])
+
+    async def body(conn, last_id, last_pts):
+        ids = list(range(last_id - n + 1, last_id + 1))
+        ptss = list(range(last_pts - n + 1, last_pts + 1))
+        snaps = []
+        for r, mid, pts in zip(rows, ids, ptss, strict=True):
+            snaps.append(
+                {
+                    "channel_id": channel_id,
+                    "id": mid,
+                    "sender_user_id": sender,
+                    "date": date,
+                    "edit_date": 0,
+                    "post": post,
+                    "silent": silent,
+                    "noforwards": bool(channel["noforwards"]),
+                    "post_author": post_author,
+                    "message": r["message"],
+                    "entities": r["entities"],
+                    "reply_to_msg_id": r.get("reply_to_msg_id", 0),
+                    "reply_to_top_id": r.get("reply_to_top_id", 0),
+                    "quote": r.get("quote"),
+                    "fwd_from": r.get("fwd_from"),
+                    "action": None,
+                    "pts": pts,
+                    "deleted": False,
+                }
+            )
+        cur = await conn.execute(
+            _INSERT_MESSAGES,
+            {
+                "c": channel_id,
+                "u": sender,
+                "d": date,
+                "post": post,
+                "silent": silent,
+                "nf": bool(channel["noforwards"]),
+                "author": post_author,
+                "ids": ids,
+                "rids": [r["random_id"] for r in rows],
+                "texts": [r["message"] for r in rows],
+                "ents": [jsonb(r["entities"]) for r in rows],
+                "replies": [r.get("reply_to_msg_id", 0) for r in rows],
+                "tops": [r.get("reply_to_top_id", 0) for r in rows],
+                "fwds": [jsonb(r.get("fwd_from")) for r in rows],
+                "ptss": ptss,
+                "users": [jsonb(sorted({sender, *mention_user_ids(r["entities"])})) for r in rows],
+                "payloads": [jsonb(s) for s in snaps],
+                "top": last_id,
+                "last_pts": last_pts,
+            },
+        )
+        inserted = {r["id"] for r in await cur.fetchall()}
+        events = []
+        for r, snap in zip(rows, snaps, strict=True):
+            if snap["id"] in inserted:
+                events.append(
+                    ChannelEvent(
+                        channel_id, snap["pts"], 1, "new_message", date, snap, random_id=r["random_id"]
+                    )
+                )
+        return events
+
+    return await with_pts(channel_id, n, body, message_ids=n)
+
+
+async def do_send_message(
+    sender_id: int,
+    channel_id: int,
+    message: str,
+    random_id: int,
+    *,
+    entities: list[dict] | None = None,
+    reply_to_msg_id: int = 0,
+    top_msg_id: int = 0,
+    quote_text: str | None = None,
+    quote_entities: list[dict] | None = None,
+    quote_offset: int | None = None,
+    silent: bool = False,
+    sender_name: str = "",
+) -> ChannelChange:
+    if not random_id:
+        raise RandomIdEmptyError()
+    entities = validate_text(message, entities)
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, sender_id)
+        _check_can_send(channel, member)
+        # An idempotent retry returns the original durable snapshot, even if the message
+        # was edited or deleted since, and does not count against slowmode.
+        original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id])
+        if random_id in original:
+            ev = original[random_id]
+            refs_u, refs_c = {sender_id}, {channel_id}
+            message_refs([ev.message], refs_u, refs_c)
+            return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True)
+        date = now()
+        _check_slowmode(channel, member, date)
+        reply_top = 0
+        quote = None
+        if reply_to_msg_id or top_msg_id:
+            target_id = reply_to_msg_id or top_msg_id
+            if not 0 < target_id <= limits.MAX_MESSAGE_ID:
+                raise ReplyMessageIdInvalidError()
+            target = await _load_visible_message(conn, channel_id, target_id, member["available_min_id"])
+            if target is None:
+                raise ReplyMessageIdInvalidError()
+            reply_to_msg_id = target_id
+            # The thread top is the server's, never the client's.
+            reply_top = target["reply_to_top_id"] or target["id"]
+            if quote_text:
+                if len(quote_text) > limits.QUOTE_TEXT_MAX:
+                    raise QuoteTextInvalidError()
+                quote = {
+                    "text": quote_text,
+                    "entities": validate_text(quote_text, quote_entities),
+                    "offset": max(0, min(int(quote_offset or 0), limits.MESSAGE_MAX)),
+                }
+    post_author = (
+        (sender_name or "")[: limits.POST_AUTHOR_MAX]
+        if channel["broadcast"] and channel["signatures"]
+        else ""
+    )
+    row = {
+        "message": message,
+        "entities": entities,
+        "random_id": random_id,
+        "reply_to_msg_id": reply_to_msg_id,
+        "reply_to_top_id": reply_top,
+        "quote": quote,
+    }
+    events = await _write_messages(channel, sender_id, [row], silent=silent, post_author=post_author)
+    if not events:  # lost a race against a retry of the same random_id
+        async with db.connection() as conn:
+            original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id])
+        events = [original[random_id]]
+        duplicate = True
+    else:
+        duplicate = False
+        await _publish_new(events, sender_id)
+    users, chans = {sender_id}, {channel_id}
+    message_refs([e.message for e in events], users, chans)
+    channel = {**channel, "top_message_id": max(channel["top_message_id"], events[-1].message["id"])}
+    change = ChannelChange(channel=channel, events=events, user_ids=users, duplicate=duplicate)
+    change.missing_user_ids = sorted(chans - {channel_id})  # other channels referenced
+    return change
+
+
+async def _publish_new(events: list[ChannelEvent], sender_id: int) -> None:
+    for ev in events:
+        await notify.publish(
+            "channel.event", {"event": ev.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
+        )
+
+
+def _forward_header(src_channel: dict, m: dict) -> dict:
+    if m.get("fwd_from"):
+        return m["fwd_from"]  # a forward of a forward names the original source
+    if src_channel["broadcast"]:
+        return {
+            "from_channel_id": src_channel["id"],
+            "channel_post": m["id"],
+            "post_author": m.get("post_author") or "",
+            "date": m["date"],
+        }
+    return {"from_user_id": m["sender_user_id"], "date": m["date"]}
+
+
+async def get_forwardable(viewer_id: int, channel_id: int, ids: list[int]) -> tuple[dict, list[dict]]:
+    """Source side of messages.forwardMessages from a channel: visible, non-service,
+    not content-protected messages, in request order, with their forward header."""
+    if not ids:
+        raise MessageIdsEmptyError()
+    if len(ids) > limits.FORWARD_IDS_MAX:
+        raise LimitInvalidError()
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        amin = member["available_min_id"] if member else 0
+        cur = await conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = ANY(%s) AND NOT deleted",
+            (channel_id, ids),
+        )
+        rows = {r["id"]: r for r in await cur.fetchall() if r["id"] > amin and r["action"] is None}
+    if channel["noforwards"] or any(r["noforwards"] for r in rows.values()):
+        raise ChatForwardsRestrictedError()
+    out = []
+    for i in ids:
+        r = rows.get(i)
+        if r is not None:
+            out.append(
+                {
+                    "message": r["message"],
+                    "entities": r["entities"],
+                    "fwd_from": _forward_header(channel, r),
+                    "source": r,
+                }
+            )
+    if not out:
+        raise MessageIdInvalidError()
+    return channel, out
+
+
+async def do_forward_to_channel(
+    sender_id: int,
+    channel_id: int,
+    items: list[dict],
+    random_ids: list[int],
+    *,
+    drop_author: bool = False,
+    silent: bool = False,
+    sender_name: str = "",
+) -> ChannelChange:
+    """Target side of messages.forwardMessages into a channel. ``items``: message,
+    entities, fwd_from (from get_forwardable or a private-chat source)."""
+    if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids) or not all(random_ids):
+        raise RandomIdInvalidError()
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, sender_id)
+        _check_can_send(channel, member)
+        original = await _original_by_random_ids(conn, channel_id, sender_id, random_ids)
+        if len(original) < len(random_ids):
+            _check_slowmode(channel, member, now())
+    rows = []
+    for item, rid in zip(items, random_ids, strict=True):
+        if rid in original:
+            continue
+        rows.append(
+            {
+                "message": item["message"],
+                "entities": item.get("entities") or [],
+                "random_id": rid,
+                "fwd_from": None if drop_author else item.get("fwd_from"),
+            }
+        )
+    post_author = (
+        sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
+    )
+    events = (
+        await _write_messages(channel, sender_id, rows, silent=silent, post_author=post_author)
+        if rows
+        else []
+    )
+    await _publish_new(events, sender_id)
+    by_rid = {e.random_id: e for e in [*original.values(), *events]}
+    ordered = [by_rid[r] for r in random_ids if r in by_rid]
+    users, chans = {sender_id}, {channel_id}
+    message_refs([e.message for e in ordered], users, chans)
+    return ChannelChange(channel=channel, events=ordered, user_ids=users, duplicate=not events)
+
+
+async def do_edit_message(
+    editor_id: int, channel_id: int, msg_id: int, message: str | None, entities: list[dict] | None
+) -> ChannelChange:
+    if message is None:
+        raise MessageNotModifiedError()  # media/markup-only edits are not modelled
+    entities = validate_text(message, entities)
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, editor_id)
+        if not is_active(member) or channel["deleted"]:
+            raise ChannelPrivateError()
+        if not 0 < msg_id <= limits.MAX_MESSAGE_ID:
+            raise MessageIdInvalidError()
+        current = await _load_visible_message(conn, channel_id, msg_id, member["available_min_id"])
+    if current is None or current["action"] is not None:
+        raise MessageIdInvalidError()
+    own = current["sender_user_id"] == editor_id
+    if not own and not (channel["broadcast"] and has_admin_right(member, "edit_messages")):
+        raise MessageAuthorRequiredError()
+    if current["message"] == message and (current["entities"] or []) == entities:
+        raise MessageNotModifiedError()
+    date = now()
+
+    async def body(conn, _mid, pts):
+        cur = await conn.execute(
+            f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s"
+            f" WHERE channel_id = %s AND id = %s AND NOT deleted RETURNING {MESSAGE_COLUMNS}",
+            (message, jsonb(entities), date, channel_id, msg_id),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            raise MessageIdInvalidError()  # deleted meanwhile: the pts becomes a noop
+        snap = {k: row[k] for k in row if k != "random_id"}
+        snap["pts"] = pts
+        await insert_event(
+            conn, channel_id=channel_id, pts=pts, pts_count=1, type="edit_message", date=date,
+            message_id=msg_id, sender_user_id=row["sender_user_id"],
+            user_ids=sorted({row["sender_user_id"], *mention_user_ids(entities)}), payload=snap,
+        )  # fmt: skip
+        await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
+        return ChannelEvent(channel_id, pts, 1, "edit_message", date, snap)
+
+    event = await with_pts(channel_id, 1, body)
+    await notify.publish(
+        "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
+    )
+    users, chans = {editor_id}, {channel_id}
+    message_refs([event.message], users, chans)
+    return ChannelChange(channel=channel, events=[event], user_ids=users)
+
+
+async def _delete_ids(channel: dict, ids: list[int]) -> ChannelEvent | None:
+    """Mark ``ids`` deleted with one updateDeleteChannelMessages (pts_count = len)."""
+    if not ids:
+        return None
+    channel_id = channel["id"]
+    date = now()
+    n = len(ids)
+
+    async def body(conn, _mid, pts):
+        cur = await conn.execute(
+            "UPDATE channel_messages SET deleted = true, message = '', entities = '[]'"
+            " WHERE channel_id = %s AND id = ANY(%s) AND NOT deleted RETURNING id",
+            (channel_id, ids),
+        )
+        done = sorted(r["id"] for r in await cur.fetchall())
+        if len(done) != n:
+            raise MessageIdInvalidError()  # raced with another delete: pts range -> noop
+        await insert_event(
+            conn,
+            channel_id=channel_id,
+            pts=pts,
+            pts_count=n,
+            type="delete_messages",
+            date=date,
+            message_ids=done,
+        )
+        # The visible top may have been deleted: recompute it from the history index.
+        await conn.execute(
+            "UPDATE channels SET pts = GREATEST(pts, %(p)s),"
+            " top_message_id = COALESCE((SELECT id FROM channel_messages WHERE channel_id = %(c)s AND NOT deleted"
+            " ORDER BY id DESC LIMIT 1), 0),"
+            " top_message_date = COALESCE((SELECT date FROM channel_messages WHERE channel_id = %(c)s AND NOT deleted"
+            " ORDER BY id DESC LIMIT 1), 0) WHERE id = %(c)s",
+            {"p": pts, "c": channel_id},
+        )
+        return ChannelEvent(channel_id, pts, n, "delete_messages", date, None, done)
+
+    event = await with_pts(channel_id, n, body)
+    await notify.publish(
+        "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
+    )
+    return event
+
+
+async def do_delete_messages(
+    user_id: int, channel_id: int, ids: list[int]
+) -> tuple[dict, ChannelEvent | None]:
+    """channels.deleteMessages: own messages, or any with delete_messages; cap 1000."""
+    if not ids:
+        raise MessageIdsEmptyError()
+    if len(ids) > limits.DELETE_IDS_MAX:
+        raise LimitInvalidError()
+    ids = sorted({i for i in ids if 0 < i <= limits.MAX_MESSAGE_ID})
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        if not is_active(member) or channel["deleted"]:
+            raise ChannelPrivateError()
+        cur = await conn.execute(
+            "SELECT id, sender_user_id, action FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
+            " AND NOT deleted AND id > %s",
+            (channel_id, ids, member["available_min_id"]),
+        )
+        rows = await cur.fetchall()
+    may_all = has_admin_right(member, "delete_messages")
+    for r in rows:
+        if not may_all and (channel["broadcast"] or r["sender_user_id"] != user_id):
+            raise MessageDeleteForbiddenError()
+    event = await _delete_ids(channel, [r["id"] for r in rows])
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+    return channel, event
+
+
+async def do_delete_history(
+    user_id: int, channel_id: int, max_id: int, *, for_everyone: bool
+) -> tuple[dict, ChannelEvent | None, int, bool]:
+    """channels.deleteHistory / messages.deleteHistory for a channel.
+
+    Local clear (default): the member's ``available_min_id`` rises monotonically to
+    ``min(max_id, top)`` (0 = everything); no channel pts. For everyone: one bounded
+    page (1000 newest ids <= max_id) becomes one delete event; returns whether more
+    remain (the affectedHistory ``offset``).
+
+    Returns (channel, delete event, applied available_min_id, more).
+    """
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        if not is_active(member) or channel["deleted"]:
+            raise ChannelPrivateError()
+    top = channel["top_message_id"]
+    bound = top if max_id <= 0 else min(max_id, top)
+    if not for_everyone:
+        async with db.connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE channel_members SET available_min_id = GREATEST(available_min_id, %s),"
+                " read_inbox_max_id = GREATEST(read_inbox_max_id, %s)"
+                " WHERE channel_id = %s AND user_id = %s RETURNING available_min_id",
+                (bound, bound, channel_id, user_id),
+            )
+            applied = (await cur.fetchone())["available_min_id"]
+            await conn.execute(
+                "UPDATE channel_dialogs SET read_inbox_max_id = GREATEST(read_inbox_max_id, %s)"
+                " WHERE user_id = %s AND channel_id = %s",
+                (applied, user_id, channel_id),
+            )
+        await notify.publish(
+            "channel.available_messages",
+            {"channel_id": channel_id, "user_id": user_id, "available_min_id": applied},
+        )
+        return channel, None, applied, False
+    if channel["broadcast"] or not has_admin_right(member, "delete_messages"):
+        raise ChatAdminRequiredError()
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT id FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id <= %s"
+            " ORDER BY id DESC LIMIT %s",
+            (channel_id, bound, limits.DELETE_HISTORY_PAGE + 1),
+        )
+        ids = [r["id"] for r in await cur.fetchall()]
+    more = len(ids) > limits.DELETE_HISTORY_PAGE
+    ids = ids[: limits.DELETE_HISTORY_PAGE]
+    event = await _delete_ids(channel, ids)
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+    return channel, event, member["available_min_id"], more
+
+
+def _clamp_limit(limit: int, cap: int) -> int:
+    if limit < 0:
+        raise LimitInvalidError()
+    return min(limit or cap, cap)
+
+
+async def get_history(
+    viewer_id: int,
+    channel_id: int,
+    *,
+    offset_id: int = 0,
+    offset_date: int = 0,
+    add_offset: int = 0,
+    limit: int = 20,
+    max_id: int = 0,
+    min_id: int = 0,
+) -> History:
+    """messages.getHistory on a channel: seek pagination on (channel_id, id), no OFFSET."""
+    limit = _clamp_limit(limit, limits.HISTORY_LIMIT)
+    add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        floor = max(member["available_min_id"] if is_active(member) else 0, min_id, 0)
+        ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
+        if offset_id <= 0 and offset_date > 0:
+            cur = await conn.execute(
+                "SELECT id FROM channel_messages WHERE channel_id = %s AND date < %s ORDER BY date DESC, id DESC LIMIT 1",
+                (channel_id, offset_date),
+            )
+            pivot = await cur.fetchone()
+            offset_id = pivot["id"] + 1 if pivot else 1
+        if offset_id <= 0:
+            offset_id = limits.MAX_MESSAGE_ID + 1
+        older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
+        messages: list[dict] = []
+        if add_offset < 0:
+            cur = await conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
+                " AND id >= %s AND id > %s AND id < %s ORDER BY id ASC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, min(-add_offset, limit)),
+            )
+            messages = list(reversed(await cur.fetchall()))
+        if older_limit > 0:
+            skip = max(add_offset, 0)
+            cur = await conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
+                " AND id < %s AND id > %s AND id < %s ORDER BY id DESC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, min(older_limit, limit) + skip),
+            )
+            messages += (await cur.fetchall())[skip:]
+    messages = messages[:limit]
+    users, chans = set(), {channel_id}
+    message_refs(messages, users, chans)
+    count = max(len(messages), channel["top_message_id"] - floor)
+    return History(channel, member, messages, count, users, chans)
+
+
+async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> History:
+    """channels.getMessages: exact ids (= ANY, never a range), cap 100; request order,
+    ``None`` for an id the viewer cannot see (messageEmpty)."""
+    if len(ids) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        floor = member["available_min_id"] if is_active(member) else 0
+        valid = [i for i in ids if 0 < i <= limits.MAX_MESSAGE_ID]
+        rows = {}
+        if valid:
+            cur = await conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = ANY(%s) AND NOT deleted",
+                (channel_id, valid),
+            )
+            rows = {r["id"]: r for r in await cur.fetchall() if r["id"] > floor}
+    messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
+    users, chans = set(), {channel_id}
+    message_refs([m for m in messages if not m.get("empty")], users, chans)
+    return History(channel, member, messages, len(messages), users, chans)
+
+
+async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
+    """channels.readHistory: advance the reader's inbox mark to min(max_id, top), then a
+    bounded sender scan advances senders' outbox marks (at most 1000 messages, 128
+    senders). Returns what the RPC layer pushes."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        if not is_active(member) or channel["deleted"]:
+            raise ChannelPrivateError()
+    top = channel["top_message_id"]
+    target = top if max_id <= 0 else min(max_id, top)
+    old = member["read_inbox_max_id"]
+    date = now()
+    outbox: list[tuple[int, int]] = []
+    if target > old:
+        async with db.connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE channel_members SET read_inbox_max_id = %s, read_inbox_date = %s"
+                " WHERE channel_id = %s AND user_id = %s AND read_inbox_max_id < %s RETURNING 1",
+                (target, date, channel_id, user_id, target),
+            )
+            advanced = await cur.fetchone() is not None
+            await conn.execute(
+                "UPDATE channel_dialogs SET read_inbox_max_id = GREATEST(read_inbox_max_id, %s), unread_mark = false,"
+                " unread_count = GREATEST(0, %s - GREATEST(read_inbox_max_id, %s))"
+                " WHERE user_id = %s AND channel_id = %s",
+                (target, top, target, user_id, channel_id),
+            )
+            if advanced:
+                cur = await conn.execute(
+                    "SELECT sender_user_id, max(id) AS max_id FROM (SELECT sender_user_id, id FROM channel_messages"
+                    " WHERE channel_id = %s AND id > %s AND id <= %s AND NOT deleted AND sender_user_id <> %s"
+                    " AND action IS NULL ORDER BY id DESC LIMIT %s) recent GROUP BY sender_user_id"
+                    " ORDER BY max(id) DESC LIMIT %s",
+                    (
+                        channel_id,
+                        old,
+                        target,
+                        user_id,
+                        limits.READ_OUTBOX_SCAN_MESSAGES,
+                        limits.READ_OUTBOX_FANOUT,
+                    ),
+                )
+                rows = await cur.fetchall()
+                if rows:
+                    senders = [r["sender_user_id"] for r in rows]
+                    marks = [r["max_id"] for r in rows]
+                    cur = await conn.execute(
+                        "UPDATE channel_members m SET read_outbox_max_id = s.max_id FROM unnest(%s::bigint[], %s::int[])"
+                        " AS s(user_id, max_id) WHERE m.channel_id = %s AND m.user_id = s.user_id"
+                        " AND m.read_outbox_max_id < s.max_id RETURNING m.user_id, s.max_id",
+                        (senders, marks, channel_id),
+                    )
+                    outbox = [(r["user_id"], r["max_id"]) for r in await cur.fetchall()]
+                    if outbox:
+                        await conn.execute(
+                            "UPDATE channel_dialogs d SET read_outbox_max_id = GREATEST(d.read_outbox_max_id, s.max_id)"
+                            " FROM unnest(%s::bigint[], %s::int[]) AS s(user_id, max_id)"
+                            " WHERE d.user_id = ANY(%s) AND d.user_id = s.user_id AND d.channel_id = %s",
+                            (
+                                [u for u, _ in outbox],
+                                [m for _, m in outbox],
+                                [u for u, _ in outbox],
+                                channel_id,
+                            ),
+                        )
+    read = max(old, target)
+    still_unread = max(0, top - max(read, member["available_min_id"]))
+    result = {
+        "channel": channel,
+        "max_id": read,
+        "still_unread_count": still_unread,
+        "pts": channel["pts"],
+        "advanced": target > old,
+        "outbox": outbox,
+    }
+    if target > old:
+        await notify.publish(
+            "channel.read_inbox",
+            {
+                "channel_id": channel_id,
+                "user_id": user_id,
+                "max_id": read,
+                "still_unread_count": still_unread,
+                "pts": channel["pts"],
+            },
+        )
+        for sender, mark in outbox:
+            await notify.publish(
+                "channel.read_outbox", {"channel_id": channel_id, "user_id": sender, "max_id": mark}
+            )
+    return result
+
+
+def decode_json(value):
+    return json.loads(value) if isinstance(value, str) else value
