@@ -7,18 +7,28 @@ are synchronous (Django ORM in a transaction); async callers wrap them with
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from accounts_app import usernames
+from accounts_app.models import Authorization, Contact, User
+from accounts_app.phones import normalize_phone
+from accounts_app.updates import UserUpdate, append_user_update
 from tl.errors import (
     AboutTooLongError,
     FirstnameInvalidError,
     LastnameInvalidError,
+    PhoneNumberInvalidError,
     PhoneNumberOccupiedError,
+    UsernameInvalidError,
+    UsernameNotModifiedError,
     UsernameOccupiedError,
 )
-
-from accounts_app import usernames
-from accounts_app.models import User
-from accounts_app.phones import normalize_phone
 
 NAME_MAX = 64
 ABOUT_MAX = 70  # Telegram's limit for non-premium bios
@@ -81,3 +91,227 @@ def do_create_user(
         except IntegrityError as exc:
             # A concurrent sign-up of the same phone won the race.
             raise PhoneNumberOccupiedError() from exc
+
+
+# --- profile -----------------------------------------------------------------------
+
+USER_NAME_UPDATE = "user_name"  # payload: user_id, first_name, last_name, username
+
+
+def _name_payload(user: User) -> dict:
+    return {
+        "user_id": user.id,
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "username": user.username,
+    }
+
+
+@dataclass(slots=True)
+class ProfileChange:
+    """The user after an edit, and the account update to push to its other sessions."""
+
+    user: User
+    events: list[UserUpdate]
+
+
+def do_update_profile(
+    user_id: int,
+    *,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    about: str | None = None,
+) -> ProfileChange:
+    """account.updateProfile: only the given fields change."""
+    with transaction.atomic():
+        user = User.objects.select_for_update().get(id=user_id)
+        before = (user.first_name, user.last_name)
+        if first_name is not None:
+            user.first_name = clean_first_name(first_name)
+        if last_name is not None:
+            user.last_name = clean_last_name(last_name)
+        if about is not None:
+            user.about = clean_about(about)
+        user.save(update_fields=["first_name", "last_name", "about"])
+        events = []
+        if (user.first_name, user.last_name) != before:
+            events.append(append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user)))
+    return ProfileChange(user, events)
+
+
+def check_username_available(user_id: int, username: str) -> bool:
+    """account.checkUsername: False when someone else holds it (USERNAME_INVALID if malformed)."""
+    username = usernames.strip_at(username)
+    usernames.check_username_format(username)
+    return not usernames.is_username_taken(username, except_user_id=user_id)
+
+
+def do_update_username(user_id: int, username: str) -> ProfileChange:
+    """account.updateUsername; ``""`` removes the username."""
+    username = usernames.strip_at(username or "")
+    if username:
+        usernames.check_username_format(username)
+    with transaction.atomic():
+        user = User.objects.select_for_update().get(id=user_id)
+        if (user.username or "") == username:
+            raise UsernameNotModifiedError()
+        if username:
+            usernames.lock_username(username)
+            if usernames.is_username_taken(username, except_user_id=user_id):
+                raise UsernameOccupiedError()
+        user.username = username or None
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["username"])
+        except IntegrityError as exc:
+            raise UsernameOccupiedError() from exc
+        event = append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user))
+    return ProfileChange(user, [event])
+
+
+def do_update_status(user_id: int, *, offline: bool, online_for: int) -> User:
+    """account.updateStatus: online for ``online_for`` seconds, or offline now."""
+    now = timezone.now()
+    user = User.objects.get(id=user_id)
+    user.last_seen = now
+    user.online_until = None if offline else now + timedelta(seconds=online_for)
+    user.save(update_fields=["last_seen", "online_until"])
+    return user
+
+
+# --- contacts ----------------------------------------------------------------------
+
+IMPORT_CAP = 500  # contacts per contacts.importContacts call
+CONTACTS_CAP = 10_000  # a contact list is returned whole (the API has no paging)
+
+
+@dataclass(frozen=True, slots=True)
+class PhoneContact:
+    client_id: int
+    phone: str
+    first_name: str
+    last_name: str
+
+
+def do_import_contacts(owner_id: int, contacts: list[PhoneContact]) -> list[tuple[int, int]]:
+    """contacts.importContacts: add the registered phones; ``[(user_id, client_id)]``.
+
+    Phones without an account are skipped (there is nobody to add yet).
+    """
+    by_phone: dict[str, PhoneContact] = {}
+    for c in contacts[:IMPORT_CAP]:
+        try:
+            by_phone[normalize_phone(c.phone)] = c
+        except PhoneNumberInvalidError:
+            continue
+    if not by_phone:
+        return []
+    users = dict(
+        User.objects.filter(phone__in=list(by_phone), deleted=False)
+        .exclude(id=owner_id)
+        .values_list("phone", "id")
+    )
+    imported = []
+    with transaction.atomic():
+        for phone, user_id in users.items():
+            c = by_phone[phone]
+            Contact.objects.update_or_create(
+                owner_id=owner_id,
+                user_id=user_id,
+                defaults={"first_name": c.first_name[:NAME_MAX], "last_name": c.last_name[:NAME_MAX]},
+            )
+            imported.append((user_id, c.client_id))
+    return imported
+
+
+def do_delete_contacts(owner_id: int, user_ids: list[int]) -> int:
+    return Contact.objects.filter(owner_id=owner_id, user_id__in=user_ids[:IMPORT_CAP]).delete()[0]
+
+
+def list_contacts(owner_id: int) -> list[tuple[int, bool]]:
+    """``[(user_id, mutual)]`` of the owner's contacts, oldest first."""
+    ids = list(
+        Contact.objects.filter(owner_id=owner_id)
+        .order_by("id")
+        .values_list("user_id", flat=True)[:CONTACTS_CAP]
+    )
+    mutual = set(
+        Contact.objects.filter(owner_id__in=ids, user_id=owner_id).values_list("owner_id", flat=True)
+    )
+    return [(uid, uid in mutual) for uid in ids]
+
+
+def vector_hash(ids: list[int]) -> int:
+    """Telegram's hash of an id list (what clients send back as ``hash``)."""
+    acc = 0
+    for value in ids:
+        acc ^= acc >> 21
+        acc ^= (acc << 35) & 0xFFFFFFFFFFFFFFFF
+        acc ^= acc >> 4
+        acc = (acc + value) & 0xFFFFFFFFFFFFFFFF
+    return acc - (1 << 64) if acc >= 1 << 63 else acc
+
+
+# --- lookups -----------------------------------------------------------------------
+
+SEARCH_CAP = 50
+
+
+def find_user_by_username(username: str) -> int | None:
+    username = usernames.strip_at(username)
+    if not usernames.is_valid_username(username):
+        raise UsernameInvalidError()
+    return (
+        User.objects.annotate(username_key=Lower("username"))
+        .filter(username_key=usernames.normalize(username), deleted=False)
+        .values_list("id", flat=True)
+        .first()
+    )
+
+
+def search_users(viewer_id: int, query: str, limit: int) -> tuple[list[int], list[int]]:
+    """contacts.search over users: ``(contacts matching, public usernames matching)``."""
+    query = usernames.strip_at(query.strip())
+    limit = max(1, min(limit, SEARCH_CAP))
+    contact_ids = list(
+        Contact.objects.filter(owner_id=viewer_id)
+        .filter(
+            Q(first_name__icontains=query)
+            | Q(last_name__icontains=query)
+            | Q(user__first_name__icontains=query)
+            | Q(user__last_name__icontains=query)
+            | Q(user__username__istartswith=query)
+        )
+        .order_by("id")
+        .values_list("user_id", flat=True)[:limit]
+    )
+    public: list[int] = []
+    if len(query) >= 3:
+        public = list(
+            User.objects.annotate(username_key=Lower("username"))
+            .filter(username_key__startswith=usernames.normalize(query), deleted=False)
+            .exclude(id__in=contact_ids)
+            .exclude(id=viewer_id)
+            .order_by("username_key")
+            .values_list("id", flat=True)[:limit]
+        )
+    return contact_ids, public
+
+
+def do_reset_authorization(user_id: int, auth_hash: int, current_key_id: int) -> int | None:
+    """account.resetAuthorization: log out one other device; its permanent key id."""
+    if auth_hash == 0:
+        return None
+    auth = (
+        Authorization.objects.filter(user_id=user_id, hash=auth_hash)
+        .exclude(perm_auth_key_id=current_key_id)
+        .first()
+    )
+    if auth is None:
+        return None
+    auth.delete()
+    return auth.perm_auth_key_id
+
+
+def users_by_id(user_ids: list[int]) -> list[User]:
+    return list(User.objects.filter(id__in=user_ids[:CONTACTS_CAP]))

@@ -47,6 +47,9 @@ class LoginCode(models.Model):
     expires = models.DateTimeField()
     attempts = models.PositiveIntegerField(default=0)
     resends = models.PositiveIntegerField(default=0)
+    # auth.signIn checked the code for a phone without an account: auth.signUp may now
+    # use this phone_code_hash without a code (that is how the API defines sign-up).
+    verified = models.BooleanField(default=False)
     # Set once the code was used to sign in / up, or cancelled: it never works again.
     used = models.BooleanField(default=False)
     # Too many wrong attempts lock the phone until then (FLOOD_WAIT_X).

@@ -1,0 +1,98 @@
+"""Operator views of accounts: users, their logged-in devices, and login codes."""
+
+from django.contrib import admin
+
+from accounts_app.models import Authorization, Contact, LoginCode, User, UserUpdateEvent
+
+
+@admin.register(User)
+class UserAdmin(admin.ModelAdmin):
+    list_display = ("id", "phone", "first_name", "last_name", "username", "created", "deleted")
+    list_filter = ("deleted",)
+    search_fields = ("=id", "phone", "username", "first_name", "last_name")
+    readonly_fields = ("id", "pts", "created", "online_until", "last_seen")
+    ordering = ("-id",)
+    list_per_page = 100
+
+
+@admin.register(Authorization)
+class AuthorizationAdmin(admin.ModelAdmin):
+    # The permanent auth key id is a credential-adjacent identifier: never shown.
+    list_display = ("id", "user", "device_model", "app_name", "app_version", "ip", "created", "active")
+    fields = (
+        "user",
+        "device_model",
+        "platform",
+        "system_version",
+        "app_name",
+        "app_version",
+        "api_id",
+        "ip",
+        "created",
+        "active",
+    )
+    readonly_fields = fields
+    search_fields = ("=user__id", "user__phone", "device_model")
+    list_select_related = ("user",)
+    ordering = ("-active",)
+    list_per_page = 100
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(LoginCode)
+class LoginCodeAdmin(admin.ModelAdmin):
+    """Where operators read the code a user is waiting for (there is no SMS gateway)."""
+
+    list_display = (
+        "phone",
+        "code",
+        "created",
+        "expires",
+        "attempts",
+        "resends",
+        "verified",
+        "used",
+        "locked_until",
+    )
+    search_fields = ("phone",)
+    readonly_fields = (
+        "phone",
+        "phone_code_hash",
+        "code",
+        "created",
+        "expires",
+        "attempts",
+        "resends",
+        "verified",
+        "used",
+        "locked_until",
+    )
+    ordering = ("-created",)
+    list_per_page = 100
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Contact)
+class ContactAdmin(admin.ModelAdmin):
+    list_display = ("owner", "user", "first_name", "last_name", "created")
+    raw_id_fields = ("owner", "user")
+    readonly_fields = ("id", "created")
+    search_fields = ("=owner__id", "=user__id")
+    list_select_related = ("owner", "user")
+    list_per_page = 100
+
+
+@admin.register(UserUpdateEvent)
+class UserUpdateEventAdmin(admin.ModelAdmin):
+    list_display = ("user_id", "pts", "pts_count", "type", "date")
+    search_fields = ("=user__id",)
+    readonly_fields = ("id", "user", "pts", "pts_count", "type", "payload", "date")
+    ordering = ("-id",)
+    list_per_page = 100
+
+    def has_add_permission(self, request):
+        return False

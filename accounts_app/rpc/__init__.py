@@ -1,0 +1,1 @@
+"""Thin RPC handlers of accounts_app, one module per TL namespace."""

@@ -1,0 +1,83 @@
+"""account.*: profile, username, status, password, authorizations."""
+
+from __future__ import annotations
+
+import os
+
+from asgiref.sync import sync_to_async
+
+from accounts_app import actions, tl_convert
+from accounts_app.models import Authorization
+from accounts_app.rpc.context import own_session, viewer_id
+from accounts_app.updates import push_user_updates
+from edge_app.registry import rpc
+from tl import functions
+from tl.errors import HashInvalidError
+
+AUTHORIZATIONS_CAP = 100
+AUTHORIZATION_TTL_DAYS = 180
+
+
+async def _self_after(ctx, change: actions.ProfileChange):
+    await push_user_updates(change.events, exclude=own_session(ctx))
+    (me,) = await tl_convert.users_to_tl([change.user.id], change.user.id)
+    return me
+
+
+@rpc(functions.account.UpdateProfile)
+async def update_profile(ctx, req: functions.account.UpdateProfile):
+    change = await sync_to_async(actions.do_update_profile)(
+        viewer_id(ctx), first_name=req.first_name, last_name=req.last_name, about=req.about
+    )
+    return await _self_after(ctx, change)
+
+
+@rpc(functions.account.CheckUsername)
+async def check_username(ctx, req: functions.account.CheckUsername):
+    return await sync_to_async(actions.check_username_available)(viewer_id(ctx), req.username)
+
+
+@rpc(functions.account.UpdateUsername)
+async def update_username(ctx, req: functions.account.UpdateUsername):
+    change = await sync_to_async(actions.do_update_username)(viewer_id(ctx), req.username)
+    return await _self_after(ctx, change)
+
+
+@rpc(functions.account.UpdateStatus)
+async def update_status(ctx, req: functions.account.UpdateStatus):
+    await sync_to_async(actions.do_update_status)(
+        viewer_id(ctx), offline=bool(req.offline), online_for=tl_convert.ONLINE_FOR
+    )
+    return True
+
+
+@rpc(functions.account.GetPassword)
+async def get_password(ctx, req: functions.account.GetPassword):
+    # Two-step verification is not offered: always "no password set".
+    return tl_convert.no_password_to_tl(os.urandom(32))
+
+
+@rpc(functions.account.GetAuthorizations)
+async def get_authorizations(ctx, req: functions.account.GetAuthorizations):
+    rows = await sync_to_async(
+        lambda: list(
+            Authorization.objects.filter(user_id=viewer_id(ctx)).order_by("-active")[:AUTHORIZATIONS_CAP]
+        )
+    )()
+    return tl_convert.authorizations_to_tl(rows, ctx.perm_auth_key_id, AUTHORIZATION_TTL_DAYS)
+
+
+@rpc(functions.account.ResetAuthorization)
+async def reset_authorization(ctx, req: functions.account.ResetAuthorization):
+    key_id = await sync_to_async(actions.do_reset_authorization)(
+        viewer_id(ctx), req.hash, ctx.perm_auth_key_id
+    )
+    if key_id is None:
+        raise HashInvalidError()
+    try:
+        from edge_app.registry import forget_authorization
+    except ImportError:
+        pass
+    else:
+        forget_authorization(key_id)
+    return True

@@ -1,0 +1,76 @@
+"""auth.*: phone-code login, sign-up, log-out."""
+
+from __future__ import annotations
+
+import secrets
+
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from accounts_app import login, tl_convert
+from accounts_app.rpc.context import bind_session, device_info
+from edge_app.registry import rpc
+from tl import functions
+
+LOGIN_TOKEN_TTL = 30
+
+
+@rpc(functions.auth.SendCode, auth=False)
+async def send_code(ctx, req: functions.auth.SendCode):
+    code = await sync_to_async(login.do_send_code)(req.phone_number)
+    return tl_convert.sent_code_to_tl(code)
+
+
+@rpc(functions.auth.ResendCode, auth=False)
+async def resend_code(ctx, req: functions.auth.ResendCode):
+    code = await sync_to_async(login.do_resend_code)(req.phone_number, req.phone_code_hash)
+    return tl_convert.sent_code_to_tl(code)
+
+
+@rpc(functions.auth.CancelCode, auth=False)
+async def cancel_code(ctx, req: functions.auth.CancelCode):
+    await sync_to_async(login.do_cancel_code)(req.phone_number, req.phone_code_hash)
+    return True
+
+
+@rpc(functions.auth.SignIn, auth=False)
+async def sign_in(ctx, req: functions.auth.SignIn):
+    result = await sync_to_async(login.do_sign_in)(
+        ctx.perm_auth_key_id, req.phone_number, req.phone_code_hash, req.phone_code or "", device_info(ctx)
+    )
+    if result.user is None:
+        return tl_convert.sign_up_required_to_tl()
+    bind_session(ctx, result.user.id)
+    (me,) = await tl_convert.users_to_tl([result.user.id], result.user.id)
+    return tl_convert.authorization_to_tl(me)
+
+
+@rpc(functions.auth.SignUp, auth=False)
+async def sign_up(ctx, req: functions.auth.SignUp):
+    user = await sync_to_async(login.do_sign_up)(
+        ctx.perm_auth_key_id,
+        req.phone_number,
+        req.phone_code_hash,
+        req.first_name,
+        req.last_name,
+        device_info(ctx),
+    )
+    bind_session(ctx, user.id)
+    (me,) = await tl_convert.users_to_tl([user.id], user.id)
+    return tl_convert.authorization_to_tl(me)
+
+
+@rpc(functions.auth.LogOut)
+async def log_out(ctx, req: functions.auth.LogOut):
+    await sync_to_async(login.do_log_out)(ctx.perm_auth_key_id)
+    bind_session(ctx, None)
+    return tl_convert.logged_out_to_tl()
+
+
+@rpc(functions.auth.ExportLoginToken, auth=False)
+async def export_login_token(ctx, req: functions.auth.ExportLoginToken):
+    # Telegram Desktop opens on the QR login screen, which needs a token to draw. QR
+    # login itself (accepting the token from a logged-in device) is not supported, so
+    # the token never completes and users switch to phone login.
+    expires = int(timezone.now().timestamp()) + LOGIN_TOKEN_TTL
+    return tl_convert.login_token_to_tl(secrets.token_bytes(32), expires)

@@ -1,0 +1,514 @@
+"""Accounts domain -> TL objects. The only module of accounts_app that builds them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from accounts_app.access import user_access_hash
+from accounts_app.models import Authorization, Contact, LoginCode, User
+from accounts_app.updates import Difference, Rendered, UserUpdate
+from tl import types
+
+# Seconds a userStatusOnline stays valid after account.updateStatus(offline=false);
+# clients refresh it well before (Telegram uses a few minutes as well).
+ONLINE_FOR = 300
+USERS_CAP = 1000  # users_to_tl is internal; still bounded
+
+
+def _ts(moment: datetime | None) -> int:
+    return int(moment.timestamp()) if moment else 0
+
+
+def status_to_tl(user: User, now: datetime | None = None):
+    now = now or timezone.now()
+    if user.online_until and user.online_until > now:
+        return types.UserStatusOnline(expires=_ts(user.online_until))
+    if user.last_seen:
+        return types.UserStatusOffline(was_online=_ts(user.last_seen))
+    return types.UserStatusRecently()
+
+
+def user_to_tl(user: User, viewer_id: int, *, contact: bool, mutual: bool, now: datetime | None = None):
+    """One ``user`` as ``viewer_id`` sees it.
+
+    ``contact``: the viewer has this user in its contacts; ``mutual``: this user also
+    has the viewer. The phone is shown to the user itself and to people it added
+    (Telegram's default "my contacts" phone privacy).
+    """
+    is_self = user.id == viewer_id
+    if user.deleted:
+        return types.User(id=user.id, deleted=True, access_hash=user_access_hash(viewer_id, user.id))
+    show_phone = is_self or mutual
+    return types.User(
+        id=user.id,
+        self=is_self,
+        contact=contact and not is_self,
+        mutual_contact=mutual and contact and not is_self,
+        access_hash=user_access_hash(viewer_id, user.id),
+        first_name=user.first_name,
+        last_name=user.last_name or None,
+        username=user.username or None,
+        phone=user.phone if show_phone else None,
+        photo=types.UserProfilePhotoEmpty(),
+        status=status_to_tl(user, now),
+        lang_code=(user.lang_code or None) if is_self else None,
+    )
+
+
+def _load_users(user_ids: list[int], viewer_id: int) -> tuple[dict[int, User], set[int], set[int]]:
+    users = {u.id: u for u in User.objects.filter(id__in=user_ids)}
+    mine = set(
+        Contact.objects.filter(owner_id=viewer_id, user_id__in=user_ids).values_list("user_id", flat=True)
+    )
+    theirs = set(
+        Contact.objects.filter(owner_id__in=user_ids, user_id=viewer_id).values_list("owner_id", flat=True)
+    )
+    return users, mine, theirs
+
+
+def users_to_tl_sync(user_ids: Iterable[int], viewer_id: int) -> list:
+    ids = list(dict.fromkeys(int(i) for i in user_ids))[:USERS_CAP]
+    if not ids:
+        return []
+    users, mine, theirs = _load_users(ids, viewer_id)
+    now = timezone.now()
+    return [
+        user_to_tl(users[i], viewer_id, contact=i in mine, mutual=i in theirs, now=now)
+        for i in ids
+        if i in users
+    ]
+
+
+async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:
+    """``types.User`` for each known id (input order, duplicates and unknown ids dropped)."""
+    return await sync_to_async(users_to_tl_sync)(list(user_ids), viewer_id)
+
+
+def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+    user = User.objects.filter(id=user_id).first()
+    if user is None:
+        return None
+    users = users_to_tl_sync([user_id], viewer_id)
+    blocked = False  # blocking is not modelled yet
+    full = types.UserFull(
+        id=user.id,
+        blocked=blocked,
+        about=user.about or None,
+        settings=types.PeerSettings(),
+        notify_settings=types.PeerNotifySettings(),
+        profile_photo=None,
+        common_chats_count=common_chats_count,
+    )
+    return types.users.UserFull(full_user=full, chats=list(chats), users=users)
+
+
+async def user_full_to_tl(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+    """``users.userFull`` of ``user_id`` for ``viewer_id`` (None for an unknown id)."""
+    return await sync_to_async(user_full_to_tl_sync)(
+        user_id, viewer_id, common_chats_count=common_chats_count, chats=chats
+    )
+
+
+# --- login ---------------------------------------------------------------------------
+
+TERMS_ID = "telesrv-tos-1"
+TERMS_TEXT = (
+    "This is a self-hosted Telegram-compatible server. By signing up you agree that its "
+    "operators can read the login codes sent to your number and store what you send."
+)
+
+
+def terms_of_service_to_tl():
+    return types.help.TermsOfService(
+        id=types.DataJSON(data=json.dumps({"id": TERMS_ID})), text=TERMS_TEXT, entities=[], popup=False
+    )
+
+
+def sent_code_to_tl(code: LoginCode):
+    # SMS is the closest of Telegram's delivery types to "an operator tells you the
+    # code"; clients then show the plain code entry screen.
+    return types.auth.SentCode(
+        type=types.auth.SentCodeTypeSms(length=len(code.code)),
+        phone_code_hash=code.phone_code_hash,
+    )
+
+
+def authorization_to_tl(self_user):
+    return types.auth.Authorization(user=self_user)
+
+
+def sign_up_required_to_tl():
+    return types.auth.AuthorizationSignUpRequired(terms_of_service=terms_of_service_to_tl())
+
+
+def logged_out_to_tl():
+    return types.auth.LoggedOut()
+
+
+def login_token_to_tl(token: bytes, expires: int):
+    return types.auth.LoginToken(expires=expires, token=token)
+
+
+def no_password_to_tl(secure_random: bytes):
+    return types.account.Password(
+        has_password=False,
+        new_algo=types.PasswordKdfAlgoUnknown(),
+        new_secure_algo=types.SecurePasswordKdfAlgoUnknown(),
+        secure_random=secure_random,
+    )
+
+
+def authorizations_to_tl(rows: list[Authorization], current_key_id: int, ttl_days: int):
+    return types.account.Authorizations(
+        authorization_ttl_days=ttl_days,
+        authorizations=[
+            types.Authorization(
+                current=a.perm_auth_key_id == current_key_id,
+                official_app=False,
+                hash=0 if a.perm_auth_key_id == current_key_id else a.hash,
+                device_model=a.device_model or "Unknown",
+                platform=a.platform or "",
+                system_version=a.system_version or "",
+                api_id=a.api_id,
+                app_name=a.app_name or "Unknown",
+                app_version=a.app_version or "",
+                date_created=_ts(a.created),
+                date_active=_ts(a.active),
+                ip=a.ip or "",
+                country="",
+                region="",
+            )
+            for a in rows
+        ],
+    )
+
+
+# --- contacts ------------------------------------------------------------------------
+
+
+def contacts_to_tl(contact_rows: list[tuple[int, bool]], users: list, saved_count: int = 0):
+    return types.contacts.Contacts(
+        contacts=[types.Contact(user_id=uid, mutual=mutual) for uid, mutual in contact_rows],
+        saved_count=saved_count,
+        users=users,
+    )
+
+
+def contacts_not_modified_to_tl():
+    return types.contacts.ContactsNotModified()
+
+
+def imported_contacts_to_tl(imported: list[tuple[int, int]], retry: list[int], users: list):
+    return types.contacts.ImportedContacts(
+        imported=[types.ImportedContact(user_id=uid, client_id=cid) for uid, cid in imported],
+        popular_invites=[],
+        retry_contacts=retry,
+        users=users,
+    )
+
+
+def peer_user(user_id: int):
+    return types.PeerUser(user_id=user_id)
+
+
+def resolved_user_to_tl(user_id: int, users: list):
+    return types.contacts.ResolvedPeer(peer=peer_user(user_id), chats=[], users=users)
+
+
+def found_to_tl(my_results: list, results: list, chats: list, users: list):
+    return types.contacts.Found(my_results=my_results, results=results, chats=chats, users=users)
+
+
+def user_photos_empty_to_tl():
+    return types.photos.Photos(photos=[], users=[])
+
+
+# --- account updates -----------------------------------------------------------------
+
+
+def usernames_to_tl(username: str | None) -> list:
+    return [types.Username(editable=True, active=True, username=username)] if username else []
+
+
+def user_name_update_to_tl(payload: dict):
+    return types.UpdateUserName(
+        user_id=int(payload["user_id"]),
+        first_name=payload.get("first_name", ""),
+        last_name=payload.get("last_name", ""),
+        usernames=usernames_to_tl(payload.get("username")),
+    )
+
+
+def user_status_update_to_tl(user: User):
+    return types.UpdateUserStatus(user_id=user.id, status=status_to_tl(user))
+
+
+def state_to_tl(pts: int, date: datetime, seq: int = 0):
+    return types.updates.State(pts=pts, qts=0, date=_ts(date), seq=seq, unread_count=0)
+
+
+def pts_filler_to_tl(event: UserUpdate):
+    """An update that does nothing but move the client's pts over ``event``."""
+    return types.UpdateDeleteMessages(messages=[], pts=event.pts, pts_count=event.pts_count)
+
+
+async def difference_to_tl(diff: Difference, rendered: list[Rendered], viewer_id: int):
+    if diff.kind == "empty":
+        return types.updates.DifferenceEmpty(date=_ts(diff.state.date), seq=0)
+    if diff.kind == "too_long":
+        return types.updates.DifferenceTooLong(pts=diff.state.pts)
+    messages: list = []
+    other: list = []
+    chats: dict[int, object] = {}
+    user_ids: set[int] = set()
+    for part in rendered:
+        messages.extend(part.messages)
+        other.extend(part.updates)
+        user_ids |= part.user_ids
+        for chat in part.chats:
+            chats.setdefault(chat.id, chat)
+    users = await users_to_tl(sorted(user_ids), viewer_id)
+    cls = types.updates.DifferenceSlice if diff.kind == "slice" else types.updates.Difference
+    state = state_to_tl(diff.state.pts, diff.state.date)
+    fields = {"intermediate_state": state} if diff.kind == "slice" else {"state": state}
+    return cls(
+        new_messages=messages,
+        new_encrypted_messages=[],
+        other_updates=other,
+        chats=list(chats.values()),
+        users=users,
+        **fields,
+    )
+
+
+async def push_updates_to_tl(event: UserUpdate, rendered: Rendered, viewer_id: int):
+    """The ``Updates`` a live session gets for one logged event."""
+    updates = list(rendered.updates)
+    if not rendered.carries_pts:
+        updates.append(pts_filler_to_tl(event))
+    users = await users_to_tl(sorted(rendered.user_ids), viewer_id)
+    return types.Updates(
+        updates=updates, users=users, chats=list(rendered.chats), date=_ts(event.date), seq=0
+    )
+
+
+def updates_to_tl(updates: list, users: list, chats: list = (), date: datetime | None = None):
+    return types.Updates(
+        updates=updates, users=users, chats=list(chats), date=_ts(date or timezone.now()), seq=0
+    )
+
+
+# --- start-up calls ----------------------------------------------------------------
+# What clients ask right after connecting and on their first screen, answered with the
+# "nothing here" form of each type. docs/startup-calls.md lists them and says why.
+
+APP_CONFIG_HASH = 1  # clients send 0 first; any other value means they hold our (empty) config
+PROMO_EXPIRES = 3600
+TOS_UPDATE_EXPIRES = 86400
+
+
+def _later(seconds: int) -> int:
+    return int(timezone.now().timestamp()) + seconds
+
+
+def app_config_to_tl(client_hash: int):
+    if client_hash == APP_CONFIG_HASH:
+        return types.help.AppConfigNotModified()
+    return types.help.AppConfig(hash=APP_CONFIG_HASH, config=types.JsonObject(value=[]))
+
+
+def english_language_to_tl():
+    return types.LangPackLanguage(
+        official=True,
+        name="English",
+        native_name="English",
+        lang_code="en",
+        plural_code="en",
+        strings_count=0,
+        translated_count=0,
+        translations_url="",
+    )
+
+
+def lang_pack_difference_to_tl(lang_code: str, from_version: int = 0):
+    # No server-side strings: clients keep their built-in English texts.
+    return types.LangPackDifference(
+        lang_code=lang_code or "en", from_version=from_version, version=from_version, strings=[]
+    )
+
+
+def auto_download_settings_to_tl():
+    def level(photo: int, video: int, file: int):
+        return types.AutoDownloadSettings(
+            photo_size_max=photo,
+            video_size_max=video,
+            file_size_max=file,
+            video_upload_maxbitrate=100,
+            small_queue_active_operations_max=5,
+            large_queue_active_operations_max=2,
+        )
+
+    mb = 1024 * 1024
+    return types.account.AutoDownloadSettings(
+        low=level(mb, 0, 0), medium=level(mb, 10 * mb, mb), high=level(mb, 15 * mb, 3 * mb)
+    )
+
+
+def privacy_rules_to_tl(key):
+    # Telegram's defaults: the phone number is visible to contacts, the rest to all.
+    if isinstance(key, types.InputPrivacyKeyPhoneNumber):
+        rule = types.PrivacyValueAllowContacts()
+    else:
+        rule = types.PrivacyValueAllowAll()
+    return types.account.PrivacyRules(rules=[rule], chats=[], users=[])
+
+
+def empty_all_stickers():
+    return types.messages.AllStickers(hash=0, sets=[])
+
+
+def empty_featured_stickers():
+    return types.messages.FeaturedStickers(hash=0, count=0, sets=[], unread=[])
+
+
+def empty_emoji_statuses():
+    return types.account.EmojiStatuses(hash=0, statuses=[])
+
+
+def empty_emoji_list():
+    return types.EmojiList(hash=0, document_id=[])
+
+
+def empty_emoji_groups():
+    return types.messages.EmojiGroups(hash=0, groups=[])
+
+
+def empty_reactions():
+    return types.messages.Reactions(hash=0, reactions=[])
+
+
+def emoji_keywords_to_tl(lang_code: str, from_version: int = 0):
+    return types.EmojiKeywordsDifference(
+        lang_code=lang_code or "en", from_version=from_version, version=from_version, keywords=[]
+    )
+
+
+# tl_name -> fn(request) -> answer. Registered by accounts_app.rpc.startup; each name
+# is in docs/startup-calls.md.
+STARTUP_ANSWERS_NO_AUTH = {
+    "help.getAppConfig": lambda req: app_config_to_tl(req.hash),
+    "help.getCountriesList": lambda req: types.help.CountriesList(countries=[], hash=0),
+    "help.getTermsOfServiceUpdate": lambda req: types.help.TermsOfServiceUpdateEmpty(
+        expires=_later(TOS_UPDATE_EXPIRES)
+    ),
+    "help.getAppUpdate": lambda req: types.help.NoAppUpdate(),
+    "help.saveAppLog": lambda req: True,
+    "langpack.getLangPack": lambda req: lang_pack_difference_to_tl(req.lang_code),
+    "langpack.getDifference": lambda req: lang_pack_difference_to_tl(req.lang_code, req.from_version),
+    "langpack.getStrings": lambda req: [],
+    "langpack.getLanguages": lambda req: [english_language_to_tl()],
+    "langpack.getLanguage": lambda req: english_language_to_tl(),
+}
+
+STARTUP_ANSWERS = {
+    "help.acceptTermsOfService": lambda req: True,
+    "help.getPromoData": lambda req: types.help.PromoDataEmpty(expires=_later(PROMO_EXPIRES)),
+    "help.getInviteText": lambda req: types.help.InviteText(message="Join me on this Telegram server."),
+    "help.getPeerColors": lambda req: types.help.PeerColors(hash=0, colors=[]),
+    "help.getPeerProfileColors": lambda req: types.help.PeerColors(hash=0, colors=[]),
+    "help.getTimezonesList": lambda req: types.help.TimezonesList(timezones=[], hash=0),
+    "help.dismissSuggestion": lambda req: True,
+    "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
+    "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
+    "account.getNotifySettings": lambda req: types.PeerNotifySettings(),
+    "account.getContentSettings": lambda req: types.account.ContentSettings(),
+    "account.getGlobalPrivacySettings": lambda req: types.GlobalPrivacySettings(),
+    "account.getPrivacy": lambda req: privacy_rules_to_tl(req.key),
+    "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
+    "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
+    "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
+    "account.getDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
+    "account.getRecentEmojiStatuses": lambda req: empty_emoji_statuses(),
+    "account.getCollectibleEmojiStatuses": lambda req: empty_emoji_statuses(),
+    "account.getChannelDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
+    "account.getDefaultProfilePhotoEmojis": lambda req: empty_emoji_list(),
+    "account.getDefaultGroupPhotoEmojis": lambda req: empty_emoji_list(),
+    "account.getDefaultBackgroundEmojis": lambda req: empty_emoji_list(),
+    "account.getChannelRestrictedStatusEmojis": lambda req: empty_emoji_list(),
+    "account.getContactSignUpNotification": lambda req: False,
+    "account.getSavedRingtones": lambda req: types.account.SavedRingtones(hash=0, ringtones=[]),
+    "account.getAutoDownloadSettings": lambda req: auto_download_settings_to_tl(),
+    "account.getWebAuthorizations": lambda req: types.account.WebAuthorizations(authorizations=[], users=[]),
+    "account.getConnectedBots": lambda req: types.account.ConnectedBots(connected_bots=[], users=[]),
+    "account.getReactionsNotifySettings": lambda req: types.ReactionsNotifySettings(
+        sound=types.NotificationSoundDefault(), show_previews=True
+    ),
+    "account.getAccountTTL": lambda req: types.AccountDaysTTL(days=365),
+    "account.registerDevice": lambda req: True,
+    "account.unregisterDevice": lambda req: True,
+    "messages.getAvailableReactions": lambda req: types.messages.AvailableReactions(hash=0, reactions=[]),
+    "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(
+        hash=0, effects=[], documents=[]
+    ),
+    "messages.getStickerSet": lambda req: types.messages.StickerSetNotModified(),
+    "messages.getAllStickers": lambda req: empty_all_stickers(),
+    "messages.getEmojiStickers": lambda req: empty_all_stickers(),
+    "messages.getMaskStickers": lambda req: empty_all_stickers(),
+    "messages.getStickers": lambda req: types.messages.Stickers(hash=0, stickers=[]),
+    "messages.getFeaturedStickers": lambda req: empty_featured_stickers(),
+    "messages.getFeaturedEmojiStickers": lambda req: empty_featured_stickers(),
+    "messages.getOldFeaturedStickers": lambda req: empty_featured_stickers(),
+    "messages.getRecentStickers": lambda req: types.messages.RecentStickers(
+        hash=0, packs=[], stickers=[], dates=[]
+    ),
+    "messages.getFavedStickers": lambda req: types.messages.FavedStickers(hash=0, packs=[], stickers=[]),
+    "messages.getSavedGifs": lambda req: types.messages.SavedGifs(hash=0, gifs=[]),
+    "messages.getEmojiGroups": lambda req: empty_emoji_groups(),
+    "messages.getEmojiStatusGroups": lambda req: empty_emoji_groups(),
+    "messages.getEmojiProfilePhotoGroups": lambda req: empty_emoji_groups(),
+    "messages.getEmojiStickerGroups": lambda req: empty_emoji_groups(),
+    "messages.getEmojiKeywords": lambda req: emoji_keywords_to_tl(req.lang_code),
+    "messages.getEmojiKeywordsDifference": lambda req: emoji_keywords_to_tl(req.lang_code, req.from_version),
+    "messages.getEmojiKeywordsLanguages": lambda req: [],
+    "messages.getAttachMenuBots": lambda req: types.AttachMenuBots(hash=0, bots=[], users=[]),
+    "messages.getQuickReplies": lambda req: types.messages.QuickReplies(
+        quick_replies=[], messages=[], chats=[], users=[]
+    ),
+    "messages.getDialogFilters": lambda req: types.messages.DialogFilters(filters=[]),
+    "messages.getSuggestedDialogFilters": lambda req: [],
+    "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
+    "contacts.getBlocked": lambda req: types.contacts.Blocked(blocked=[], chats=[], users=[]),
+    "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
+    "stories.getAllStories": lambda req: types.stories.AllStories(
+        count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
+    ),
+}
+
+
+# Dialog lists: empty until the channel module answers them (only
+# accounts_app/rpc/dialogs_placeholder.py uses these).
+def empty_dialogs_to_tl():
+    return types.messages.Dialogs(dialogs=[], messages=[], chats=[], users=[])
+
+
+def empty_peer_dialogs_to_tl(pts: int, date: datetime):
+    return types.messages.PeerDialogs(
+        dialogs=[], messages=[], chats=[], users=[], state=state_to_tl(pts, date)
+    )
+
+
+def empty_saved_dialogs_to_tl():
+    return types.messages.SavedDialogs(dialogs=[], messages=[], chats=[], users=[])
+
+
+def contact_status_to_tl(user: User):
+    return types.ContactStatus(user_id=user.id, status=status_to_tl(user))
+
+
+def resolved_peer_to_tl(peer, chats: list, users: list):
+    return types.contacts.ResolvedPeer(peer=peer, chats=list(chats), users=users)

@@ -1,0 +1,15 @@
+"""How accounts' own account-update kinds render (for push and getDifference)."""
+
+from __future__ import annotations
+
+from accounts_app import tl_convert
+from accounts_app.actions import USER_NAME_UPDATE
+from accounts_app.updates import Rendered, UserUpdate, update_renderer
+
+
+@update_renderer(USER_NAME_UPDATE)
+async def render_user_name(event: UserUpdate, viewer_id: int) -> Rendered:
+    return Rendered(
+        updates=[tl_convert.user_name_update_to_tl(event.payload)],
+        user_ids={int(event.payload["user_id"])},
+    )

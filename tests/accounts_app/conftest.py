@@ -1,0 +1,55 @@
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from accounts_app.actions import do_create_user
+
+
+@dataclass
+class FakeSession:
+    user_id: int | None = None
+    pushed: list = field(default_factory=list)
+
+    async def push(self, obj):
+        self.pushed.append(obj)
+
+
+@dataclass
+class FakeContext:
+    """The RequestContext fields accounts handlers read."""
+
+    perm_auth_key_id: int
+    auth_key_id: int = 0
+    session_id: int = 1
+    msg_id: int = 0
+    layer: int = 229
+    client: Any = None
+    session: FakeSession = field(default_factory=FakeSession)
+    no_updates: bool = False
+    app: dict = field(default_factory=dict)
+
+
+@pytest.fixture
+def make_ctx():
+    counter = iter(range(1000, 10**6))
+
+    def make(user_id=None, key_id=None):
+        key = key_id if key_id is not None else next(counter)
+        ctx = FakeContext(perm_auth_key_id=key, auth_key_id=key)
+        if user_id is not None:
+            ctx.app["user_id"] = user_id
+            ctx.session.user_id = user_id
+        return ctx
+
+    return make
+
+
+@pytest.fixture
+def alice(db):
+    return do_create_user("15550000001", "Alice", "A", username="alice_a")
+
+
+@pytest.fixture
+def bob(db):
+    return do_create_user("15550000002", "Bob", "B", username="bobby")
