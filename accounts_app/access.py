@@ -15,9 +15,9 @@ import struct
 from functools import lru_cache
 
 from django.conf import settings
-from tl.errors import PeerIdInvalidError, UserIdInvalidError
 
 from tl import types
+from tl.errors import PeerIdInvalidError, UserIdInvalidError
 
 
 @lru_cache(maxsize=1)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from edge_app.push import renderer
-
 from accounts_app import tl_convert
 from accounts_app.updates import PUSH_KIND, Rendered, UserUpdate, render_event
+from edge_app.push import renderer
 
 
 @renderer(PUSH_KIND)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from django.db import connection
 from django.db.models.functions import Lower
-from tl.errors import UsernameInvalidError
 
 from accounts_app.models import User
+from tl.errors import UsernameInvalidError
 
 MIN_LENGTH = 5
 MAX_LENGTH = 32
