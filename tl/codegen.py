@@ -77,7 +77,9 @@ class Emitter:
         bare_classes: dict[str, str],
         obj_write: str = "{v}._write(_b)",
         vec_obj_write: str = "w_vector_object(_b, {v}, {bare})",
-        field_types: dict[str, TypeRef] | None = None,
+        obj_fn: str = "w_object",
+        optional_attrs: frozenset[str] = frozenset(),
+        fallback: dict[str, str | None] | None = None,
     ) -> None:
         self.mod = mod
         self.comb = comb
@@ -86,6 +88,11 @@ class Emitter:
         self.bare_classes = bare_classes
         self.obj_write = obj_write
         self.vec_obj_write = vec_obj_write
+        self.obj_fn = obj_fn
+        # Layer mode: primary attributes that may be None although this layer's field
+        # is required, and per boxed type the statement writing a stand-in value.
+        self.optional_attrs = optional_attrs
+        self.fallback = fallback or {}
 
     # -- writing ------------------------------------------------------------------
 
@@ -132,7 +139,7 @@ class Emitter:
         if n == "Bool":
             return [f"_b += TRUE_BYTES if {v} else FALSE_BYTES"]
         if t.generic:
-            return [f"w_object(_b, {v})"]
+            return [f"{self.obj_fn}(_b, {v})"]
         if t.bare:
             return [f"{v}._write_bare(_b)"]
         return [self.obj_write.format(v=v)]
@@ -154,7 +161,7 @@ class Emitter:
             return simple[t.name]
         if t.bare:
             return "lambda _b, _x: _x._write_bare(_b)"
-        return "w_object"
+        return self.obj_fn
 
     def write_vector(self, t: TypeRef, v: str) -> str:
         it = t.item
@@ -172,6 +179,12 @@ class Emitter:
         if it.item is None and not it.bare and it.name not in ("int128", "int256"):
             return self.vec_obj_write.format(v=v, bare=bare)
         return f"w_vector_of(_b, {v}, {self.item_writer(it)}, {bare})"
+
+    def stand_in(self, t: TypeRef) -> str:
+        stmt = self.fallback.get(t.name)
+        if stmt is None:
+            return f"raise EncodeError({self.comb.name + '.' + t.name + ' has no value'!r})"
+        return stmt
 
     def zero_value(self, t: TypeRef) -> str:
         if t.item is not None:
@@ -226,10 +239,21 @@ class Emitter:
             present = p.name in self.attrs
             v = "_o." + self.attrs[p.name] if present else None
             if p.flag_field is None:
-                if v is None:
-                    v = self.zero_value(p.type)
-                    if v == "None":
-                        raise ValueError(f"{self.comb.name}: required field {p.name} has no value")
+                zero = self.zero_value(p.type)
+                if v is None or self.attrs[p.name] in self.optional_attrs:
+                    if zero == "None":
+                        # A boxed value this layer requires but the object lacks.
+                        flush()
+                        stand_in = self.stand_in(p.type)
+                        if v is None:
+                            out.append(stand_in)
+                        else:
+                            out.append(f"if {v} is None:")
+                            out.append("    " + stand_in)
+                            out.append("else:")
+                            out.extend("    " + s for s in self.write_value(p.type, v))
+                        continue
+                    v = zero if v is None else f"({v} if {v} is not None else {zero})"
                 if p.type.name in FIXED and p.type.item is None:
                     run_fmt.append(FIXED[p.type.name][0])
                     run_args.append(v)
@@ -307,11 +331,11 @@ class Emitter:
         args = self.item_reader(it) + (", True" if t.bare else "")
         return f"_r.read_vector_of({args})"
 
-    def read_body(self, all_attrs: dict[str, TypeRef], true_attrs: set[str]) -> list[str]:
+    def read_body(self, defaults: dict[str, str]) -> list[str]:
         """Statements reading the bare body into a fresh ``_o`` of the primary class.
 
-        ``all_attrs`` are the primary class's attributes with their types: those the
-        wire format lacks get a default."""
+        ``defaults`` maps every attribute of the primary class to the expression it
+        gets when the wire format (an older layer) lacks it."""
         out: list[str] = []
         run_fmt: list[str] = []
         run_targets: list[str] = []
@@ -362,9 +386,9 @@ class Emitter:
             else:
                 out.append(f"{target} = {val} if {fv} & {1 << p.flag_bit} else None")
         flush()
-        for a, t in all_attrs.items():
+        for a, d in defaults.items():
             if a not in assigned:
-                out.append(f"_o.{a} = {'False' if a in true_attrs else self.zero_value(t)}")
+                out.append(f"_o.{a} = {d}")
         return out
 
 
@@ -392,11 +416,11 @@ def py_type(t: TypeRef) -> str:
 
 
 def emit_class(
-    mod: Module, comb: Combinator, cls: str, bare_classes: dict[str, str], with_bare: bool
+    mod: Module, comb: Combinator, cls: str, bare_classes: dict[str, str], with_bare: bool, **emitter_options
 ) -> None:
     fields = [p for p in comb.params if not p.is_flags]
     attrs = {p.name: attr_name(p.name) for p in fields}
-    em = Emitter(mod, comb, comb.params, attrs, bare_classes)
+    em = Emitter(mod, comb, comb.params, attrs, bare_classes, **emitter_options)
     e = mod.emit
     e()
     e()
@@ -443,7 +467,7 @@ def emit_class(
     e("    @classmethod")
     e(f"    def read(cls, _r: Reader) -> {cls}:")
     e("        _o = _new(cls)")
-    for s in em.read_body({attrs[p.name]: p.type for p in fields}, set()):
+    for s in em.read_body({attrs[p.name]: "None" for p in fields}):
         e("        " + s)
     e("        return _o")
 
@@ -455,6 +479,7 @@ from struct import Struct
 
 from tl.runtime import (
     FALSE_BYTES,
+    EncodeError,
     REGISTRY,
     TRUE_BYTES,
     Reader,

@@ -47,6 +47,10 @@ class DecodeError(ValueError):
     """Truncated or malformed TL input."""
 
 
+class EncodeError(ValueError):
+    """An object that cannot be written (e.g. it has no equivalent in an older layer)."""
+
+
 # cid -> callable(reader) returning the decoded object. Filled by tl.gen modules and by
 # tl.mt_special; Bool values map to Python bools.
 REGISTRY: dict[int, Callable[[Reader], object]] = {}

@@ -8,6 +8,7 @@ from struct import Struct
 
 from tl.runtime import (
     FALSE_BYTES,
+    EncodeError,
     REGISTRY,
     TRUE_BYTES,
     Reader,
