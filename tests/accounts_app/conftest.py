@@ -1,7 +1,10 @@
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 
 from accounts_app.actions import do_create_user
 
@@ -53,3 +56,12 @@ def alice(db):
 @pytest.fixture
 def bob(db):
     return do_create_user("15550000002", "Bob", "B", username="bobby")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_executor_connections(django_db_setup, django_db_blocker):
+    """sync_to_async runs the ORM in asgiref's executor thread, whose connection would
+    keep the test database open past teardown."""
+    yield
+    with django_db_blocker.unblock():
+        asyncio.run(sync_to_async(connections.close_all)())

@@ -1,0 +1,122 @@
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from accounts_app import tl_convert, updates
+from accounts_app.models import UserUpdateEvent
+from tl import types
+
+
+def append(user, n=1, kind="test_kind"):
+    return [updates.append_user_update(user.id, kind, {"i": i}) for i in range(n)]
+
+
+def test_pts_is_gapless_per_user(alice, bob):
+    a = append(alice, 3)
+    b = append(bob, 1)
+    big = updates.append_user_update(alice.id, "test_kind", {}, pts_count=2)
+    assert [e.pts for e in a] == [1, 2, 3]
+    assert b[0].pts == 1
+    assert big.pts == 5
+    assert updates.get_state(alice.id).pts == 5
+    assert list(UserUpdateEvent.objects.filter(user=alice).order_by("pts").values_list("pts", flat=True)) == [
+        1,
+        2,
+        3,
+        5,
+    ]
+
+
+def test_append_for_unknown_user(db):
+    with pytest.raises(LookupError):
+        updates.append_user_update(424242, "x", {})
+
+
+def test_difference_shapes(alice, settings):
+    assert updates.get_account_difference(alice.id, 0).kind == "empty"
+    append(alice, 5)
+    diff = updates.get_account_difference(alice.id, 2)
+    assert diff.kind == "difference"
+    assert [e.pts for e in diff.events] == [3, 4, 5]
+    assert diff.state.pts == 5
+    page = updates.get_account_difference(alice.id, 0, pts_limit=2)
+    assert page.kind == "slice"
+    assert [e.pts for e in page.events] == [1, 2]
+    assert page.state.pts == 2
+    assert updates.get_account_difference(alice.id, 5).kind == "empty"
+    # Too far behind, or ahead of the server: start over from the current pts.
+    too_long = updates.get_account_difference(alice.id, 0, pts_total_limit=3)
+    assert (too_long.kind, too_long.state.pts) == ("too_long", 5)
+    assert updates.get_account_difference(alice.id, 9).kind == "too_long"
+
+
+def test_difference_page_is_capped(alice):
+    append(alice, 3)
+    assert len(updates.get_account_difference(alice.id, 0, pts_limit=10**9).events) == 3
+    assert updates._page_size(10**9) == updates.DIFFERENCE_MAX_PAGE
+    assert updates._page_size(None) == updates.DIFFERENCE_PAGE
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_contributor_nudges_make_a_difference(alice):
+    nudge = types.UpdateChannelTooLong(channel_id=77)
+    seen = []
+
+    async def contributor(user_id, since):
+        seen.append((user_id, since))
+        return updates.Rendered(updates=[nudge])
+
+    updates.register_difference_contributor(contributor)
+    try:
+        since = datetime(2026, 1, 1, tzinfo=UTC)
+        diff = await updates.do_get_difference(alice.id, 0, since)
+        assert diff.kind == "difference"
+        assert seen == [(alice.id, since)]
+        tl = await tl_convert.difference_to_tl(diff, diff.extra, alice.id)
+        assert isinstance(tl, types.updates.Difference)
+        assert tl.other_updates == [nudge]
+        assert tl.state.pts == 0
+    finally:
+        updates._contributors.remove(contributor)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_difference_tl_replays_profile_changes(alice, bob):
+    from accounts_app import actions
+
+    await sync_to_async(actions.do_update_profile)(alice.id, first_name="Alicia")
+    await sync_to_async(actions.do_update_username)(alice.id, "alicia_x")
+    diff = await updates.do_get_difference(alice.id, 0, datetime.now(UTC))
+    rendered = [await updates.render_event(e, alice.id) for e in diff.events]
+    tl = await tl_convert.difference_to_tl(diff, rendered, alice.id)
+    assert isinstance(tl, types.updates.Difference)
+    assert [type(u) for u in tl.other_updates] == [types.UpdateUserName, types.UpdateUserName]
+    assert tl.other_updates[0].first_name == "Alicia"
+    assert tl.other_updates[1].usernames[0].username == "alicia_x"
+    assert [u.id for u in tl.users] == [alice.id]
+    assert tl.state.pts == 2
+    tl.to_bytes()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_concurrent_appends_stay_gapless(alice):
+    await asyncio.gather(*(updates.do_append_user_update(alice.id, "test_kind", {}) for _ in range(20)))
+    pts = await sync_to_async(
+        lambda: list(UserUpdateEvent.objects.filter(user=alice).order_by("pts").values_list("pts", flat=True))
+    )()
+    assert pts == list(range(1, 21))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_push_of_an_event_without_pts_carries_a_filler(alice):
+    event = await sync_to_async(updates.append_user_update)(
+        alice.id, "user_name", {"user_id": alice.id, "first_name": "A", "last_name": "", "username": None}
+    )
+    rendered = await updates.render_event(event, alice.id)
+    pushed = await tl_convert.push_updates_to_tl(event, rendered, alice.id)
+    name, filler = pushed.updates
+    assert isinstance(name, types.UpdateUserName)
+    assert isinstance(filler, types.UpdateDeleteMessages)
+    assert (filler.messages, filler.pts, filler.pts_count) == ([], event.pts, 1)
