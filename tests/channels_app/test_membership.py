@@ -93,7 +93,7 @@ async def test_broadcast_invite_needs_admin_and_writes_no_pts(chan):
 async def test_creator_leaving_hands_over_to_the_oldest_member(chan):
     g = (await actions.do_create_channel(A, "g", invite_user_ids=[B, C], from_create_chat=True)).channel
     await actions.do_leave_channel(A, g["id"])
-    ch, member = await actions.get_channel_for_viewer(B, g["id"], g["access_hash"])
+    ch, _ = await actions.get_channel_for_viewer(B, g["id"], g["access_hash"])
     assert ch["creator_user_id"] in (B, C)
     heir_member = await actions.get_participant(ch, ch["creator_user_id"])
     assert heir_member["role"] == "creator"

@@ -1,0 +1,454 @@
+"""Domain <-> TL for channels: the only module of channels_app that builds TL objects.
+
+Rendering is per viewer: ``out`` (the viewer sent it), ``mentioned`` (a mention-name
+entity names the viewer), the viewer's creator/left/admin state on ``channel``. Every
+response carries the users and channels its messages reference (sender, forward
+header, service action) so clients can apply it at once.
+"""
+
+from __future__ import annotations
+
+import time
+
+from tl import types
+
+from . import rights
+from .actions.messages import mention_user_ids
+from .domain import ChannelEvent, Dialogs, Difference, History
+
+# --- entities ----------------------------------------------------------------------
+
+_ENTITY_PREFIX = "MessageEntity"
+
+
+def entities_from_tl(entities, resolve_user=None) -> list[dict]:
+    """TL entities -> domain dicts. ``resolve_user(input_user) -> user_id`` for
+    inputMessageEntityMentionName (raises the accounts error for a bad user)."""
+    out = []
+    for e in entities or ():
+        name = type(e).__name__
+        if name == "InputMessageEntityMentionName":
+            user_id = resolve_user(e.user_id) if resolve_user else 0
+            out.append({"type": "mentionName", "offset": e.offset, "length": e.length, "user_id": user_id})
+            continue
+        if not name.startswith(_ENTITY_PREFIX):
+            continue
+        kind = name[len(_ENTITY_PREFIX) :]
+        d = {"type": kind[0].lower() + kind[1:]}
+        for slot in type(e).__slots__:
+            value = getattr(e, slot)
+            if isinstance(value, bool | int | str) and value is not None:
+                d[slot] = value
+        out.append(d)
+    return out
+
+
+def entities_to_tl(entities) -> list:
+    out = []
+    for d in entities or ():
+        kind = d.get("type", "")
+        cls = getattr(types, _ENTITY_PREFIX + kind[:1].upper() + kind[1:], None)
+        if cls is None:
+            continue
+        out.append(cls(**{k: v for k, v in d.items() if k != "type" and k in cls.__slots__}))
+    return out
+
+
+# --- chats -------------------------------------------------------------------------
+
+
+def admin_rights_to_tl(mask: int):
+    return types.ChatAdminRights(**rights.flags_to_names(mask, rights.ADMIN_FLAGS))
+
+
+def banned_rights_to_tl(mask: int, until: int = 0):
+    return types.ChatBannedRights(until_date=until, **rights.flags_to_names(mask, rights.BANNED_FLAGS))
+
+
+def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False):
+    if ch["deleted"] or (member is not None and member["status"] in ("kicked", "banned")):
+        return types.ChannelForbidden(
+            broadcast=ch["broadcast"], megagroup=ch["megagroup"], id=ch["id"], access_hash=ch["access_hash"],
+            title=ch["title"], until_date=(member or {}).get("banned_until") or None,
+        )  # fmt: skip
+    active = member is not None and member["status"] == "active"
+    creator = active and member["role"] == "creator"
+    admin = active and member["role"] in ("creator", "admin")
+    banned = member["banned_rights"] if active and member["banned_rights"] else 0
+    return types.Channel(
+        creator=creator,
+        left=not active,
+        broadcast=ch["broadcast"],
+        megagroup=ch["megagroup"],
+        signatures=ch["signatures"],
+        slowmode_enabled=ch["slowmode_seconds"] > 0,
+        noforwards=ch["noforwards"],
+        forum=ch["forum"],
+        min=min_,
+        id=ch["id"],
+        access_hash=None if min_ else ch["access_hash"],
+        title=ch["title"],
+        username=ch["username"] or None,
+        photo=types.ChatPhotoEmpty(),
+        date=member["joined_at"] if active else ch["date"],
+        admin_rights=admin_rights_to_tl(member["admin_rights"]) if admin else None,
+        banned_rights=banned_rights_to_tl(banned, member["banned_until"]) if banned else None,
+        default_banned_rights=banned_rights_to_tl(ch["default_banned_rights"]) if ch["megagroup"] else None,
+        participants_count=ch["participants_count"],
+    )
+
+
+def legacy_chat_to_tl(ch: dict):
+    """messages.createChat's first chat for Telegram Desktop: a legacy chat that points
+    at the megagroup that really exists (nothing of it is stored)."""
+    return types.Chat(
+        creator=True,
+        id=ch["id"],
+        title=ch["title"],
+        photo=types.ChatPhotoEmpty(),
+        participants_count=ch["participants_count"],
+        date=ch["date"],
+        version=1,
+        migrated_to=types.InputChannel(channel_id=ch["id"], access_hash=ch["access_hash"]),
+    )
+
+
+# --- messages ----------------------------------------------------------------------
+
+
+def _fwd_to_tl(f: dict | None):
+    if not f:
+        return None
+    if f.get("from_channel_id"):
+        from_id = types.PeerChannel(channel_id=f["from_channel_id"])
+    elif f.get("from_user_id"):
+        from_id = types.PeerUser(user_id=f["from_user_id"])
+    else:
+        from_id = None
+    return types.MessageFwdHeader(
+        from_id=from_id,
+        from_name=f.get("from_name") or None,
+        date=f.get("date") or 0,
+        channel_post=f.get("channel_post") or None,
+        post_author=f.get("post_author") or None,
+    )
+
+
+def _reply_to_tl(m: dict):
+    if not m.get("reply_to_msg_id"):
+        return None
+    top = m.get("reply_to_top_id") or 0
+    quote = m.get("quote")
+    return types.MessageReplyHeader(
+        reply_to_msg_id=m["reply_to_msg_id"],
+        reply_to_top_id=top if top and top != m["reply_to_msg_id"] else None,
+        quote=bool(quote),
+        quote_text=quote["text"] if quote else None,
+        quote_entities=entities_to_tl(quote["entities"]) if quote and quote.get("entities") else None,
+        quote_offset=quote["offset"] if quote else None,
+    )
+
+
+def _action_to_tl(a: dict):
+    kind = a.get("_")
+    if kind == "channelCreate":
+        return types.MessageActionChannelCreate(title=a["title"])
+    if kind == "chatAddUser":
+        return types.MessageActionChatAddUser(users=list(a["users"]))
+    if kind == "chatDeleteUser":
+        return types.MessageActionChatDeleteUser(user_id=a["user_id"])
+    if kind == "chatJoinedByLink":
+        return types.MessageActionChatJoinedByLink(inviter_id=a["inviter_id"])
+    if kind == "chatEditTitle":
+        return types.MessageActionChatEditTitle(title=a["title"])
+    return types.MessageActionEmpty()
+
+
+def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None):
+    peer = types.PeerChannel(channel_id=m["channel_id"])
+    if m.get("empty"):
+        return types.MessageEmpty(id=m["id"], peer_id=peer)
+    is_post = bool(m.get("post")) if broadcast is None else broadcast
+    out = m["sender_user_id"] == viewer_id
+    from_id = None if is_post else types.PeerUser(user_id=m["sender_user_id"])
+    if m.get("action"):
+        return types.MessageService(
+            out=out, post=is_post, silent=bool(m.get("silent")), id=m["id"], from_id=from_id,
+            peer_id=peer, date=m["date"], action=_action_to_tl(m["action"]),
+        )  # fmt: skip
+    entities = m.get("entities") or []
+    return types.Message(
+        out=out,
+        mentioned=viewer_id in mention_user_ids(entities),
+        silent=bool(m.get("silent")),
+        post=is_post,
+        noforwards=bool(m.get("noforwards")),
+        id=m["id"],
+        from_id=from_id,
+        peer_id=peer,
+        fwd_from=_fwd_to_tl(m.get("fwd_from")),
+        reply_to=_reply_to_tl(m),
+        date=m["date"],
+        message=m.get("message") or "",
+        entities=entities_to_tl(entities) or None,
+        edit_date=m.get("edit_date") or None,
+        post_author=m.get("post_author") or None,
+    )
+
+
+def event_to_update(ev: ChannelEvent, viewer_id: int):
+    if ev.type == "new_message":
+        return types.UpdateNewChannelMessage(
+            message=message_to_tl(ev.message, viewer_id), pts=ev.pts, pts_count=ev.pts_count
+        )
+    if ev.type == "edit_message":
+        return types.UpdateEditChannelMessage(
+            message=message_to_tl(ev.message, viewer_id), pts=ev.pts, pts_count=ev.pts_count
+        )
+    if ev.type == "delete_messages":
+        return types.UpdateDeleteChannelMessages(
+            channel_id=ev.channel_id, messages=list(ev.message_ids), pts=ev.pts, pts_count=ev.pts_count
+        )
+    return None
+
+
+def updates_to_tl(updates: list, users: list, chats: list):
+    return types.Updates(
+        updates=[u for u in updates if u is not None], users=users, chats=chats, date=int(time.time()), seq=0
+    )
+
+
+def sent_updates_to_tl(events: list[ChannelEvent], viewer_id: int, users: list, chats: list, *, extra=()):
+    """The sender's answer: updateMessageID per random_id, then the channel updates."""
+    ups: list = []
+    for ev in events:
+        if ev.random_id and ev.message:
+            ups.append(types.UpdateMessageID(id=ev.message["id"], random_id=ev.random_id))
+    ups += [event_to_update(ev, viewer_id) for ev in events]
+    ups += list(extra)
+    return updates_to_tl(ups, users, chats)
+
+
+def update_channel_to_tl(channel_id: int):
+    return types.UpdateChannel(channel_id=channel_id)
+
+
+def affected_messages_to_tl(pts: int, pts_count: int):
+    return types.messages.AffectedMessages(pts=pts, pts_count=pts_count)
+
+
+def affected_history_to_tl(pts: int, pts_count: int, more: bool):
+    return types.messages.AffectedHistory(pts=pts, pts_count=pts_count, offset=1 if more else 0)
+
+
+def available_messages_to_tl(channel_id: int, available_min_id: int):
+    return types.UpdateChannelAvailableMessages(channel_id=channel_id, available_min_id=available_min_id)
+
+
+def read_inbox_to_tl(channel_id: int, max_id: int, still_unread: int, pts: int, folder_id: int = 0):
+    return types.UpdateReadChannelInbox(
+        folder_id=folder_id or None,
+        channel_id=channel_id,
+        max_id=max_id,
+        still_unread_count=still_unread,
+        pts=pts,
+    )
+
+
+def read_outbox_to_tl(channel_id: int, max_id: int):
+    return types.UpdateReadChannelOutbox(channel_id=channel_id, max_id=max_id)
+
+
+def typing_to_tl(channel_id: int, user_id: int, action, top_msg_id: int | None):
+    return types.UpdateChannelUserTyping(
+        channel_id=channel_id,
+        top_msg_id=top_msg_id or None,
+        from_id=types.PeerUser(user_id=user_id),
+        action=action,
+    )
+
+
+def too_long_update_to_tl(channel_id: int, pts: int):
+    return types.UpdateChannelTooLong(channel_id=channel_id, pts=pts)
+
+
+def channel_messages_to_tl(h: History, viewer_id: int, users: list, chats: list):
+    return types.messages.ChannelMessages(
+        inexact=True,
+        pts=h.channel["pts"],
+        count=h.count,
+        messages=[message_to_tl(m, viewer_id) for m in h.messages],
+        topics=[],
+        chats=chats,
+        users=users,
+    )
+
+
+def _notify_settings_to_tl(d: dict | None):
+    d = d or {}
+    return types.PeerNotifySettings(mute_until=d.get("mute_until"))
+
+
+def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unread: int, pts: int,
+                 pinned: bool = False, unread_mark: bool = False, folder_id: int = 0, notify=None):  # fmt: skip
+    return types.Dialog(
+        pinned=pinned,
+        unread_mark=unread_mark,
+        peer=types.PeerChannel(channel_id=channel_id),
+        top_message=top,
+        read_inbox_max_id=read_in,
+        read_outbox_max_id=read_out,
+        unread_count=unread,
+        unread_mentions_count=0,
+        unread_reactions_count=0,
+        unread_poll_votes_count=0,
+        notify_settings=_notify_settings_to_tl(notify),
+        pts=pts,
+        folder_id=folder_id or None,
+    )
+
+
+def dialogs_to_tl(d: Dialogs, viewer_id: int, users: list, chats: list, *, peer: bool = False, state=None):
+    dialogs, messages = [], []
+    for e in d.entries:
+        top = e.top_message["id"] if e.top_message else 0
+        read_in = max(e.member["read_inbox_max_id"], e.member["available_min_id"])
+        dialogs.append(
+            dialog_to_tl(
+                e.channel["id"],
+                top=top,
+                read_in=min(read_in, top) if top else read_in,
+                read_out=e.member["read_outbox_max_id"],
+                unread=e.unread_count,
+                pts=e.channel["pts"],
+                pinned=e.dialog["pinned"],
+                unread_mark=e.dialog["unread_mark"],
+                folder_id=e.dialog["folder_id"],
+                notify=e.dialog["notify_settings"],
+            )
+        )
+        if e.top_message:
+            messages.append(message_to_tl(e.top_message, viewer_id))
+    if peer:
+        return types.messages.PeerDialogs(
+            dialogs=dialogs, messages=messages, chats=chats, users=users, state=state
+        )
+    if d.complete:
+        return types.messages.Dialogs(dialogs=dialogs, messages=messages, chats=chats, users=users)
+    return types.messages.DialogsSlice(
+        count=d.count, dialogs=dialogs, messages=messages, chats=chats, users=users
+    )
+
+
+def difference_to_tl(d: Difference, viewer_id: int, users: list, chats: list):
+    if d.kind == "empty":
+        return types.updates.ChannelDifferenceEmpty(final=d.final, pts=d.pts, timeout=d.timeout)
+    if d.kind == "too_long":
+        dl = d.dialog
+        return types.updates.ChannelDifferenceTooLong(
+            final=True,
+            timeout=d.timeout,
+            dialog=dialog_to_tl(
+                d.channel["id"],
+                top=dl["top_message"],
+                read_in=dl["read_inbox_max_id"],
+                read_out=dl["read_outbox_max_id"],
+                unread=dl["unread_count"],
+                pts=dl["pts"],
+            ),
+            messages=[message_to_tl(m, viewer_id) for m in d.messages],
+            chats=chats,
+            users=users,
+        )
+    return types.updates.ChannelDifference(
+        final=d.final,
+        pts=d.pts,
+        timeout=d.timeout,
+        new_messages=[message_to_tl(m, viewer_id) for m in d.new_messages],
+        other_updates=[event_to_update(e, viewer_id) for e in d.other_events],
+        chats=chats,
+        users=users,
+    )
+
+
+def full_channel_to_tl(full: dict, chats: list, users: list):
+    ch, member = full["channel"], full["member"]
+    admin = full["is_admin"]
+    fc = types.ChannelFull(
+        can_view_participants=not ch["broadcast"] or admin,
+        hidden_prehistory=ch["pre_history_hidden"],
+        participants_hidden=ch["participants_hidden"],
+        can_delete_channel=bool(member and member["role"] == "creator" and member["status"] == "active"),
+        id=ch["id"],
+        about=ch["about"],
+        participants_count=ch["participants_count"],
+        admins_count=ch["admins_count"] if admin else None,
+        kicked_count=ch["kicked_count"] if admin else None,
+        banned_count=ch["banned_count"] if admin else None,
+        read_inbox_max_id=full["read_inbox_max_id"],
+        read_outbox_max_id=full["read_outbox_max_id"],
+        unread_count=full["unread_count"],
+        chat_photo=types.PhotoEmpty(id=0),
+        notify_settings=_notify_settings_to_tl((full.get("dialog") or {}).get("notify_settings")),
+        bot_info=[],
+        pinned_msg_id=ch["pinned_message_id"] or None,
+        available_min_id=full["available_min_id"] or None,
+        folder_id=((full.get("dialog") or {}).get("folder_id")) or None,
+        slowmode_seconds=ch["slowmode_seconds"] or None,
+        pts=ch["pts"],
+        ttl_period=ch["ttl_period"] or None,
+    )
+    return types.messages.ChatFull(full_chat=fc, chats=chats, users=users)
+
+
+def participant_to_tl(m: dict, viewer_id: int, viewer_member: dict | None):
+    uid = m["user_id"]
+    if m["status"] in ("kicked", "banned") or (
+        m["status"] == "active" and m["banned_rights"] and m["role"] == "member"
+    ):
+        return types.ChannelParticipantBanned(
+            left=m["status"] == "kicked", peer=types.PeerUser(user_id=uid), kicked_by=m["kicked_by"],
+            date=m["left_at"] or m["joined_at"], banned_rights=banned_rights_to_tl(m["banned_rights"], m["banned_until"]),
+        )  # fmt: skip
+    if m["status"] == "left":
+        return types.ChannelParticipantLeft(peer=types.PeerUser(user_id=uid))
+    if m["role"] == "creator":
+        return types.ChannelParticipantCreator(
+            user_id=uid, admin_rights=admin_rights_to_tl(m["admin_rights"]), rank=m["rank"] or None
+        )
+    if m["role"] == "admin":
+        viewer_creator = bool(viewer_member and viewer_member["role"] == "creator")
+        return types.ChannelParticipantAdmin(
+            can_edit=viewer_creator or m["promoted_by"] == viewer_id, self=uid == viewer_id,
+            user_id=uid, inviter_id=m["inviter_user_id"] if uid == viewer_id else None,
+            promoted_by=m["promoted_by"], date=m["joined_at"], admin_rights=admin_rights_to_tl(m["admin_rights"]),
+            rank=m["rank"] or None,
+        )  # fmt: skip
+    if uid == viewer_id:
+        return types.ChannelParticipantSelf(user_id=uid, inviter_id=m["inviter_user_id"], date=m["joined_at"])
+    return types.ChannelParticipant(user_id=uid, date=m["joined_at"])
+
+
+def participants_to_tl(count: int, rows: list[dict], viewer_id: int, viewer_member, chats: list, users: list):
+    return types.channels.ChannelParticipants(
+        count=count,
+        participants=[participant_to_tl(r, viewer_id, viewer_member) for r in rows],
+        chats=chats,
+        users=users,
+    )
+
+
+def participant_result_to_tl(row: dict, viewer_id: int, viewer_member, chats: list, users: list):
+    return types.channels.ChannelParticipant(
+        participant=participant_to_tl(row, viewer_id, viewer_member), chats=chats, users=users
+    )
+
+
+def chats_to_tl(chats: list):
+    return types.messages.Chats(chats=chats)
+
+
+def invited_users_to_tl(updates, missing_user_ids: list[int] = ()):
+    return types.messages.InvitedUsers(
+        updates=updates, missing_invitees=[types.MissingInvitee(user_id=u) for u in missing_user_ids]
+    )
