@@ -267,3 +267,6 @@ class ChannelUsername(models.Model):
 
     class Meta:
         db_table = "channel_usernames"
+
+
+from .models_admin import *  # noqa: E402, F403  (so Django sees the administration tables)
