@@ -7,3 +7,6 @@ class EdgeConfig(AppConfig):
 
     name = "edge_app"
     verbose_name = "MTProto edge"
+
+    def ready(self) -> None:
+        from edge_app.rpc import help  # noqa: F401 - registers the handlers

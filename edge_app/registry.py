@@ -52,3 +52,60 @@ def lookup(tl_name: str) -> Registration | None:
 
 def registered_names() -> frozenset[str]:
     return frozenset(_handlers)
+
+
+# --- authorization ---------------------------------------------------------------------
+#
+# edge_app knows nothing of users: accounts_app installs the lookup from a permanent auth
+# key to the user logged in on it. Answers are cached per permanent key until
+# forget_authorization() (auth.logOut, a revoked session).
+
+Authorizer = Callable[[Any], Awaitable[int | None]]
+
+_authorizer: Authorizer | None = None
+_authorized: dict[int, int] = {}
+MAX_AUTHORIZED_CACHE = 200_000
+
+
+def set_authorizer(fn: Authorizer) -> None:
+    """Install ``async fn(ctx) -> user_id | None`` (accounts_app does, in ready())."""
+    global _authorizer
+    _authorizer = fn
+    _authorized.clear()
+
+
+async def authorize(ctx: Any) -> int | None:
+    """The user logged in on ``ctx.perm_auth_key_id``, or None."""
+    perm = ctx.perm_auth_key_id
+    user_id = _authorized.get(perm)
+    if user_id is None and _authorizer is not None:
+        user_id = await _authorizer(ctx)
+        if user_id is not None:
+            if len(_authorized) >= MAX_AUTHORIZED_CACHE:
+                _authorized.clear()
+            _authorized[perm] = user_id
+    return user_id
+
+
+def remember_authorization(perm_auth_key_id: int, user_id: int) -> None:
+    """Cache a fresh login (auth.signIn) so the next call need not ask the authorizer."""
+    _authorized[perm_auth_key_id] = user_id
+
+
+def forget_authorization(perm_auth_key_id: int) -> None:
+    """Drop the cached authorization of a key in this process and, through the push
+    channel, in every other edge process; live sessions of the key lose their user."""
+    _forget_locally(perm_auth_key_id)
+    from edge_app import push
+
+    push.publish_soon("edge.forget_authorization", {"perm_auth_key_id": perm_auth_key_id})
+
+
+def _forget_locally(perm_auth_key_id: int) -> None:
+    _authorized.pop(perm_auth_key_id, None)
+    from edge_app import current
+
+    edge = current.get()
+    if edge is not None:
+        for session in edge.sessions_of_perm_key(perm_auth_key_id):
+            session.user_id = None

@@ -194,10 +194,14 @@ class Connection:
             raise transport.BadFrame("bad unencrypted message length")
         if self._exchange is None:
             self._exchange = self.server.new_exchange()
+        made = len(self._exchange.results)
         answer = await self._exchange.handle(body)
         if answer is None:
             self.close()
             return
+        if len(self._exchange.results) > made:
+            result = self._exchange.result
+            self.server.sessions.remember_initial_salt(result.auth_key.auth_key_id, result.server_salt)
         msg_id = self.server.sessions.clock.next(response=True)
         self.transport.write_packet(struct.pack("<qqi", 0, msg_id, len(answer)) + answer)
 
@@ -304,6 +308,9 @@ class MTProtoServer:
 
     def sessions_of_user(self, user_id: int) -> list[Session]:
         return self.sessions.sessions_of_user(user_id)
+
+    def sessions_of_perm_key(self, perm_auth_key_id: int) -> list[Session]:
+        return self.sessions.sessions_of_perm_key(perm_auth_key_id)
 
     async def lookup_key(self, auth_key_id: int) -> Any:
         return await self.keys.get(auth_key_id)

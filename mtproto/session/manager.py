@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -20,6 +21,8 @@ log = logging.getLogger("telesrv.mtproto.session")
 IDLE_TTL = 15 * 60
 # Sessions per auth key; past this the longest idle one is dropped.
 MAX_SESSIONS_PER_KEY = 64
+# Initial salts of keys created by this process, remembered for their first window.
+MAX_INITIAL_SALTS = 10000
 
 BindHandler = Callable[[Session, int, Any], Awaitable[Any]]
 DestroyKeyHandler = Callable[[Session], Awaitable[bytes]]
@@ -47,6 +50,14 @@ class SessionManager:
         self._by_key: dict[int, set[int]] = {}
         self._by_user: dict[int, set[Session]] = {}
         self._tasks: set[asyncio.Task] = set()
+        self.initial_salts: OrderedDict[int, tuple[int, float]] = OrderedDict()
+
+    def remember_initial_salt(self, auth_key_id: int, salt: int) -> None:
+        """The key exchange's salt (new_nonce xor server_nonce) of a key just created:
+        clients use it for their first messages."""
+        self.initial_salts[auth_key_id] = (salt, time.time())
+        while len(self.initial_salts) > MAX_INITIAL_SALTS:
+            self.initial_salts.popitem(last=False)
 
     # --- lookup -------------------------------------------------------------------------
 
@@ -67,6 +78,10 @@ class SessionManager:
 
     def sessions_of_user(self, user_id: int) -> list[Session]:
         return [s for s in self._by_user.get(user_id, ()) if not s.destroyed]
+
+    def sessions_of_perm_key(self, perm_auth_key_id: int) -> list[Session]:
+        """Sessions of a permanent key and of the temporary keys bound to it."""
+        return [s for s in self._sessions.values() if s.perm_auth_key_id == perm_auth_key_id]
 
     def sessions_of_key(self, auth_key_id: int) -> list[Session]:
         return [self._sessions[(auth_key_id, sid)] for sid in self._by_key.get(auth_key_id, ())]

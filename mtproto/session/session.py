@@ -268,13 +268,8 @@ class Session:
         if code:
             self._bad_msg(link, msg_id, seqno, code)
             return
-        key = self.auth_key
-        if not self.manager.salts.is_valid(
-            self.auth_key_id,
-            salt,
-            initial=getattr(key, "initial_salt", None),
-            key_created=getattr(key, "created_at", None),
-        ):
+        initial, created = self.manager.initial_salts.get(self.auth_key_id, (None, None))
+        if not self.manager.salts.is_valid(self.auth_key_id, salt, initial=initial, key_created=created):
             body_out = wire.bad_server_salt(msg_id, seqno, self.current_salt())
             self.send(body_out, response=True, content=False, link=link)
             return

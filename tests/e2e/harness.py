@@ -175,8 +175,9 @@ def make_kurigram(server: EdgeServer, transport_name: str = "abridged", name: st
     host, port = server.host, server.port
 
     class LocalConnection(Connection):
-        def __init__(self, dc_id, server_address, port_, *args, **kw):
-            super().__init__(dc_id, host, port, *args, **kw)
+        def __init__(self, **kw):  # Kurigram passes everything by keyword
+            kw["server_address"], kw["port"] = host, port
+            super().__init__(**kw)
 
     return Client(
         name,

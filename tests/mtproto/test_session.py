@@ -22,8 +22,6 @@ SESSION_ID = 0x0BADF00D
 class FakeKey:
     auth_key_id: int = KEY_ID
     perm_auth_key_id: int | None = None
-    initial_salt: int | None = None
-    created_at: float | None = None
 
 
 class FakeLink:
@@ -265,14 +263,18 @@ async def test_bad_salt_answers_with_the_current_salt(env, manager):
 
 
 async def test_initial_salt_of_a_new_key_is_accepted(manager):
-    key = FakeKey(auth_key_id=5, initial_salt=12345, created_at=time.time())
-    session = manager.get_or_create(key, 1)
+    manager.remember_initial_salt(5, 12345)
+    session = manager.get_or_create(FakeKey(auth_key_id=5), 1)
     link = FakeLink()
     session.handle_packet(link, 12345, Client().msg_id(), 1, ping(1))
     assert link.of(wire.PONG) and not link.of(wire.BAD_SERVER_SALT)
-    old = manager.get_or_create(FakeKey(auth_key_id=6, initial_salt=1, created_at=time.time() - 7200), 1)
-    old.handle_packet(link, 1, Client().msg_id(), 1, ping(1))
-    assert link.of(wire.BAD_SERVER_SALT)
+    # Only for the key it came with, and only while the key is new.
+    other = manager.get_or_create(FakeKey(auth_key_id=6), 1)
+    other.handle_packet(link, 12345, Client().msg_id(), 1, ping(1))
+    assert len(link.of(wire.BAD_SERVER_SALT)) == 1
+    manager.initial_salts[5] = (12345, time.time() - 7200)
+    session.handle_packet(link, 12345, Client().msg_id(), 1, ping(1))
+    assert len(link.of(wire.BAD_SERVER_SALT)) == 2
 
 
 def test_salts_rotate_and_previous_stays_valid():

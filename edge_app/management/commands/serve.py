@@ -8,6 +8,7 @@ import sys
 import time
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 
@@ -15,6 +16,8 @@ class Command(BaseCommand):
     help = "Run the MTProto listener and the admin console until interrupted."
 
     def handle(self, *args, **options):
+        # The listener refuses to start without its RSA key: make one on first run.
+        call_command("rsakey", "ensure", stdout=self.stdout)
         python = sys.executable
         procs = [
             subprocess.Popen([python, "manage.py", "runmtproto"]),

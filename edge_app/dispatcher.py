@@ -1,0 +1,53 @@
+"""The application side of ``mtproto.dispatch.Dispatcher``: TL name -> registered
+handler, with the authorization check and the error policy of the RPC layer."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from edge_app import registry
+from mtproto.dispatch import ClientInfo, RequestContext
+from tl import errors
+
+log = logging.getLogger("telesrv.edge.rpc")
+
+
+class EdgeDispatcher:
+    def __init__(self, key_store: Any = None) -> None:
+        self.key_store = key_store
+        self._unknown_logged: set[str] = set()
+
+    async def dispatch(self, ctx: RequestContext, request: Any) -> Any:
+        name = getattr(request, "TL_NAME", None) or type(request).__name__
+        registration = registry.lookup(name)
+        if registration is None:
+            if name not in self._unknown_logged and len(self._unknown_logged) < 10_000:
+                self._unknown_logged.add(name)
+                log.warning("no handler for %s (answered METHOD_INVALID)", name)
+            raise errors.MethodInvalidError()
+        try:
+            if registration.auth:
+                user_id = await registry.authorize(ctx)
+                if user_id is None:
+                    raise errors.AuthKeyUnregisteredError()
+                ctx.app["user_id"] = user_id
+                if ctx.session is not None and ctx.session.user_id != user_id:
+                    ctx.session.user_id = user_id
+            return await registration.handler(ctx, request)
+        except errors.RpcError:
+            raise
+        except Exception:
+            log.exception("%s failed", name)
+            raise errors.InternalError() from None
+
+    async def connection_initialized(self, ctx: RequestContext, info: ClientInfo) -> None:
+        if self.key_store is None:
+            return
+        try:
+            await self.key_store.record_client(ctx.auth_key_id, info, ctx.layer)
+        except Exception:
+            log.exception("cannot record the client of key %#x", ctx.auth_key_id)
+
+    async def session_closed(self, session: Any) -> None:
+        return None

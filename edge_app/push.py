@@ -1,0 +1,188 @@
+"""Online push between edge processes, over Redis pub/sub.
+
+Any process (an edge, the admin, a management command) publishes JSON events; every
+edge process runs one subscriber task that receives them all and runs the handlers
+registered for the event's kind, which push to the sessions that process holds::
+
+    @subscriber("channels.new_message")
+    async def on_new_message(payload, edge):
+        for session in edge.sessions_of_user(payload["user_id"]): ...
+
+    @renderer("channels.new_message")
+    async def render(payload, viewer_user_id) -> Updates | None: ...
+
+    await push_to_users([1, 2, 3], "channels.new_message", {...}, exclude=(key_id, session_id))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from django.conf import settings
+
+log = logging.getLogger("telesrv.edge.push")
+
+Subscriber = Callable[[dict, Any], Awaitable[None]]
+Renderer = Callable[[dict, int], Awaitable[Any]]
+
+USERS_KIND = "edge.push_to_users"
+# User ids per published event: a big fan-out goes out as several events.
+USERS_PER_EVENT = 2000
+
+_subscribers: dict[str, list[Subscriber]] = {}
+_renderers: dict[str, Renderer] = {}
+_redis = None
+_background: set[asyncio.Task] = set()
+
+
+def channel_name() -> str:
+    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'telesrv'}:edge:push"
+
+
+def subscriber(kind: str) -> Callable[[Subscriber], Subscriber]:
+    def register(fn: Subscriber) -> Subscriber:
+        _subscribers.setdefault(kind, []).append(fn)
+        return fn
+
+    return register
+
+
+def renderer(kind: str) -> Callable[[Renderer], Renderer]:
+    def register(fn: Renderer) -> Renderer:
+        if kind in _renderers:
+            raise RuntimeError(f"renderer for {kind!r} registered twice")
+        _renderers[kind] = fn
+        return fn
+
+    return register
+
+
+def _client():
+    global _redis
+    if _redis is None:
+        import redis.asyncio as aioredis
+
+        _redis = aioredis.Redis.from_url(settings.REDIS_URL)
+    return _redis
+
+
+async def publish(kind: str, payload: dict) -> None:
+    """Send ``payload`` (JSON-serialisable) to every edge process, this one included."""
+    message = json.dumps({"kind": kind, "payload": payload}, separators=(",", ":"))
+    try:
+        await _client().publish(channel_name(), message)
+    except RuntimeError:
+        # A client bound to an event loop that is gone (the admin runs one per request):
+        # start over with a fresh one.
+        global _redis
+        _redis = None
+        await _client().publish(channel_name(), message)
+
+
+def publish_soon(kind: str, payload: dict) -> None:
+    """``publish`` from synchronous code: scheduled on the running loop, if any."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        from asgiref.sync import async_to_sync
+
+        async_to_sync(publish)(kind, payload)
+        return
+    task = loop.create_task(publish(kind, payload))
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def push_to_users(
+    user_ids: Iterable[int],
+    kind: str,
+    payload: dict,
+    exclude: tuple[int, int] | None = None,
+) -> None:
+    """Render ``kind`` for each user with ``@renderer(kind)`` and push it to all their
+    live sessions on every edge, except the session ``exclude`` = (auth_key_id,
+    session_id) (usually the one whose request caused the event)."""
+    ids = sorted({int(u) for u in user_ids})
+    for start in range(0, len(ids), USERS_PER_EVENT):
+        await publish(
+            USERS_KIND,
+            {
+                "user_ids": ids[start : start + USERS_PER_EVENT],
+                "kind": kind,
+                "payload": payload,
+                "exclude": list(exclude) if exclude else None,
+            },
+        )
+
+
+@subscriber(USERS_KIND)
+async def _deliver_to_users(event: dict, edge: Any) -> None:
+    render = _renderers.get(event["kind"])
+    if render is None:
+        log.error("no renderer for push kind %r", event["kind"])
+        return
+    exclude = tuple(event["exclude"]) if event.get("exclude") else None
+    for user_id in event["user_ids"]:
+        sessions = [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
+        if not sessions:
+            continue
+        updates = await render(event["payload"], user_id)
+        if updates is None:
+            continue
+        for session in sessions:
+            await session.push(updates)
+
+
+@subscriber("edge.forget_authorization")
+async def _forget_authorization(event: dict, edge: Any) -> None:
+    from edge_app import registry
+
+    registry._forget_locally(int(event["perm_auth_key_id"]))
+
+
+async def _handle(raw: bytes, edge: Any) -> None:
+    try:
+        event = json.loads(raw)
+        kind, payload = event["kind"], event["payload"]
+    except (ValueError, KeyError, TypeError):
+        log.warning("malformed push event %r", raw[:200])
+        return
+    for fn in _subscribers.get(kind, ()):
+        try:
+            await fn(payload, edge)
+        except Exception:
+            log.exception("push subscriber %s for %r failed", getattr(fn, "__qualname__", fn), kind)
+
+
+async def run_subscriber(edge: Any, ready: asyncio.Event | None = None) -> None:
+    """The one subscriber task of an edge process: runs until cancelled, reconnecting
+    to Redis when the connection drops."""
+    import redis.asyncio as aioredis
+
+    while True:
+        client = aioredis.Redis.from_url(settings.REDIS_URL)
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(channel_name())
+            if ready is not None:
+                ready.set()
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    # In order, one at a time: updates must reach a session in the order
+                    # they were published.
+                    await _handle(message["data"], edge)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("push subscriber lost Redis; reconnecting")
+            await asyncio.sleep(1)
+        finally:
+            try:
+                await pubsub.aclose()
+                await client.aclose()
+            except Exception:
+                pass
