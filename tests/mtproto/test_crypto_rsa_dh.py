@@ -89,6 +89,19 @@ def test_sha1_scheme_of_telethon_is_accepted(key):
     assert crypto.decrypt_inner_data(key, encrypted, _measure) == PAYLOAD
 
 
+def test_sha1_scheme_of_kurigram_is_accepted(key, monkeypatch):
+    from pyrogram.crypto import rsa as pyrogram_rsa
+
+    keys = dict(pyrogram_rsa.server_public_keys)
+    keys[key.fingerprint] = pyrogram_rsa.PublicKey(key.n, key.e)
+    monkeypatch.setattr(pyrogram_rsa, "server_public_keys", keys)
+    # Kurigram 2.2.26's session/auth.py: SHA1(data) + data + padding to 255 bytes
+    with_hash = hashlib.sha1(PAYLOAD).digest() + PAYLOAD
+    with_hash += bytes(range(-len(with_hash) % 255))
+    encrypted = pyrogram_rsa.encrypt(with_hash, key.fingerprint)
+    assert crypto.decrypt_inner_data(key, encrypted, _measure) == PAYLOAD
+
+
 def test_sha1_scheme_with_wrong_hash_is_refused(key):
     forged = key.encrypt_raw(b"\0" + hashlib.sha1(b"other").digest() + PAYLOAD + bytes(235 - len(PAYLOAD)))
     with pytest.raises(RsaDecryptError):
