@@ -1,0 +1,250 @@
+"""Test helpers driven by the schemas alone, independent of the generated code.
+
+- ``TreeGen``: random value trees for any combinator of a layer (``{"_": name, field:
+  value}``; bytes as ``bytes``).
+- ``ref_encode``: a slow, interpretive encoder of such a tree for a layer, straight
+  from the parsed schema: the reference the generated writers are checked against.
+- ``build_ours``: the tree as objects of our classes (primary classes; old-only
+  constructors as the layer module's classes), with the defaults the decoder uses.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from functools import cache
+
+from tl import functions, types
+from tl.codegen import SKIP_NAMES, api_class_name, attr_name
+from tl.parser import PRIMITIVES, Combinator, TypeRef, api_schema
+
+PRIMARY = 229
+TEXTS = ["", "a", "hello world", "привет 👋", "x" * 300, "tab\tnew\nline"]
+
+
+@cache
+def schema_maps(layer: int):
+    s = api_schema(layer)
+    by_name = {c.name: c for c in s.all() if c.name not in SKIP_NAMES}
+    by_type: dict[str, list[Combinator]] = {}
+    for c in s.constructors:
+        if c.name not in SKIP_NAMES:
+            by_type.setdefault(c.result, []).append(c)
+    return by_name, by_type
+
+
+def _object_fields(c: Combinator) -> int:
+    return sum(
+        1 for p in c.params if p.flag_field is None and not p.is_flags and p.type.name not in PRIMITIVES
+    )
+
+
+class TreeGen:
+    """Random trees for ``layer``. With ``common_only``, nested constructors and fields
+    are limited to those the primary layer also has (so our objects can carry them)."""
+
+    def __init__(self, layer: int, seed: int = 0, common_only: bool = True, max_depth: int = 4) -> None:
+        self.layer = layer
+        self.rng = random.Random(seed)
+        self.by_name, self.by_type = schema_maps(layer)
+        self.prim, _ = schema_maps(PRIMARY)
+        self.common_only = common_only
+        self.max_depth = max_depth
+
+    def _prim_fields(self, name: str) -> set[str] | None:
+        c = self.prim.get(name)
+        return None if c is None else {p.name for p in c.params}
+
+    def candidates(self, type_name: str) -> list[Combinator]:
+        cands = self.by_type.get(type_name, [])
+        if self.common_only:
+            cands = [c for c in cands if c.name in self.prim]
+        return cands
+
+    def tree(self, comb: Combinator, depth: int = 0) -> dict:
+        rng = self.rng
+        out: dict = {"_": comb.name}
+        prim_fields = self._prim_fields(comb.name)
+        groups: dict[tuple[str, int], bool] = {}
+        for p in comb.params:
+            if p.is_flags:
+                continue
+            in_prim = prim_fields is None or p.name in prim_fields
+            if p.flag_field is not None:
+                key = (p.flag_field, p.flag_bit)
+                if key not in groups:
+                    groups[key] = depth < self.max_depth and rng.random() < 0.6
+                if not groups[key] or not in_prim:
+                    if p.is_true_flag:
+                        out[p.name] = False
+                    continue
+                out[p.name] = True if p.is_true_flag else self.value(p.type, depth + 1, p.name, comb)
+                continue
+            if not in_prim:
+                out[p.name] = zero(p.type)
+                continue
+            out[p.name] = self.value(p.type, depth + 1, p.name, comb)
+        return out
+
+    def value(self, t: TypeRef, depth: int, field: str, parent: Combinator):
+        rng = self.rng
+        if t.item is not None:
+            n = 0 if depth > self.max_depth else rng.randint(0, 2)
+            return [self.value(t.item, depth + 1, field, parent) for _ in range(n)]
+        n = t.name
+        if n == "int":
+            if parent.name == "invokeWithLayer" and field == "layer":
+                return self.layer
+            return rng.randint(0, 2**31 - 1)
+        if n == "long":
+            return rng.randint(-(2**63), 2**63 - 1)
+        if n == "double":
+            return rng.choice([0.0, 0.5, -2.25, 1e10, 3.125])
+        if n == "string":
+            return rng.choice(TEXTS)
+        if n == "bytes":
+            return rng.randbytes(rng.choice([0, 1, 3, 253, 254, 300]))
+        if n == "int128":
+            return rng.randbytes(16)
+        if n == "int256":
+            return rng.randbytes(32)
+        if n == "Bool":
+            return rng.random() < 0.5
+        if t.generic:
+            return self.tree(self.by_name["help.getConfig"], depth)
+        cands = self.candidates(n)
+        if not cands:
+            raise LookupError(f"no constructor of {n} in layer {self.layer}")
+        if depth >= self.max_depth:
+            least = min(_object_fields(c) for c in cands)
+            cands = [c for c in cands if _object_fields(c) == least]
+        return self.tree(rng.choice(cands), depth)
+
+
+def zero(t: TypeRef):
+    if t.item is not None:
+        return []
+    return {
+        "int": 0,
+        "long": 0,
+        "double": 0.0,
+        "string": "",
+        "bytes": b"",
+        "Bool": False,
+        "int128": bytes(16),
+        "int256": bytes(32),
+    }.get(t.name)
+
+
+# --- reference encoder -----------------------------------------------------------------
+
+
+def _ref_bytes(out: bytearray, data: bytes) -> None:
+    n = len(data)
+    if n < 254:
+        out += bytes([n]) + data + bytes(-(n + 1) % 4)
+    else:
+        out += bytes([254]) + n.to_bytes(3, "little") + data + bytes(-n % 4)
+
+
+def ref_encode(tree: dict, layer: int) -> bytes:
+    out = bytearray()
+    _ref_obj(out, tree, layer, boxed=True)
+    return bytes(out)
+
+
+def _ref_obj(out: bytearray, tree: dict, layer: int, boxed: bool) -> None:
+    by_name, _ = schema_maps(layer)
+    c = by_name[tree["_"]]
+    if boxed:
+        out += struct.pack("<I", c.id)
+    for p in c.params:
+        if p.is_flags:
+            word = 0
+            for q in c.params:
+                if q.flag_field == p.name:
+                    v = tree.get(q.name)
+                    if (v is True) if q.is_true_flag else (v is not None):
+                        word |= 1 << q.flag_bit
+            out += struct.pack("<I", word)
+            continue
+        if p.is_true_flag:
+            continue
+        v = tree.get(p.name)
+        if p.flag_field is not None and v is None:
+            continue
+        _ref_value(out, p.type, v, layer)
+
+
+def _ref_value(out: bytearray, t: TypeRef, v, layer: int) -> None:
+    if t.item is not None:
+        if not t.bare:
+            out += struct.pack("<I", 0x1CB5C415)
+        out += struct.pack("<i", len(v))
+        for x in v:
+            _ref_value(out, t.item, x, layer)
+        return
+    n = t.name
+    if n == "int":
+        out += struct.pack("<i", v)
+    elif n == "long":
+        out += struct.pack("<q", v)
+    elif n == "double":
+        out += struct.pack("<d", v)
+    elif n == "string":
+        _ref_bytes(out, v.encode())
+    elif n == "bytes":
+        _ref_bytes(out, v)
+    elif n in ("int128", "int256"):
+        out += v
+    elif n == "Bool":
+        out += struct.pack("<I", 0x997275B5 if v else 0xBC799737)
+    else:
+        _ref_obj(out, v, layer, boxed=True)
+
+
+# --- our objects -----------------------------------------------------------------------
+
+
+@cache
+def class_of(name: str, layer: int):
+    prim, _ = schema_maps(PRIMARY)
+    c = prim.get(name)
+    if c is None:
+        import importlib
+
+        mod = importlib.import_module(f"tl.gen.layer{layer}")
+        old, _ = schema_maps(layer)
+        oc = old[name]
+        prefix = "Layer" + (oc.namespace.capitalize() if oc.namespace else "")
+        return getattr(mod, prefix + api_class_name(oc)), oc
+    root = functions if c.is_function else types
+    if c.namespace:
+        root = getattr(root, c.namespace)
+    return getattr(root, api_class_name(c)), c
+
+
+def build_ours(tree: dict, layer: int):
+    cls, comb = class_of(tree["_"], layer)
+    kwargs = {}
+    for p in comb.params:
+        if p.is_flags:
+            continue
+        a = attr_name(p.name)
+        if p.name in tree:
+            kwargs[a] = _build_value(tree[p.name], layer)
+        elif p.is_true_flag:
+            kwargs[a] = False
+        elif p.flag_field is not None:
+            kwargs[a] = None
+        else:
+            kwargs[a] = zero(p.type)
+    return cls(**kwargs)
+
+
+def _build_value(v, layer: int):
+    if isinstance(v, dict):
+        return build_ours(v, layer)
+    if isinstance(v, list):
+        return [_build_value(x, layer) for x in v]
+    return v
