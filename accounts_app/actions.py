@@ -25,6 +25,8 @@ from tl.errors import (
     LastnameInvalidError,
     PhoneNumberInvalidError,
     PhoneNumberOccupiedError,
+    RpcError,
+    UserIdInvalidError,
     UsernameInvalidError,
     UsernameNotModifiedError,
     UsernameOccupiedError,
@@ -315,3 +317,25 @@ def do_reset_authorization(user_id: int, auth_hash: int, current_key_id: int) ->
 
 def users_by_id(user_ids: list[int]) -> list[User]:
     return list(User.objects.filter(id__in=user_ids[:CONTACTS_CAP]))
+
+
+def do_reset_other_authorizations(user_id: int, current_key_id: int) -> list[int]:
+    """auth.resetAuthorizations: log out every other device; their permanent key ids."""
+    with transaction.atomic():
+        others = Authorization.objects.filter(user_id=user_id).exclude(perm_auth_key_id=current_key_id)
+        key_ids = list(others.values_list("perm_auth_key_id", flat=True))
+        others.delete()
+    return key_ids
+
+
+def do_add_contact(owner_id: int, user_id: int, first_name: str, last_name: str) -> None:
+    """contacts.addContact (by user, as from a profile page)."""
+    if owner_id == user_id:
+        raise RpcError(400, "CONTACT_ID_INVALID")  # no named class in tl/errors.csv
+    if not User.objects.filter(id=user_id, deleted=False).exists():
+        raise UserIdInvalidError()
+    Contact.objects.update_or_create(
+        owner_id=owner_id,
+        user_id=user_id,
+        defaults={"first_name": clean_first_name(first_name), "last_name": clean_last_name(last_name)},
+    )

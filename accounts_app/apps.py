@@ -1,9 +1,6 @@
 import importlib
-import logging
 
 from django.apps import AppConfig
-
-log = logging.getLogger("telesrv.accounts")
 
 RPC_MODULES = (
     "auth",
@@ -28,12 +25,7 @@ class AccountsConfig(AppConfig):
 
         for name in RPC_MODULES:
             importlib.import_module(f"accounts_app.rpc.{name}")
-        try:
-            from accounts_app import push  # noqa: F401  (needs edge_app.push)
-        except ImportError:
-            log.warning("edge_app.push is missing: account updates are not pushed live")
-        set_authorizer = getattr(registry, "set_authorizer", None)
-        if set_authorizer is not None:
-            from accounts_app.authorizer import authorize
+        from accounts_app import push  # noqa: F401  (registers the push renderer)
+        from accounts_app.authorizer import authorize
 
-            set_authorizer(authorize)
+        registry.set_authorizer(authorize)

@@ -484,6 +484,10 @@ STARTUP_ANSWERS = {
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
     "contacts.getBlocked": lambda req: types.contacts.Blocked(blocked=[], chats=[], users=[]),
     "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
+    "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
+    "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),
+    "messages.getPaidReactionPrivacy": lambda req: updates_to_tl([], []),
+    "account.getNotifyExceptions": lambda req: updates_to_tl([], []),
     "stories.getAllStories": lambda req: types.stories.AllStories(
         count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
     ),
@@ -512,3 +516,8 @@ def contact_status_to_tl(user: User):
 
 def resolved_peer_to_tl(peer, chats: list, users: list):
     return types.contacts.ResolvedPeer(peer=peer, chats=list(chats), users=users)
+
+
+def peer_settings_update_to_tl(user_id: int):
+    # After adding a contact the chat's "add contact" bar goes away.
+    return types.UpdatePeerSettings(peer=peer_user(user_id), settings=types.PeerSettings())

@@ -155,10 +155,8 @@ async def push_user_updates(events: list[UserUpdate], *, exclude: tuple[int, int
     ``exclude`` is ``(auth_key_id, session_id)`` of the session that caused the change:
     it gets the change in its RPC answer instead.
     """
-    try:
-        from edge_app.push import push_to_users
-    except ImportError:  # the edge is not part of this process (tests, admin tools)
-        return
+    from edge_app.push import push_to_users
+
     for event in events:
         try:
             await push_to_users([event.user_id], PUSH_KIND, event.to_json(), exclude=exclude)

@@ -10,6 +10,7 @@ from accounts_app import actions, tl_convert
 from accounts_app.models import Authorization
 from accounts_app.rpc.context import own_session, viewer_id
 from accounts_app.updates import push_user_updates
+from edge_app import registry
 from edge_app.registry import rpc
 from tl import functions
 from tl.errors import HashInvalidError
@@ -74,10 +75,5 @@ async def reset_authorization(ctx, req: functions.account.ResetAuthorization):
     )
     if key_id is None:
         raise HashInvalidError()
-    try:
-        from edge_app.registry import forget_authorization
-    except ImportError:
-        pass
-    else:
-        forget_authorization(key_id)
+    registry.forget_authorization(key_id)
     return True

@@ -7,8 +7,9 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from accounts_app import login, tl_convert
-from accounts_app.rpc.context import bind_session, device_info
+from accounts_app import actions, login, tl_convert
+from accounts_app.rpc.context import bind_session, device_info, viewer_id
+from edge_app import registry
 from edge_app.registry import rpc
 from tl import functions
 
@@ -74,3 +75,11 @@ async def export_login_token(ctx, req: functions.auth.ExportLoginToken):
     # the token never completes and users switch to phone login.
     expires = int(timezone.now().timestamp()) + LOGIN_TOKEN_TTL
     return tl_convert.login_token_to_tl(secrets.token_bytes(32), expires)
+
+
+@rpc(functions.auth.ResetAuthorizations)
+async def reset_authorizations(ctx, req: functions.auth.ResetAuthorizations):
+    key_ids = await sync_to_async(actions.do_reset_other_authorizations)(viewer_id(ctx), ctx.perm_auth_key_id)
+    for key_id in key_ids:
+        registry.forget_authorization(key_id)
+    return True

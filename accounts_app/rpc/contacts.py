@@ -94,3 +94,12 @@ async def search(ctx, req: functions.contacts.Search):
         user_ids |= hits.user_ids
     users = await tl_convert.users_to_tl(sorted(user_ids), me)
     return tl_convert.found_to_tl(my_results[:limit], results[:limit], chats, users)
+
+
+@rpc(functions.contacts.AddContact)
+async def add_contact(ctx, req: functions.contacts.AddContact):
+    me = viewer_id(ctx)
+    user_id = check_input_user(me, req.id)
+    await sync_to_async(actions.do_add_contact)(me, user_id, req.first_name, req.last_name)
+    users = await tl_convert.users_to_tl([user_id], me)
+    return tl_convert.updates_to_tl([tl_convert.peer_settings_update_to_tl(user_id)], users)

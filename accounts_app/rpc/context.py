@@ -44,14 +44,14 @@ def device_info(ctx) -> DeviceInfo:
 
 
 def bind_session(ctx, user_id: int | None) -> None:
-    """Route pushes for this live session to ``user_id`` (or to nobody after log-out)."""
+    """After sign-in: this key is ``user_id`` from now on (its sessions get that user's
+    pushes). After log-out (``None``): the key authorizes nobody, in every edge process."""
+    from edge_app import registry
+
+    if user_id is None:
+        registry.forget_authorization(ctx.perm_auth_key_id)
+    else:
+        registry.remember_authorization(ctx.perm_auth_key_id, user_id)
     ctx.app["user_id"] = user_id
-    session = ctx.session
-    if session is not None and hasattr(session, "user_id"):
-        session.user_id = user_id
-    try:
-        from edge_app.registry import forget_authorization
-    except ImportError:
-        return
-    # The dispatcher may have cached "not logged in" (or the old user) for this key.
-    forget_authorization(ctx.perm_auth_key_id)
+    if ctx.session is not None:
+        ctx.session.user_id = user_id
