@@ -76,8 +76,11 @@ class EdgeServer:
 
 
 def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path) -> EdgeServer:
+    """Start ``manage.py runmtproto`` on a free port and wait until it accepts."""
     port = free_port()
     env = dict(os.environ)
+    # The test process may relax Django's async checks for itself; the server must not.
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(env_overrides)
     env["TELESRV_RSA_KEY"] = str(rsa_key_path)
     env["TELESRV_MTPROTO_PORT"] = str(port)
@@ -189,6 +192,34 @@ def make_kurigram(server: EdgeServer, transport_name: str = "abridged", name: st
         protocol_factory=getattr(pyro_transport, KURIGRAM_PROTOCOLS[transport_name]),
         **kwargs,
     )
+
+
+_phone_counter = [0]
+
+
+def test_phone(dc_id: int = 2) -> tuple[str, str]:
+    """A fresh test phone number (99966XYYYY, X = the DC) and its login code (XXXXX)."""
+    _phone_counter[0] += 1
+    suffix = (os.getpid() * 37 + _phone_counter[0] + int(time.time())) % 10000
+    return f"99966{dc_id}{suffix:04d}", str(dc_id) * 5
+
+
+async def login_telethon(client, phone: str | None = None, first_name: str = "Test", last_name: str = ""):
+    """Log a connected Telethon client in with a test phone number (signing up if the
+    number is new); returns the ``User`` it is logged in as."""
+    from telethon.errors import PhoneNumberUnoccupiedError
+
+    if phone is None:
+        phone, code = test_phone()
+    else:
+        code = phone[5] * 5
+    sent = await client.send_code_request(phone)
+    try:
+        return await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
+    except PhoneNumberUnoccupiedError:
+        return await client.sign_up(
+            code, first_name, last_name, phone=phone, phone_code_hash=sent.phone_code_hash
+        )
 
 
 # --- raw client ----------------------------------------------------------------------

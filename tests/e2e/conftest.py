@@ -1,0 +1,150 @@
+"""End-to-end fixtures: the real listener as a subprocess on the pytest-django test
+database, and factories for real clients (see tests/e2e/harness.py).
+
+    async def test_something(telethon_client, edge_db):
+        client = await telethon_client("abridged")      # connected, key created
+        me = await login_telethon(client)               # logged in with a test number
+        ...
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.e2e import harness
+
+# Tests read and write the database with the ORM from async test functions; the server
+# subprocess is started without this.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+OLD_TELETHON = "Telethon==1.43.2"  # layer 224
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def edge_rsa_key(tmp_path_factory):
+    from edge_app.management.commands.rsakey import write_key
+    from mtproto.crypto import RsaKey
+
+    path = tmp_path_factory.mktemp("edge-key") / "server_rsa.pem"
+    write_key(path, RsaKey.generate())
+    return path
+
+
+@pytest.fixture(scope="session")
+def edge_env(django_db_setup):
+    """Environment for a server subprocess: the migrated test database of this run."""
+    from django.conf import settings
+
+    return {"TELESRV_DB_NAME": settings.DATABASES["default"]["NAME"]}
+
+
+@pytest.fixture(scope="session")
+def edge_server(edge_env, edge_rsa_key, tmp_path_factory):
+    """The running ``manage.py runmtproto`` (one per test session)."""
+    log_path = tmp_path_factory.mktemp("edge-log") / "runmtproto.log"
+    server = harness.start_edge(edge_env, edge_rsa_key, log_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def start_edge_server(edge_env, edge_rsa_key, tmp_path):
+    """Factory for extra server processes on the same database (restarts, several edges)."""
+    started = []
+
+    def start() -> harness.EdgeServer:
+        server = harness.start_edge(edge_env, edge_rsa_key, tmp_path / f"runmtproto-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def edge_db(django_db_blocker):
+    """ORM access from the test, outside any test transaction, so the server sees what
+    the test writes and the test sees what the server wrote. Nothing is rolled back:
+    use fresh phone numbers / names per test."""
+    with django_db_blocker.unblock():
+        yield
+
+
+@pytest.fixture
+async def telethon_client(edge_server):
+    """``await telethon_client(transport="full", session=None, connect=True)``: a Telethon
+    1.45 client on the test server (transports: full, abridged, intermediate,
+    obfuscated); disconnected after the test."""
+    clients = []
+
+    async def make(transport: str = "full", session=None, connect: bool = True, server=None):
+        client = harness.make_telethon(server or edge_server, transport, session)
+        clients.append(client)
+        if connect:
+            await client.connect()
+        return client
+
+    yield make
+    for client in clients:
+        await client.disconnect()
+
+
+@pytest.fixture
+async def kurigram_client(edge_server):
+    """``await kurigram_client(transport="abridged", connect=True)``: a Kurigram 2.2.26
+    client on the test server (transports: abridged, intermediate, full, obfuscated)."""
+    clients = []
+    counter = [0]
+
+    async def make(transport: str = "abridged", connect: bool = True, **kwargs):
+        counter[0] += 1
+        client = harness.make_kurigram(edge_server, transport, name=f"e2e{counter[0]}", **kwargs)
+        if connect:
+            await client.connect()
+            clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        if client.is_connected:
+            await client.disconnect()
+
+
+@pytest.fixture
+async def raw_client(edge_server, telethon_client):
+    """``await raw_client(kind="intermediate", obfuscated=False)``: a :class:`RawClient`
+    on a fresh auth key (created by Telethon), connected, salt learned."""
+    raws = []
+
+    async def make(kind: str = "intermediate", obfuscated: bool = False, handshake: bool = True):
+        creator = await telethon_client("full")
+        key = creator.session.auth_key.key
+        await creator.disconnect()
+        raw = await harness.RawClient(
+            edge_server.host, edge_server.port, key, kind=kind, obfuscated=obfuscated
+        ).connect()
+        raws.append(raw)
+        if handshake:
+            await raw.handshake()
+        return raw
+
+    yield make
+    for raw in raws:
+        raw.close()
+
+
+@pytest.fixture(scope="session")
+def old_telethon_python():
+    """The python of a cached venv with Telethon 1.43.2 (layer 224)."""
+    from tests.support.client_venvs import client_python
+
+    return client_python(OLD_TELETHON)
