@@ -22,6 +22,10 @@ PRIMARY = 229
 TEXTS = ["", "a", "hello world", "привет 👋", "x" * 300, "tab\tnew\nline"]
 
 
+class Int128(bytes):
+    """int128/int256 values (bytes for us, ints for Telethon)."""
+
+
 @cache
 def schema_maps(layer: int):
     s = api_schema(layer)
@@ -43,8 +47,16 @@ class TreeGen:
     """Random trees for ``layer``. With ``common_only``, nested constructors and fields
     are limited to those the primary layer also has (so our objects can carry them)."""
 
-    def __init__(self, layer: int, seed: int = 0, common_only: bool = True, max_depth: int = 4) -> None:
+    def __init__(
+        self,
+        layer: int,
+        seed: int = 0,
+        common_only: bool = True,
+        max_depth: int = 4,
+        avoid: frozenset[str] = frozenset(),
+    ) -> None:
         self.layer = layer
+        self.avoid = avoid
         self.rng = random.Random(seed)
         self.by_name, self.by_type = schema_maps(layer)
         self.prim, _ = schema_maps(PRIMARY)
@@ -56,7 +68,7 @@ class TreeGen:
         return None if c is None else {p.name for p in c.params}
 
     def candidates(self, type_name: str) -> list[Combinator]:
-        cands = self.by_type.get(type_name, [])
+        cands = [c for c in self.by_type.get(type_name, []) if c.name not in self.avoid]
         if self.common_only:
             cands = [c for c in cands if c.name in self.prim]
         return cands
@@ -95,8 +107,12 @@ class TreeGen:
         if n == "int":
             if parent.name == "invokeWithLayer" and field == "layer":
                 return self.layer
-            return rng.randint(0, 2**31 - 1)
+            # Not 0: Telethon reads a 0 date as None and would drop an optional one.
+            return rng.randint(1, 2**31 - 1)
         if n == "long":
+            if field.endswith("id"):
+                # Telethon's patched Message rewrites negative (marked) peer ids.
+                return rng.randint(1, 2**52)
             return rng.randint(-(2**63), 2**63 - 1)
         if n == "double":
             return rng.choice([0.0, 0.5, -2.25, 1e10, 3.125])
@@ -105,9 +121,9 @@ class TreeGen:
         if n == "bytes":
             return rng.randbytes(rng.choice([0, 1, 3, 253, 254, 300]))
         if n == "int128":
-            return rng.randbytes(16)
+            return Int128(rng.randbytes(16))
         if n == "int256":
-            return rng.randbytes(32)
+            return Int128(rng.randbytes(32))
         if n == "Bool":
             return rng.random() < 0.5
         if t.generic:
@@ -247,4 +263,20 @@ def _build_value(v, layer: int):
         return build_ours(v, layer)
     if isinstance(v, list):
         return [_build_value(x, layer) for x in v]
+    return v
+
+
+def to_json(v, layer: int):
+    """A tree in the JSON form tests/tl/telethon_xcheck.py reads."""
+    if isinstance(v, Int128):
+        return {"$i": v.hex()}
+    if isinstance(v, bytes):
+        return {"$b": v.hex()}
+    if isinstance(v, list):
+        return [to_json(x, layer) for x in v]
+    if isinstance(v, dict):
+        out = {k: to_json(x, layer) for k, x in v.items()}
+        if schema_maps(layer)[0][v["_"]].is_function:
+            out["$fn"] = True
+        return out
     return v
