@@ -8,7 +8,6 @@ import cryptg
 import pytest
 from telethon.crypto import rsa as telethon_rsa
 from telethon.extensions import BinaryReader
-from telethon.network import authenticator
 
 from mtproto import crypto
 from mtproto.crypto.rsa import RsaKey, rsa_pad_encrypt, sha1_scheme_encrypt
@@ -32,6 +31,7 @@ from tl import mt
 from tl.runtime import Reader
 
 from .test_crypto import CountingRandom
+from .test_exchange_tcp import telethon_authenticate
 
 NOW = 1_800_000_000
 
@@ -193,7 +193,7 @@ async def test_telethon_authenticator_creates_a_key(rsa_key):
 
     telethon_rsa.add_key(rsa_key.public_pem().decode(), old=False)
     try:
-        auth_key, _offset = await authenticator.do_authentication(Sender())
+        auth_key, _offset = await telethon_authenticate(Sender())
     finally:
         telethon_rsa._server_keys.pop(rsa_key.fingerprint, None)
     assert exchange.result.auth_key.key == auth_key.key
