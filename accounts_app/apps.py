@@ -10,8 +10,6 @@ RPC_MODULES = (
     "updates",
     "photos",
     "startup",
-    # Remove when channels_app serves the dialog list (see the module).
-    "dialogs_placeholder",
 )
 
 

@@ -1,0 +1,94 @@
+"""Permission-checked lookups of channels by what a client sent, and the chats/users
+context every response carries.
+
+Rules (design, "Input Hash And Visibility"): a non-zero ``access_hash`` must match the
+channel's (CHANNEL_PRIVATE otherwise, or skipped inside a vector); ``*FromMessage``
+inputs carry none and need membership; ``InputPeerChat`` / ``InputChat`` ids are the
+same-id megagroup, resolved internally with hash 0 (so membership decides).
+"""
+
+from __future__ import annotations
+
+from tl import types
+
+from . import db, tl_convert
+from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
+from .errors import ChannelInvalidError, ChatIdInvalidError, PeerIdInvalidError
+
+
+def channel_ref(obj) -> tuple[int, int]:
+    """(channel_id, access_hash or 0) of an InputChannel / InputPeer naming a channel."""
+    if isinstance(obj, types.InputChannel | types.InputPeerChannel):
+        if obj.channel_id <= 0:
+            raise ChannelInvalidError()
+        return obj.channel_id, obj.access_hash
+    if isinstance(obj, types.InputChannelFromMessage | types.InputPeerChannelFromMessage):
+        if obj.channel_id <= 0:
+            raise ChannelInvalidError()
+        return obj.channel_id, 0
+    if isinstance(obj, types.InputPeerChat):
+        if obj.chat_id <= 0:
+            raise ChatIdInvalidError()
+        return obj.chat_id, 0
+    if isinstance(obj, types.InputChannelEmpty):
+        raise ChannelInvalidError()
+    raise PeerIdInvalidError()
+
+
+def is_channel_peer(peer) -> bool:
+    return isinstance(
+        peer,
+        types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat | types.InputChannel,
+    )
+
+
+def dialog_peer_channel(obj) -> tuple[int, int] | None:
+    """The channel of an InputDialogPeer / InputPeer, or None for a user peer."""
+    peer = getattr(obj, "peer", obj) if isinstance(obj, types.InputDialogPeer) else obj
+    if is_channel_peer(peer):
+        return channel_ref(peer)
+    return None
+
+
+async def chats_for(
+    viewer_id: int, channel_ids, known: dict[int, tuple[dict, dict | None]] | None = None
+) -> list:
+    """TL chats for ``channel_ids`` as ``viewer_id`` sees them. Channels the viewer is
+    not in (forward sources) go out as ``min`` channels unless public."""
+    known = dict(known or {})
+    missing = [c for c in dict.fromkeys(channel_ids) if c not in known]
+    if missing:
+        async with db.connection() as conn:
+            cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s)", (missing,))
+            rows = {r["id"]: r for r in await cur.fetchall()}
+            cur = await conn.execute(
+                f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s",
+                (missing, viewer_id),
+            )
+            members = {r["channel_id"]: r for r in await cur.fetchall()}
+        for cid, row in rows.items():
+            known[cid] = (row, members.get(cid))
+    out = []
+    for cid in dict.fromkeys(channel_ids):
+        if cid not in known:
+            continue
+        ch, member = known[cid]
+        is_min = member is None and not ch["username"]
+        out.append(tl_convert.channel_to_tl(ch, member, min_=is_min))
+    return out
+
+
+async def users_for(viewer_id: int, user_ids) -> list:
+    ids = sorted({int(u) for u in user_ids if u})
+    if not ids:
+        return []
+    from accounts_app.tl_convert import users_to_tl
+
+    return await users_to_tl(ids, viewer_id)
+
+
+def resolve_input_user(viewer_id: int):
+    """``fn(input_user) -> user_id`` through accounts (raises USER_ID_INVALID)."""
+    from accounts_app.access import check_input_user
+
+    return lambda input_user: check_input_user(viewer_id, input_user)

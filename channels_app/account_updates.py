@@ -1,0 +1,105 @@
+"""Channel state that lives in the owner's account update log (accounts_app.updates):
+read inbox marks, local history clears, dialog pins / unread marks / folders, and the
+computed updateChannelTooLong nudge of updates.getDifference."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tl import types
+
+from . import tl_convert
+
+READ_INBOX = "channels.read_inbox"
+AVAILABLE_MESSAGES = "channels.available_messages"
+DIALOG_PINNED = "channels.dialog_pinned"
+PINNED_ORDER = "channels.pinned_order"
+UNREAD_MARK = "channels.unread_mark"
+FOLDER = "channels.folder"
+
+
+def _dialog_peer(channel_id: int):
+    return types.DialogPeer(peer=types.PeerChannel(channel_id=channel_id))
+
+
+async def _render(event, viewer_id: int):
+    from accounts_app.updates import Rendered
+
+    from .access import chats_for
+
+    p = event.payload
+    cid = int(p.get("channel_id", 0))
+    carries = False
+    if event.type == READ_INBOX:
+        ups = [
+            tl_convert.read_inbox_to_tl(
+                cid, p["max_id"], p["still_unread_count"], p["pts"], p.get("folder_id", 0)
+            )
+        ]
+    elif event.type == AVAILABLE_MESSAGES:
+        ups = [tl_convert.available_messages_to_tl(cid, p["available_min_id"])]
+    elif event.type == DIALOG_PINNED:
+        ups = [
+            types.UpdateDialogPinned(
+                pinned=p["pinned"], folder_id=p.get("folder_id") or None, peer=_dialog_peer(cid)
+            )
+        ]
+    elif event.type == PINNED_ORDER:
+        ups = [
+            types.UpdatePinnedDialogs(
+                folder_id=p.get("folder_id") or None, order=[_dialog_peer(c) for c in p["order"]]
+            )
+        ]
+    elif event.type == UNREAD_MARK:
+        ups = [types.UpdateDialogUnreadMark(unread=p["unread"], peer=_dialog_peer(cid))]
+    elif event.type == FOLDER:
+        ups = [
+            types.UpdateFolderPeers(
+                folder_peers=[
+                    types.FolderPeer(peer=types.PeerChannel(channel_id=cid), folder_id=p["folder_id"])
+                ],
+                pts=event.pts,
+                pts_count=event.pts_count,
+            )
+        ]
+        carries = True
+    else:
+        return None
+    ids = [cid] if cid else [int(c) for c in p.get("order", [])]
+    return Rendered(updates=ups, chats=await chats_for(viewer_id, ids), carries_pts=carries)
+
+
+async def too_long_nudges(user_id: int, since: datetime):
+    """updateChannelTooLong for each of the user's channels with news since ``since``:
+    computed, takes no account pts; the client follows with getChannelDifference."""
+    from accounts_app.updates import Rendered
+
+    from .access import chats_for
+    from .actions import channels_with_news
+
+    news = await channels_with_news(user_id, int(since.timestamp()))
+    if not news:
+        return None
+    return Rendered(
+        updates=[tl_convert.too_long_update_to_tl(cid, pts) for cid, pts in news],
+        chats=await chats_for(user_id, [cid for cid, _ in news]),
+    )
+
+
+def install() -> None:
+    from accounts_app import updates
+
+    for kind in (READ_INBOX, AVAILABLE_MESSAGES, DIALOG_PINNED, PINNED_ORDER, UNREAD_MARK, FOLDER):
+        updates.register_update_renderer(kind, _render)
+    updates.register_difference_contributor(too_long_nudges)
+
+
+async def append(user_id: int, kind: str, payload: dict, exclude=None) -> int | None:
+    """Log one of these events for the owner's other devices (no-op without the user row,
+    e.g. in channel unit tests that use bare user ids)."""
+    from accounts_app.updates import do_append_user_update
+
+    try:
+        return await do_append_user_update(user_id, kind, payload, exclude=exclude)
+    except LookupError:
+        return None

@@ -1,0 +1,140 @@
+"""Online fan-out of channel events across edge processes (edge_app.push).
+
+One publish per event, whatever the channel size: every edge receives it, intersects
+the channel's active members with the users it holds live sessions for (one bounded,
+partition-pruned query; capped at REALTIME_FANOUT_MAX) and renders the update per
+viewer (``out``, ``mentioned``, the viewer's channel flags); each session encodes it for
+its own layer. Offline members write nothing and catch up by getChannelDifference.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from edge_app.push import publish, push_to_users, renderer, subscriber
+from tl.runtime import Reader
+
+from . import db, limits, notify, tl_convert
+from .access import chats_for, users_for
+from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
+from .domain import ChannelEvent
+
+log = logging.getLogger("telesrv.channels.push")
+
+EVENT = "channels.event"
+TYPING = "channels.typing"
+UPDATE_CHANNEL = "channels.update_channel"
+READ_OUTBOX = "channels.read_outbox"
+
+
+def _local_user_ids(edge) -> list[int]:
+    online = getattr(edge, "online_user_ids", None)
+    if callable(online):
+        return list(online())
+    # mtproto's session manager indexes live sessions by user.
+    by_user = getattr(getattr(edge, "sessions", None), "_by_user", {})
+    return list(by_user)
+
+
+async def _local_members(
+    edge, channel_id: int, extra: list[int], cap: int
+) -> tuple[dict | None, dict[int, dict]]:
+    online = _local_user_ids(edge)
+    if not online:
+        return None, {}
+    async with db.connection() as conn:
+        cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = %s", (channel_id,))
+        channel = await cur.fetchone()
+        cur = await conn.execute(
+            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = %s AND user_id = ANY(%s)"
+            " AND (status = 'active' OR user_id = ANY(%s)) LIMIT %s",
+            (channel_id, online, list(extra), cap),
+        )
+        members = {r["user_id"]: r for r in await cur.fetchall()}
+    return channel, members
+
+
+def _sessions(edge, user_id: int, exclude):
+    return [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
+
+
+async def _sink(kind: str, payload: dict) -> None:
+    origin = notify.origin.get()
+    exclude = list(origin) if origin else None
+    if kind == "channel.event":
+        await publish(EVENT, {**payload, "exclude": exclude})
+    elif kind == "channel.typing":
+        await publish(TYPING, payload)
+    elif kind == "channel.updated":
+        await push_to_users(
+            payload["user_ids"], UPDATE_CHANNEL, {"channel_id": payload["channel_id"]}, exclude=origin
+        )
+    elif kind == "channel.read_outbox":
+        await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
+    # read_inbox / available_messages travel through the account update log.
+
+
+@subscriber(EVENT)
+async def _on_event(payload: dict, edge) -> None:
+    ev = ChannelEvent.from_payload(payload["event"])
+    exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
+    channel, members = await _local_members(
+        edge, ev.channel_id, payload.get("extra_user_ids") or [], limits.REALTIME_FANOUT_MAX
+    )
+    if channel is None:
+        return
+    refs_u, refs_c = set(), {ev.channel_id}
+    from .actions.common import message_refs
+
+    message_refs([ev.message], refs_u, refs_c)
+    for user_id, member in members.items():
+        sessions = _sessions(edge, user_id, exclude)
+        if not sessions:
+            continue
+        try:
+            users = await users_for(user_id, refs_u)
+            chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
+            updates = tl_convert.updates_to_tl([tl_convert.event_to_update(ev, user_id)], users, chats)
+        except Exception:
+            log.exception("rendering channel event %s@%d for %d failed", ev.type, ev.pts, user_id)
+            continue
+        for s in sessions:
+            await s.push(updates)
+
+
+@subscriber(TYPING)
+async def _on_typing(payload: dict, edge) -> None:
+    channel, members = await _local_members(edge, payload["channel_id"], [], limits.TYPING_FANOUT_MAX)
+    if channel is None:
+        return
+    action = Reader(bytes.fromhex(payload["action"])).read_object()
+    update = tl_convert.typing_to_tl(
+        payload["channel_id"], payload["user_id"], action, payload.get("top_msg_id")
+    )
+    for user_id, member in members.items():
+        if user_id == payload["user_id"] or member["status"] != "active":
+            continue
+        chats = await chats_for(user_id, [channel["id"]], {channel["id"]: (channel, member)})
+        updates = tl_convert.updates_to_tl([update], [], chats)
+        for s in edge.sessions_of_user(user_id):
+            await s.push(updates)
+
+
+@renderer(UPDATE_CHANNEL)
+async def _render_update_channel(payload: dict, viewer_id: int):
+    cid = payload["channel_id"]
+    return tl_convert.updates_to_tl(
+        [tl_convert.update_channel_to_tl(cid)], [], await chats_for(viewer_id, [cid])
+    )
+
+
+@renderer(READ_OUTBOX)
+async def _render_read_outbox(payload: dict, viewer_id: int):
+    cid = payload["channel_id"]
+    return tl_convert.updates_to_tl(
+        [tl_convert.read_outbox_to_tl(cid, payload["max_id"])], [], await chats_for(viewer_id, [cid])
+    )
+
+
+def install() -> None:
+    notify.add_sink(_sink)

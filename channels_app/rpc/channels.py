@@ -1,0 +1,199 @@
+"""channels.* handlers (thin: decode -> checked lookup -> domain action -> TL)."""
+
+from __future__ import annotations
+
+from edge_app.registry import rpc
+from tl import functions, types
+
+from .. import account_updates, actions, limits, tl_convert
+from ..access import channel_ref, chats_for, resolve_input_user, users_for
+from ..errors import ChannelInvalidError, LimitInvalidError, UserIdInvalidError
+from .context import change_to_updates, context_for, own_session, viewer
+
+
+async def _checked(me: int, input_channel, *, preview: bool = False):
+    cid, access_hash = channel_ref(input_channel)
+    return await actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
+
+
+@rpc(functions.channels.CreateChannel)
+async def create_channel(ctx, req: functions.channels.CreateChannel):
+    me = viewer(ctx)
+    change = await actions.do_create_channel(
+        me, req.title, about=req.about, broadcast=req.broadcast, megagroup=req.megagroup,
+        for_import=req.for_import, has_geo=req.geo_point is not None or bool(req.address),
+        ttl_period=req.ttl_period,
+    )  # fmt: skip
+    return await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(change.channel["id"])])
+
+
+@rpc(functions.channels.GetChannels)
+async def get_channels(ctx, req: functions.channels.GetChannels):
+    me = viewer(ctx)
+    if len(req.id) > limits.GET_CHANNELS_MAX:
+        raise LimitInvalidError()
+    refs = []
+    for ic in req.id:
+        try:
+            refs.append(channel_ref(ic))
+        except ChannelInvalidError:
+            continue
+    found = await actions.get_channels(me, refs)
+    return tl_convert.chats_to_tl([tl_convert.channel_to_tl(ch, m) for ch, m in found])
+
+
+@rpc(functions.channels.GetFullChannel)
+async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
+    me = viewer(ctx)
+    cid, access_hash = channel_ref(req.channel)
+    full = await actions.get_full_channel(me, cid, access_hash)
+    chats = await chats_for(me, [cid], {cid: (full["channel"], full["member"])})
+    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, [me]))
+
+
+_FILTERS = {
+    types.ChannelParticipantsRecent: "recent",
+    types.ChannelParticipantsAdmins: "admins",
+    types.ChannelParticipantsKicked: "kicked",
+    types.ChannelParticipantsBanned: "banned",
+    types.ChannelParticipantsBots: "bots",
+    types.ChannelParticipantsSearch: "search",
+    types.ChannelParticipantsContacts: "contacts",
+    types.ChannelParticipantsMentions: "mentions",
+}
+
+
+@rpc(functions.channels.GetParticipants)
+async def get_participants(ctx, req: functions.channels.GetParticipants):
+    me = viewer(ctx)
+    channel, member = await _checked(me, req.channel)
+    kind = _FILTERS.get(type(req.filter))
+    if kind is None:
+        raise ChannelInvalidError()
+    q = getattr(req.filter, "q", "") or ""
+    count, rows = await actions.get_participants(me, channel, member, kind, q, req.offset, req.limit)
+    users = await users_for(me, [r["user_id"] for r in rows])
+    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
+    return tl_convert.participants_to_tl(count, rows, me, member, chats, users)
+
+
+@rpc(functions.channels.GetParticipant)
+async def get_participant(ctx, req: functions.channels.GetParticipant):
+    from ..errors import ChatAdminRequiredError, UserNotParticipantError
+
+    me = viewer(ctx)
+    channel, member = await _checked(me, req.channel)
+    p = req.participant
+    if isinstance(p, types.InputPeerSelf):
+        target = me
+    elif isinstance(p, types.InputPeerUser):
+        from accounts_app.access import check_input_peer_user
+
+        target = check_input_peer_user(me, p)
+    else:
+        raise UserIdInvalidError()
+    if target != me and (member is None or member["status"] != "active"):
+        raise ChatAdminRequiredError()
+    row = await actions.get_participant(channel, target)
+    if row is None or row["status"] == "left":
+        raise UserNotParticipantError()
+    if (
+        row["status"] in ("kicked", "banned")
+        and target != me
+        and not (member and member["role"] in ("creator", "admin"))
+    ):
+        raise UserNotParticipantError()
+    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
+    return tl_convert.participant_result_to_tl(row, me, member, chats, await users_for(me, {me, target}))
+
+
+@rpc(functions.channels.InviteToChannel)
+async def invite_to_channel(ctx, req: functions.channels.InviteToChannel):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    resolve = resolve_input_user(me)
+    user_ids = [resolve(u) for u in req.users[: limits.INVITE_USERS_MAX + 1]]
+    change = await actions.do_invite_to_channel(me, channel["id"], user_ids)
+    updates = await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(channel["id"])])
+    return tl_convert.invited_users_to_tl(updates, change.missing_user_ids)
+
+
+@rpc(functions.channels.JoinChannel)
+async def join_channel(ctx, req: functions.channels.JoinChannel):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel, preview=True)
+    change = await actions.do_join_channel(me, channel["id"])
+    return await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(channel["id"])])
+
+
+@rpc(functions.channels.LeaveChannel)
+async def leave_channel(ctx, req: functions.channels.LeaveChannel):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    change = await actions.do_leave_channel(me, channel["id"])
+    return await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(channel["id"])])
+
+
+@rpc(functions.channels.GetMessages)
+async def get_messages(ctx, req: functions.channels.GetMessages):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel, preview=True)
+    if len(req.id) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    ids = []
+    for item in req.id:
+        if isinstance(item, types.InputMessageID):
+            ids.append(item.id)
+        elif isinstance(item, types.InputMessageReplyTo | types.InputMessagePinned):
+            ids.append(0)  # not modelled: answered as messageEmpty
+    h = await actions.get_messages(me, channel["id"], ids)
+    users, chats = await context_for(
+        me,
+        [m for m in h.messages if not m.get("empty")],
+        (),
+        [channel["id"]],
+        {channel["id"]: (h.channel, h.member)},
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.channels.DeleteMessages)
+async def delete_messages(ctx, req: functions.channels.DeleteMessages):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    ch, event = await actions.do_delete_messages(me, channel["id"], list(req.id))
+    if event is None:
+        return tl_convert.affected_messages_to_tl(ch["pts"], 0)
+    return tl_convert.affected_messages_to_tl(event.pts, event.pts_count)
+
+
+@rpc(functions.channels.DeleteHistory)
+async def delete_history(ctx, req: functions.channels.DeleteHistory):
+    me = viewer(ctx)
+    channel, member = await _checked(me, req.channel)
+    ch, event, applied, _more = await actions.do_delete_history(
+        me, channel["id"], req.max_id, for_everyone=req.for_everyone
+    )
+    ups = []
+    if event is not None:
+        ups.append(tl_convert.event_to_update(event, me))
+    else:
+        await account_updates.append(
+            me,
+            account_updates.AVAILABLE_MESSAGES,
+            {"channel_id": ch["id"], "available_min_id": applied},
+            exclude=own_session(ctx),
+        )
+        ups.append(tl_convert.available_messages_to_tl(ch["id"], applied))
+    chats = await chats_for(me, [ch["id"]], {ch["id"]: (ch, member)})
+    return tl_convert.updates_to_tl(ups, [], chats)
+
+
+@rpc(functions.channels.ReadHistory)
+async def read_history(ctx, req: functions.channels.ReadHistory):
+    from .messages import read_channel
+
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    await read_channel(ctx, me, channel["id"], req.max_id)
+    return True

@@ -1,0 +1,384 @@
+"""messages.* handlers for channel peers (and the dialog list, which this app serves).
+
+This server has no private (user-to-user) messages yet: a user peer in a message
+method answers PEER_ID_INVALID instead of a fake success.
+"""
+
+from __future__ import annotations
+
+from edge_app.registry import rpc
+from tl import functions, types
+
+from .. import account_updates, actions, limits, notify, tl_convert
+from ..access import (
+    channel_ref,
+    chats_for,
+    dialog_peer_channel,
+    is_channel_peer,
+    resolve_input_user,
+    users_for,
+)
+from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError
+from .context import change_to_updates, context_for, own_session, viewer
+
+
+def _channel_peer(peer) -> tuple[int, int]:
+    if not is_channel_peer(peer):
+        raise PeerIdInvalidError()
+    return channel_ref(peer)
+
+
+async def _checked_peer(me: int, peer, *, preview: bool = False):
+    cid, access_hash = _channel_peer(peer)
+    return await actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
+
+
+async def _sender_name(me: int) -> str:
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.models import User
+
+    def load():
+        u = User.objects.filter(id=me).only("first_name", "last_name").first()
+        return " ".join(p for p in (u.first_name, u.last_name) if p) if u else ""
+
+    try:
+        return await sync_to_async(load)()
+    except Exception:
+        return ""
+
+
+@rpc(functions.messages.CreateChat)
+async def create_chat(ctx, req: functions.messages.CreateChat):
+    me = viewer(ctx)
+    if len(req.users) > limits.CREATE_CHAT_USERS_MAX:
+        from ..errors import UsersTooMuchError
+
+        raise UsersTooMuchError()
+    resolve = resolve_input_user(me)
+    user_ids = [resolve(u) for u in req.users]
+    change = await actions.do_create_channel(
+        me, req.title, invite_user_ids=user_ids, ttl_period=req.ttl_period, from_create_chat=True
+    )
+    ch = change.channel
+    updates = await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(ch["id"])])
+    # Telegram Desktop takes chats[0] of this answer as the new chat and only accepts a
+    # legacy chat there; it follows migrated_to to the real megagroup, listed next.
+    updates.chats = [tl_convert.legacy_chat_to_tl(ch), *updates.chats]
+    return tl_convert.invited_users_to_tl(updates, change.missing_user_ids)
+
+
+@rpc(functions.messages.SendMessage)
+async def send_message(ctx, req: functions.messages.SendMessage):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    reply_to_msg_id = top_msg_id = 0
+    quote_text = quote_entities = quote_offset = None
+    r = req.reply_to
+    if isinstance(r, types.InputReplyToMessage):
+        if r.reply_to_peer_id is not None and _channel_peer(r.reply_to_peer_id)[0] != channel["id"]:
+            raise PeerIdInvalidError()  # cross-chat replies are not modelled
+        reply_to_msg_id, top_msg_id = r.reply_to_msg_id, r.top_msg_id or 0
+        quote_text, quote_offset = r.quote_text, r.quote_offset
+        quote_entities = (
+            tl_convert.entities_from_tl(r.quote_entities, resolve_input_user(me))
+            if r.quote_entities
+            else None
+        )
+    entities = tl_convert.entities_from_tl(req.entities, resolve_input_user(me))
+    name = await _sender_name(me) if channel["broadcast"] and channel["signatures"] else ""
+    change = await actions.do_send_message(
+        me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
+        top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
+        silent=req.silent, sender_name=name,
+    )  # fmt: skip
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.ForwardMessages)
+async def forward_messages(ctx, req: functions.messages.ForwardMessages):
+    me = viewer(ctx)
+    if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
+        raise LimitInvalidError()
+    src, _ = await _checked_peer(me, req.from_peer, preview=True)
+    dst, _ = await _checked_peer(me, req.to_peer)
+    _, items = await actions.get_forwardable(me, src["id"], list(req.id))
+    # Only what exists is forwarded; random ids follow their source message.
+    by_id = {it["source"]["id"]: it for it in items}
+    pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
+    name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
+    change = await actions.do_forward_to_channel(
+        me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
+        silent=req.silent, sender_name=name,
+    )  # fmt: skip
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.EditMessage)
+async def edit_message(ctx, req: functions.messages.EditMessage):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
+        from ..errors import MediaEmptyError
+
+        raise MediaEmptyError()  # no media store: text edits only
+    entities = tl_convert.entities_from_tl(req.entities, resolve_input_user(me))
+    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities)
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.GetHistory)
+async def get_history(ctx, req: functions.messages.GetHistory):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer, preview=True)
+    h = await actions.get_history(
+        me, channel["id"], offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
+        limit=req.limit, max_id=req.max_id, min_id=req.min_id,
+    )  # fmt: skip
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+async def read_channel(ctx, me: int, channel_id: int, max_id: int) -> dict:
+    res = await actions.do_read_history(me, channel_id, max_id)
+    if res["advanced"]:
+        await account_updates.append(
+            me,
+            account_updates.READ_INBOX,
+            {
+                "channel_id": channel_id,
+                "max_id": res["max_id"],
+                "still_unread_count": res["still_unread_count"],
+                "pts": res["pts"],
+            },
+            exclude=own_session(ctx),
+        )
+    return res
+
+
+@rpc(functions.messages.ReadHistory)
+async def read_history(ctx, req: functions.messages.ReadHistory):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    res = await read_channel(ctx, me, channel["id"], req.max_id)
+    return tl_convert.affected_messages_to_tl(res["pts"], 0)
+
+
+@rpc(functions.messages.DeleteHistory)
+async def delete_history(ctx, req: functions.messages.DeleteHistory):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    ch, event, applied, more = await actions.do_delete_history(
+        me, channel["id"], req.max_id, for_everyone=req.revoke
+    )
+    if event is None:
+        await account_updates.append(
+            me,
+            account_updates.AVAILABLE_MESSAGES,
+            {"channel_id": ch["id"], "available_min_id": applied},
+            exclude=own_session(ctx),
+        )
+        return tl_convert.affected_history_to_tl(ch["pts"], 0, False)
+    return tl_convert.affected_history_to_tl(event.pts, event.pts_count, more)
+
+
+@rpc(functions.messages.SetTyping)
+async def set_typing(ctx, req: functions.messages.SetTyping):
+    me = viewer(ctx)
+    if req.top_msg_id is not None and not 0 <= req.top_msg_id <= limits.MAX_MESSAGE_ID:
+        raise MsgIdInvalidError()
+    channel, member = await _checked_peer(me, req.peer)
+    if member is None or member["status"] != "active":
+        from ..errors import ChannelPrivateError
+
+        raise ChannelPrivateError()
+    await notify.publish(
+        "channel.typing",
+        {
+            "channel_id": channel["id"],
+            "user_id": me,
+            "action": req.action.to_bytes().hex(),
+            "top_msg_id": req.top_msg_id or 0,
+        },
+    )
+    return True
+
+
+@rpc(functions.messages.GetChats)
+async def get_chats(ctx, req: functions.messages.GetChats):
+    """Legacy chat ids are the same-id megagroups."""
+    me = viewer(ctx)
+    if len(req.id) > limits.GET_CHANNELS_MAX:
+        raise LimitInvalidError()
+    found = await actions.get_channels(me, [(cid, 0) for cid in req.id])
+    return tl_convert.chats_to_tl([tl_convert.channel_to_tl(ch, m) for ch, m in found])
+
+
+@rpc(functions.messages.GetFullChat)
+async def get_full_chat(ctx, req: functions.messages.GetFullChat):
+    me = viewer(ctx)
+    full = await actions.get_full_channel(me, req.chat_id, 0)
+    chats = await chats_for(me, [req.chat_id], {req.chat_id: (full["channel"], full["member"])})
+    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, [me]))
+
+
+# --- dialogs -------------------------------------------------------------------------
+
+
+async def _dialogs_response(me: int, d, *, peer: bool = False):
+    users, chats = await context_for(me, [e.top_message for e in d.entries if e.top_message], (), d.channel_ids,
+                                     {e.channel["id"]: (e.channel, e.member) for e in d.entries})  # fmt: skip
+    state = None
+    if peer:
+        from asgiref.sync import sync_to_async
+
+        from accounts_app import tl_convert as accounts_tl
+        from accounts_app import updates
+
+        s = await sync_to_async(updates.get_state)(me)
+        state = accounts_tl.state_to_tl(s.pts, s.date)
+    return tl_convert.dialogs_to_tl(d, me, users, chats, peer=peer, state=state)
+
+
+@rpc(functions.messages.GetDialogs)
+async def get_dialogs(ctx, req: functions.messages.GetDialogs):
+    me = viewer(ctx)
+    offset_channel = 0
+    if req.offset_peer is not None and is_channel_peer(req.offset_peer):
+        cid, access_hash = channel_ref(req.offset_peer)
+        await actions.get_channel_for_viewer(me, cid, access_hash)  # the cursor peer is hash-checked too
+        offset_channel = cid
+    d = await actions.get_dialogs(
+        me, offset_date=req.offset_date, offset_id=req.offset_id, offset_channel_id=offset_channel,
+        limit=req.limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned,
+    )  # fmt: skip
+    return await _dialogs_response(me, d)
+
+
+@rpc(functions.messages.GetPeerDialogs)
+async def get_peer_dialogs(ctx, req: functions.messages.GetPeerDialogs):
+    me = viewer(ctx)
+    ids = []
+    for p in req.peers[: limits.DIALOGS_LIMIT]:
+        ref = dialog_peer_channel(p)
+        if ref is None:
+            continue  # user dialogs: no private messages on this server
+        channel, _ = await actions.get_channel_for_viewer(me, ref[0], ref[1])
+        ids.append(channel["id"])
+    d = await actions.get_peer_dialogs(me, ids)
+    return await _dialogs_response(me, d, peer=True)
+
+
+@rpc(functions.messages.GetPinnedDialogs)
+async def get_pinned_dialogs(ctx, req: functions.messages.GetPinnedDialogs):
+    me = viewer(ctx)
+    if req.folder_id not in (0, 1):
+        from ..errors import FolderIdInvalidError
+
+        raise FolderIdInvalidError()
+    d = await actions.get_pinned_dialogs(me, req.folder_id)
+    return await _dialogs_response(me, d, peer=True)
+
+
+@rpc(functions.messages.GetSavedDialogs, functions.messages.GetPinnedSavedDialogs)
+async def get_saved_dialogs(ctx, req):
+    # Saved Messages need private messages, which this server does not have yet.
+    from accounts_app import tl_convert as accounts_tl
+
+    return accounts_tl.empty_saved_dialogs_to_tl()
+
+
+@rpc(functions.messages.ToggleDialogPin)
+async def toggle_dialog_pin(ctx, req: functions.messages.ToggleDialogPin):
+    me = viewer(ctx)
+    ref = dialog_peer_channel(req.peer)
+    if ref is None:
+        raise PeerIdInvalidError()
+    channel, _ = await actions.get_channel_for_viewer(me, *ref)
+    if await actions.do_toggle_dialog_pin(me, channel["id"], req.pinned):
+        await account_updates.append(
+            me,
+            account_updates.DIALOG_PINNED,
+            {"channel_id": channel["id"], "pinned": req.pinned},
+            exclude=own_session(ctx),
+        )
+    return True
+
+
+@rpc(functions.messages.ReorderPinnedDialogs)
+async def reorder_pinned_dialogs(ctx, req: functions.messages.ReorderPinnedDialogs):
+    me = viewer(ctx)
+    ids = []
+    for p in req.order[: limits.PINNED_DIALOGS_MAX * 2]:
+        ref = dialog_peer_channel(p)
+        if ref is not None:
+            channel, _ = await actions.get_channel_for_viewer(me, *ref)
+            ids.append(channel["id"])
+    await actions.do_reorder_pinned_dialogs(me, ids, req.folder_id)
+    await account_updates.append(
+        me, account_updates.PINNED_ORDER, {"order": ids, "folder_id": req.folder_id}, exclude=own_session(ctx)
+    )
+    return True
+
+
+@rpc(functions.messages.MarkDialogUnread)
+async def mark_dialog_unread(ctx, req: functions.messages.MarkDialogUnread):
+    me = viewer(ctx)
+    ref = dialog_peer_channel(req.peer)
+    if ref is None:
+        raise PeerIdInvalidError()
+    channel, _ = await actions.get_channel_for_viewer(me, *ref)
+    if req.parent_peer is not None:
+        return True  # monoforum sub-dialogs are not modelled
+    if await actions.do_mark_dialog_unread(me, channel["id"], req.unread):
+        await account_updates.append(
+            me,
+            account_updates.UNREAD_MARK,
+            {"channel_id": channel["id"], "unread": req.unread},
+            exclude=own_session(ctx),
+        )
+    return True
+
+
+@rpc(functions.messages.GetDialogUnreadMarks)
+async def get_dialog_unread_marks(ctx, req: functions.messages.GetDialogUnreadMarks):
+    me = viewer(ctx)
+    if req.parent_peer is not None:
+        return []
+    return [
+        types.DialogPeer(peer=types.PeerChannel(channel_id=c)) for c in await actions.get_unread_marks(me)
+    ]
+
+
+@rpc(functions.folders.EditPeerFolders)
+async def edit_peer_folders(ctx, req: functions.folders.EditPeerFolders):
+    me = viewer(ctx)
+    ups, chat_ids = [], []
+    for fp in req.folder_peers[: limits.DIALOGS_LIMIT]:
+        ref = dialog_peer_channel(fp.peer)
+        if ref is None:
+            raise PeerIdInvalidError()
+        channel, _ = await actions.get_channel_for_viewer(me, *ref)
+        if await actions.do_set_dialog_folder(me, channel["id"], fp.folder_id):
+            pts = await account_updates.append(
+                me,
+                account_updates.FOLDER,
+                {"channel_id": channel["id"], "folder_id": fp.folder_id},
+                exclude=own_session(ctx),
+            )
+            if pts is not None:
+                ups.append(
+                    types.UpdateFolderPeers(
+                        folder_peers=[
+                            types.FolderPeer(
+                                peer=types.PeerChannel(channel_id=channel["id"]), folder_id=fp.folder_id
+                            )
+                        ],
+                        pts=pts,
+                        pts_count=1,
+                    )
+                )
+        chat_ids.append(channel["id"])
+    return tl_convert.updates_to_tl(ups, [], await chats_for(me, chat_ids))

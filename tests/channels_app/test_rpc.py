@@ -1,0 +1,208 @@
+"""The handlers end to end below the transport: TL in, TL out (encoded, so a malformed
+object fails here), with real accounts users and access hashes."""
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from accounts_app.access import user_access_hash
+from accounts_app.actions import do_create_user
+from edge_app.registry import lookup
+from tl import functions, types
+from tl.errors import RpcError
+
+
+class Ctx:
+    def __init__(self, user_id):
+        self.app = {"user_id": user_id}
+        self.auth_key_id = user_id * 1000
+        self.perm_auth_key_id = user_id * 1000
+        self.session_id = 1
+        self.session = None
+        self.layer = 229
+
+
+async def call(user_id, req):
+    reg = lookup(req.TL_NAME)
+    assert reg is not None, req.TL_NAME
+    result = await reg.handler(Ctx(user_id), req)
+    if hasattr(result, "to_bytes"):
+        result.to_bytes()
+    return result
+
+
+@pytest.fixture
+async def users(chan):
+    mk = sync_to_async(do_create_user)
+    a = await mk("99966100001", "Alice")
+    b = await mk("99966100002", "Bob")
+    c = await mk("99966100003", "Carol")
+    return a.id, b.id, c.id
+
+
+def iu(viewer, uid):
+    return types.InputUser(user_id=uid, access_hash=user_access_hash(viewer, uid))
+
+
+async def test_create_chat_answer_puts_the_legacy_chat_first(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b), iu(a, c)], title="Team"))
+    chats = res.updates.chats
+    assert isinstance(chats[0], types.Chat) and isinstance(chats[1], types.Channel)
+    assert chats[0].migrated_to.channel_id == chats[1].id == chats[0].id
+    assert chats[1].megagroup and chats[1].creator
+    kinds = [type(u).__name__ for u in res.updates.updates]
+    assert "UpdateNewChannelMessage" in kinds and "UpdateChannel" in kinds
+
+
+async def test_send_history_difference_and_wrong_hash(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
+    ch = res.updates.chats[1]
+    peer_a = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    sent = await call(a, functions.messages.SendMessage(peer=peer_a, message="hi @all", random_id=42))
+    assert isinstance(sent.updates[0], types.UpdateMessageID) and sent.updates[0].random_id == 42
+    new = sent.updates[1]
+    assert new.message.out and new.pts == 2
+    # B sees the same message without `out`, and A among the users
+    hist = await call(
+        b,
+        functions.messages.GetHistory(
+            peer=peer_a, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+        ),
+    )
+    assert [m.message for m in hist.messages if isinstance(m, types.Message)] == ["hi @all"]
+    assert not hist.messages[0].out and a in {u.id for u in hist.users}
+    # InputPeerChat maps to the same-id megagroup
+    reply = await call(
+        b,
+        functions.messages.SendMessage(
+            peer=types.InputPeerChat(chat_id=ch.id), message="re", random_id=43,
+            reply_to=types.InputReplyToMessage(reply_to_msg_id=new.message.id),
+        ),
+    )  # fmt: skip
+    assert reply.updates[1].message.reply_to.reply_to_msg_id == new.message.id
+    diff = await call(
+        b,
+        functions.updates.GetChannelDifference(
+            channel=types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash),
+            filter=types.ChannelMessagesFilterEmpty(),
+            pts=1,
+            limit=100,
+        ),
+    )
+    assert isinstance(diff, types.updates.ChannelDifference) and diff.pts == 3
+    wrong = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash ^ 5)
+    for req in (
+        functions.channels.GetFullChannel(channel=wrong),
+        functions.updates.GetChannelDifference(
+            channel=wrong, filter=types.ChannelMessagesFilterEmpty(), pts=1, limit=10
+        ),
+        functions.channels.GetParticipants(
+            channel=wrong, filter=types.ChannelParticipantsRecent(), offset=0, limit=10, hash=0
+        ),
+        functions.channels.JoinChannel(channel=wrong),
+        functions.channels.LeaveChannel(channel=wrong),
+        functions.messages.SendMessage(
+            peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash ^ 5),
+            message="x",
+            random_id=9,
+        ),
+    ):
+        with pytest.raises(RpcError) as e:
+            await call(b, req)
+        assert e.value.message == "CHANNEL_PRIVATE", req.TL_NAME
+    # C is not a member of this private group
+    with pytest.raises(RpcError) as e:
+        await call(
+            c,
+            functions.messages.GetHistory(
+                peer=peer_a, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+            ),
+        )
+    assert e.value.message == "CHANNEL_PRIVATE"
+
+
+async def test_dialogs_full_channel_participants_and_read(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b), iu(a, c)], title="Team"))
+    ch = res.updates.chats[1]
+    ic = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    for i in range(3):
+        await call(
+            a,
+            functions.messages.SendMessage(
+                peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash),
+                message=f"m{i}",
+                random_id=100 + i,
+            ),
+        )
+    d = await call(
+        b,
+        functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=20, hash=0
+        ),
+    )
+    assert [(x.peer.channel_id, x.unread_count, x.top_message) for x in d.dialogs] == [(ch.id, 4, 4)]
+    assert len(d.messages) == 1 and d.chats[0].id == ch.id
+    assert await call(b, functions.channels.ReadHistory(channel=ic, max_id=4)) is True
+    full = await call(a, functions.channels.GetFullChannel(channel=ic))
+    assert full.full_chat.read_outbox_max_id == 4 and full.full_chat.participants_count == 3
+    parts = await call(
+        b,
+        functions.channels.GetParticipants(
+            channel=ic, filter=types.ChannelParticipantsRecent(), offset=0, limit=500, hash=0
+        ),
+    )
+    assert parts.count == 3 and len(parts.users) == 3
+    me = await call(b, functions.channels.GetParticipant(channel=ic, participant=types.InputPeerSelf()))
+    assert isinstance(me.participant, types.ChannelParticipantSelf)
+    creator = await call(
+        b,
+        functions.channels.GetParticipant(
+            channel=ic, participant=types.InputPeerUser(user_id=a, access_hash=user_access_hash(b, a))
+        ),
+    )
+    assert isinstance(creator.participant, types.ChannelParticipantCreator)
+    assert await call(
+        b,
+        functions.messages.ToggleDialogPin(
+            peer=types.InputDialogPeer(
+                peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+            ),
+            pinned=True,
+        ),
+    )
+    pinned = await call(b, functions.messages.GetPinnedDialogs(folder_id=0))
+    assert [x.peer.channel_id for x in pinned.dialogs] == [ch.id] and pinned.dialogs[0].pinned
+
+
+async def test_broadcast_posting_rules(users):
+    a, b, _ = users
+    res = await call(a, functions.channels.CreateChannel(title="News", about="", broadcast=True))
+    ch = next(c for c in res.chats if isinstance(c, types.Channel))
+    assert ch.broadcast and ch.creator
+    ic = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    await call(a, functions.channels.InviteToChannel(channel=ic, users=[iu(a, b)]))
+    post = await call(
+        a,
+        functions.messages.SendMessage(
+            peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash),
+            message="post",
+            random_id=1,
+        ),
+    )
+    msg = post.updates[1].message
+    assert msg.post and msg.from_id is None
+    with pytest.raises(RpcError) as e:
+        await call(
+            b,
+            functions.messages.SendMessage(
+                peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash),
+                message="no",
+                random_id=2,
+            ),
+        )
+    assert e.value.message == "CHAT_ADMIN_REQUIRED"
+    with pytest.raises(RpcError) as e:
+        await call(a, functions.channels.CreateChannel(title="x", about="", megagroup=True, for_import=True))
+    assert e.value.message == "CHAT_INVALID"
