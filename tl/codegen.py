@@ -357,7 +357,12 @@ class Emitter:
                 out.append(f"{', '.join(run_targets)} = _r.read_fixed({s})")
             run_fmt.clear()
             run_targets.clear()
+            # `true` flags take no bytes: set them once their flag word is read, so
+            # flag words and the fixed fields after them stay one unpack.
+            out.extend(pending_true)
+            pending_true.clear()
 
+        pending_true: list[str] = []
         for p in self.params:
             a = self.attrs.get(p.name)
             if p.is_flags:
@@ -372,8 +377,7 @@ class Emitter:
                 assigned.add(a)
             if p.is_true_flag:
                 if a is not None:
-                    flush()
-                    out.append(f"{target} = ({fv} & {1 << p.flag_bit}) != 0")
+                    pending_true.append(f"{target} = ({fv} & {1 << p.flag_bit}) != 0")
                 continue
             if fv is None and p.type.item is None and p.type.name in FIXED:
                 run_fmt.append(FIXED[p.type.name][0])
@@ -386,6 +390,7 @@ class Emitter:
             else:
                 out.append(f"{target} = {val} if {fv} & {1 << p.flag_bit} else None")
         flush()
+        out.extend(pending_true)
         for a, d in defaults.items():
             if a not in assigned:
                 out.append(f"_o.{a} = {d}")

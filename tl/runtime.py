@@ -198,7 +198,27 @@ class Reader:
         return d[start:stop]
 
     def read_string(self) -> str:
-        return self.read_bytes().decode("utf-8", "replace")
+        # read_bytes inlined: strings are the most frequent variable-size field.
+        d = self.data
+        p = self.pos
+        if p >= self.end:
+            raise self._short("string length")
+        n = d[p]
+        if n < 254:
+            start = p + 1
+        elif n == 254:
+            if p + 4 > self.end:
+                raise self._short("string length")
+            n = d[p + 1] | (d[p + 2] << 8) | (d[p + 3] << 16)
+            start = p + 4
+        else:
+            raise DecodeError(f"invalid string length prefix 0xff at offset {p}")
+        stop = start + n
+        new_pos = p + ((stop - p + 3) & ~3)
+        if new_pos > self.end:
+            raise DecodeError(f"string length {n} at offset {p} exceeds the {self.end - p} bytes left")
+        self.pos = new_pos
+        return d[start:stop].decode("utf-8", "replace")
 
     def read_bool(self) -> bool:
         v = self.read_uint()
@@ -210,7 +230,12 @@ class Reader:
 
     def read_object(self):
         """Read one boxed object by its constructor id (primary layer or MTProto)."""
-        cid = self.read_uint()
+        p = self.pos
+        try:
+            (cid,) = unpack_I(self.data, p)
+        except struct.error:
+            raise self._short("constructor id") from None
+        self.pos = p + 4
         fn = self.registry.get(cid)
         if fn is None:
             if cid == GZIP_PACKED_ID:

@@ -4136,7 +4136,7 @@ def _w498(_o, _b):
 
 def _r0(_r):
     _o = _new(_C0)
-    _f = _r.read_uint()
+    _f, _f_flags2, _o.id = _r.read_fixed(_S2)
     _o.self = (_f & 1024) != 0
     _o.contact = (_f & 2048) != 0
     _o.mutual_contact = (_f & 4096) != 0
@@ -4155,7 +4155,6 @@ def _r0(_r):
     _o.bot_attach_menu = (_f & 134217728) != 0
     _o.premium = (_f & 268435456) != 0
     _o.attach_menu_enabled = (_f & 536870912) != 0
-    _f_flags2 = _r.read_uint()
     _o.bot_can_edit = (_f_flags2 & 2) != 0
     _o.close_friend = (_f_flags2 & 4) != 0
     _o.stories_hidden = (_f_flags2 & 8) != 0
@@ -4167,7 +4166,6 @@ def _r0(_r):
     _o.bot_forum_can_manage_topics = (_f_flags2 & 131072) != 0
     _o.bot_can_manage_bots = (_f_flags2 & 262144) != 0
     _o.bot_guestchat = (_f_flags2 & 524288) != 0
-    _o.id = _r.read_long()
     _o.access_hash = _r.read_long() if _f & 1 else None
     _o.first_name = _r.read_string() if _f & 2 else None
     _o.last_name = _r.read_string() if _f & 4 else None
@@ -4195,7 +4193,7 @@ _C0 = _t.User
 
 def _r1(_r):
     _o = _new(_C1)
-    _f = _r.read_uint()
+    _f, _f_flags2, _o.id = _r.read_fixed(_S2)
     _o.creator = (_f & 1) != 0
     _o.left = (_f & 4) != 0
     _o.broadcast = (_f & 32) != 0
@@ -4216,7 +4214,6 @@ def _r1(_r):
     _o.join_to_send = (_f & 268435456) != 0
     _o.join_request = (_f & 536870912) != 0
     _o.forum = (_f & 1073741824) != 0
-    _f_flags2 = _r.read_uint()
     _o.stories_hidden = (_f_flags2 & 2) != 0
     _o.stories_hidden_min = (_f_flags2 & 4) != 0
     _o.stories_unavailable = (_f_flags2 & 8) != 0
@@ -4225,7 +4222,6 @@ def _r1(_r):
     _o.broadcast_messages_allowed = (_f_flags2 & 65536) != 0
     _o.monoforum = (_f_flags2 & 131072) != 0
     _o.forum_tabs = (_f_flags2 & 524288) != 0
-    _o.id = _r.read_long()
     _o.access_hash = _r.read_long() if _f & 8192 else None
     _o.title = _r.read_string()
     _o.username = _r.read_string() if _f & 64 else None
@@ -4253,11 +4249,10 @@ _C1 = _t.Channel
 
 def _r2(_r):
     _o = _new(_C2)
-    _f = _r.read_uint()
+    _f, _o.id = _r.read_fixed(_S5)
     _o.can_set_username = (_f & 128) != 0
     _o.has_scheduled = (_f & 256) != 0
     _o.translations_disabled = (_f & 524288) != 0
-    _o.id = _r.read_long()
     _o.about = _r.read_string()
     _o.participants = _r.read_object()
     _o.chat_photo = _r.read_object() if _f & 4 else None
@@ -4281,7 +4276,7 @@ _C2 = _t.ChatFull
 
 def _r3(_r):
     _o = _new(_C3)
-    _f = _r.read_uint()
+    _f, _f_flags2, _o.id = _r.read_fixed(_S2)
     _o.can_view_participants = (_f & 8) != 0
     _o.can_set_username = (_f & 64) != 0
     _o.can_set_stickers = (_f & 128) != 0
@@ -4290,7 +4285,6 @@ def _r3(_r):
     _o.has_scheduled = (_f & 524288) != 0
     _o.can_view_stats = (_f & 1048576) != 0
     _o.blocked = (_f & 4194304) != 0
-    _f_flags2 = _r.read_uint()
     _o.can_delete_channel = (_f_flags2 & 1) != 0
     _o.antispam = (_f_flags2 & 2) != 0
     _o.participants_hidden = (_f_flags2 & 4) != 0
@@ -4304,7 +4298,6 @@ def _r3(_r):
     _o.paid_reactions_available = (_f_flags2 & 65536) != 0
     _o.stargifts_available = (_f_flags2 & 524288) != 0
     _o.paid_messages_available = (_f_flags2 & 1048576) != 0
-    _o.id = _r.read_long()
     _o.about = _r.read_string()
     _o.participants_count = _r.read_int() if _f & 1 else None
     _o.admins_count = _r.read_int() if _f & 2 else None
@@ -4355,7 +4348,7 @@ _C3 = _t.ChannelFull
 
 def _r4(_r):
     _o = _new(_C4)
-    _f = _r.read_uint()
+    _f, _f_flags2, _o.id = _r.read_fixed(_S6)
     _o.out = (_f & 2) != 0
     _o.mentioned = (_f & 16) != 0
     _o.media_unread = (_f & 32) != 0
@@ -4367,12 +4360,10 @@ def _r4(_r):
     _o.pinned = (_f & 16777216) != 0
     _o.noforwards = (_f & 67108864) != 0
     _o.invert_media = (_f & 134217728) != 0
-    _f_flags2 = _r.read_uint()
     _o.offline = (_f_flags2 & 2) != 0
     _o.video_processing_pending = (_f_flags2 & 16) != 0
     _o.paid_suggested_post_stars = (_f_flags2 & 256) != 0
     _o.paid_suggested_post_ton = (_f_flags2 & 512) != 0
-    _o.id = _r.read_int()
     _o.from_id = _r.read_object() if _f & 256 else None
     _o.from_boosts_applied = _r.read_int() if _f & 536870912 else None
     _o.from_rank = _r.read_string() if _f_flags2 & 4096 else None
@@ -4540,10 +4531,9 @@ _C14 = _t.PageBlockPhoto
 
 def _r15(_r):
     _o = _new(_C15)
-    _f = _r.read_uint()
+    _f, _o.video_id = _r.read_fixed(_S5)
     _o.autoplay = (_f & 1) != 0
     _o.loop = (_f & 2) != 0
-    _o.video_id = _r.read_long()
     _o.caption = _r.read_object()
     _o.spoiler = False
     return _o
@@ -4642,7 +4632,7 @@ _C22 = _t.ChatAdminRights
 
 def _r23(_r):
     _o = _new(_C23)
-    _f = _r.read_uint()
+    _f, _o.until_date = _r.read_fixed(_S9)
     _o.view_messages = (_f & 1) != 0
     _o.send_messages = (_f & 2) != 0
     _o.send_media = (_f & 4) != 0
@@ -4665,7 +4655,6 @@ def _r23(_r):
     _o.send_plain = (_f & 33554432) != 0
     _o.edit_rank = (_f & 67108864) != 0
     _o.send_reactions = (_f & 134217728) != 0
-    _o.until_date = _r.read_int()
     _o.manage_linked_peers = False
     return _o
 _C23 = _t.ChatBannedRights

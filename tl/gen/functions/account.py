@@ -74,9 +74,8 @@ class RegisterDevice(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> RegisterDevice:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.token_type = _r.read_fixed(_S2)
         _o.no_muted = (_f & 1) != 0
-        _o.token_type = _r.read_int()
         _o.token = _r.read_string()
         _o.app_sandbox = _r.read_bool()
         _o.secret = _r.read_bytes()
@@ -1763,9 +1762,8 @@ class ChangeAuthorizationSettings(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChangeAuthorizationSettings:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.hash = _r.read_fixed(_S4)
         _o.confirmed = (_f & 8) != 0
-        _o.hash = _r.read_long()
         _o.encrypted_requests_disabled = _r.read_bool() if _f & 1 else None
         _o.call_requests_disabled = _r.read_bool() if _f & 2 else None
         return _o

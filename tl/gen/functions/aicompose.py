@@ -39,9 +39,9 @@ from tl.runtime import (
 _new = object.__new__
 
 _S0 = Struct('<IIq')
-_S1 = Struct('<II')
-_S2 = Struct('<I')
-_S3 = Struct('<Iq')
+_S1 = Struct('<Iq')
+_S2 = Struct('<II')
+_S3 = Struct('<I')
 _S4 = Struct('<i')
 
 
@@ -66,9 +66,8 @@ class CreateTone(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> CreateTone:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.emoji_id = _r.read_fixed(_S1)
         _o.display_author = (_f & 1) != 0
-        _o.emoji_id = _r.read_long()
         _o.title = _r.read_string()
         _o.prompt = _r.read_string()
         return _o
@@ -89,7 +88,7 @@ class UpdateTone(TLObject):
         _o.prompt = prompt
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S1.pack(0x903bcf59, (1 if _o.display_author is not None else 0) | (2 if _o.emoji_id is not None else 0) | (4 if _o.title is not None else 0) | (8 if _o.prompt is not None else 0))
+        _b += _S2.pack(0x903bcf59, (1 if _o.display_author is not None else 0) | (2 if _o.emoji_id is not None else 0) | (4 if _o.title is not None else 0) | (8 if _o.prompt is not None else 0))
         _o.tone._write(_b)
         if _o.display_author is not None:
             _b += TRUE_BYTES if _o.display_author else FALSE_BYTES
@@ -126,7 +125,7 @@ class SaveTone(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xb1\xcb\x82\x17'
         _o.tone._write(_b)
-        _b += _S2.pack((0x997275b5 if _o.unsave else 0xbc799737))
+        _b += _S3.pack((0x997275b5 if _o.unsave else 0xbc799737))
 
     @classmethod
     def read(cls, _r: Reader) -> SaveTone:
@@ -189,7 +188,7 @@ class GetTones(TLObject):
         _o.hash = hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S3.pack(0xabd59201, _o.hash)
+        _b += _S1.pack(0xabd59201, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> GetTones:

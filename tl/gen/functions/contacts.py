@@ -41,11 +41,12 @@ _new = object.__new__
 _S0 = Struct('<Iq')
 _S1 = Struct('<II')
 _S2 = Struct('<IIii')
-_S3 = Struct('<ii')
+_S3 = Struct('<Iii')
 _S4 = Struct('<i')
 _S5 = Struct('<IIiiq')
-_S6 = Struct('<iiq')
+_S6 = Struct('<Iiiq')
 _S7 = Struct('<IIi')
+_S8 = Struct('<Ii')
 
 
 class GetContactIDs(TLObject):
@@ -236,9 +237,8 @@ class GetBlocked(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GetBlocked:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offset, _o.limit = _r.read_fixed(_S3)
         _o.my_stories_from = (_f & 1) != 0
-        _o.offset, _o.limit = _r.read_fixed(_S3)
         return _o
 
 
@@ -325,7 +325,7 @@ class GetTopPeers(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GetTopPeers:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offset, _o.limit, _o.hash = _r.read_fixed(_S6)
         _o.correspondents = (_f & 1) != 0
         _o.bots_pm = (_f & 2) != 0
         _o.bots_inline = (_f & 4) != 0
@@ -336,7 +336,6 @@ class GetTopPeers(TLObject):
         _o.channels = (_f & 32768) != 0
         _o.bots_app = (_f & 65536) != 0
         _o.bots_guestchat = (_f & 131072) != 0
-        _o.offset, _o.limit, _o.hash = _r.read_fixed(_S6)
         return _o
 
 
@@ -527,11 +526,10 @@ class BlockFromReplies(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> BlockFromReplies:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.msg_id = _r.read_fixed(_S8)
         _o.delete_message = (_f & 1) != 0
         _o.delete_history = (_f & 2) != 0
         _o.report_spam = (_f & 4) != 0
-        _o.msg_id = _r.read_int()
         return _o
 
 

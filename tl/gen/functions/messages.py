@@ -54,13 +54,13 @@ _S12 = Struct('<I')
 _S13 = Struct('<iii')
 _S14 = Struct('<qq')
 _S15 = Struct('<IIqi')
-_S16 = Struct('<qi')
-_S17 = Struct('<iiiii')
-_S18 = Struct('<Iiiq')
-_S19 = Struct('<iiq')
-_S20 = Struct('<iqI')
-_S21 = Struct('<Iiq')
-_S22 = Struct('<Iqi')
+_S16 = Struct('<Iqi')
+_S17 = Struct('<qi')
+_S18 = Struct('<iiiii')
+_S19 = Struct('<Iiiq')
+_S20 = Struct('<iiq')
+_S21 = Struct('<iqI')
+_S22 = Struct('<Iiq')
 _S23 = Struct('<iiii')
 _S24 = Struct('<iI')
 _S25 = Struct('<iiiq')
@@ -805,9 +805,8 @@ class DeleteChatUser(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DeleteChatUser:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.chat_id = _r.read_fixed(_S8)
         _o.revoke_history = (_f & 1) != 0
-        _o.chat_id = _r.read_long()
         _o.user_id = _r.read_object()
         return _o
 
@@ -933,9 +932,8 @@ class DiscardEncryption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DiscardEncryption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.chat_id = _r.read_fixed(_S6)
         _o.delete_history = (_f & 1) != 0
-        _o.chat_id = _r.read_int()
         return _o
 
 
@@ -1679,10 +1677,9 @@ class SetInlineBotResults(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SetInlineBotResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.query_id = _r.read_fixed(_S8)
         _o.gallery = (_f & 1) != 0
         _o.private = (_f & 2) != 0
-        _o.query_id = _r.read_long()
         _o.results = _r.read_vector_object()
         _o.cache_time = _r.read_int()
         _o.next_offset = _r.read_string() if _f & 4 else None
@@ -1939,9 +1936,8 @@ class SetBotCallbackAnswer(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SetBotCallbackAnswer:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.query_id = _r.read_fixed(_S8)
         _o.alert = (_f & 2) != 0
-        _o.query_id = _r.read_long()
         _o.message = _r.read_string() if _f & 1 else None
         _o.url = _r.read_string() if _f & 4 else None
         _o.cache_time = _r.read_int()
@@ -2099,9 +2095,8 @@ class GetRecentStickers(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GetRecentStickers:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.hash = _r.read_fixed(_S8)
         _o.attached = (_f & 1) != 0
-        _o.hash = _r.read_long()
         return _o
 
 
@@ -2172,10 +2167,9 @@ class GetArchivedStickers(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GetArchivedStickers:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offset_id, _o.limit = _r.read_fixed(_S16)
         _o.masks = (_f & 1) != 0
         _o.emojis = (_f & 2) != 0
-        _o.offset_id, _o.limit = _r.read_fixed(_S16)
         return _o
 
 
@@ -2353,13 +2347,13 @@ class GetCommonChats(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\x04\xa1\x0c\xe4'
         _o.user_id._write(_b)
-        _b += _S16.pack(_o.max_id, _o.limit)
+        _b += _S17.pack(_o.max_id, _o.limit)
 
     @classmethod
     def read(cls, _r: Reader) -> GetCommonChats:
         _o = _new(cls)
         _o.user_id = _r.read_object()
-        _o.max_id, _o.limit = _r.read_fixed(_S16)
+        _o.max_id, _o.limit = _r.read_fixed(_S17)
         return _o
 
 
@@ -2430,9 +2424,8 @@ class ReorderPinnedDialogs(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ReorderPinnedDialogs:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.folder_id = _r.read_fixed(_S6)
         _o.force = (_f & 1) != 0
-        _o.folder_id = _r.read_int()
         _o.order = _r.read_vector_object()
         return _o
 
@@ -2505,9 +2498,8 @@ class SetBotPrecheckoutResults(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SetBotPrecheckoutResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.query_id = _r.read_fixed(_S8)
         _o.success = (_f & 2) != 0
-        _o.query_id = _r.read_long()
         _o.error = _r.read_string() if _f & 1 else None
         return _o
 
@@ -2633,7 +2625,7 @@ class GetUnreadMentions(TLObject):
         _o.peer._write(_b)
         if _o.top_msg_id is not None:
             _b += pack_i(_o.top_msg_id)
-        _b += _S17.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
+        _b += _S18.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
 
     @classmethod
     def read(cls, _r: Reader) -> GetUnreadMentions:
@@ -2641,7 +2633,7 @@ class GetUnreadMentions(TLObject):
         _f = _r.read_uint()
         _o.peer = _r.read_object()
         _o.top_msg_id = _r.read_int() if _f & 1 else None
-        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S17)
+        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S18)
         return _o
 
 
@@ -3534,12 +3526,12 @@ class GetOldFeaturedStickers(TLObject):
         _o.hash = hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S18.pack(0x7ed094a1, _o.offset, _o.limit, _o.hash)
+        _b += _S19.pack(0x7ed094a1, _o.offset, _o.limit, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> GetOldFeaturedStickers:
         _o = _new(cls)
-        _o.offset, _o.limit, _o.hash = _r.read_fixed(_S19)
+        _o.offset, _o.limit, _o.hash = _r.read_fixed(_S20)
         return _o
 
 
@@ -4513,7 +4505,7 @@ class GetUnreadReactions(TLObject):
             _b += pack_i(_o.top_msg_id)
         if _o.saved_peer_id is not None:
             _o.saved_peer_id._write(_b)
-        _b += _S17.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
+        _b += _S18.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
 
     @classmethod
     def read(cls, _r: Reader) -> GetUnreadReactions:
@@ -4522,7 +4514,7 @@ class GetUnreadReactions(TLObject):
         _o.peer = _r.read_object()
         _o.top_msg_id = _r.read_int() if _f & 1 else None
         _o.saved_peer_id = _r.read_object() if _f & 2 else None
-        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S17)
+        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S18)
         return _o
 
 
@@ -4884,7 +4876,7 @@ class RateTranscribedAudio(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'/\x07\x1d\x7f'
         _o.peer._write(_b)
-        _b += _S20.pack(_o.msg_id, _o.transcription_id, (0x997275b5 if _o.good else 0xbc799737))
+        _b += _S21.pack(_o.msg_id, _o.transcription_id, (0x997275b5 if _o.good else 0xbc799737))
 
     @classmethod
     def read(cls, _r: Reader) -> RateTranscribedAudio:
@@ -4995,7 +4987,7 @@ class GetTopReactions(TLObject):
         _o.hash = hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S21.pack(0xbb8125ba, _o.limit, _o.hash)
+        _b += _S22.pack(0xbb8125ba, _o.limit, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> GetTopReactions:
@@ -5016,7 +5008,7 @@ class GetRecentReactions(TLObject):
         _o.hash = hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S21.pack(0x39461db2, _o.limit, _o.hash)
+        _b += _S22.pack(0x39461db2, _o.limit, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> GetRecentReactions:
@@ -5870,12 +5862,12 @@ class GetMyStickers(TLObject):
         _o.limit = limit
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S22.pack(0xd0b5e1fc, _o.offset_id, _o.limit)
+        _b += _S16.pack(0xd0b5e1fc, _o.offset_id, _o.limit)
 
     @classmethod
     def read(cls, _r: Reader) -> GetMyStickers:
         _o = _new(cls)
-        _o.offset_id, _o.limit = _r.read_fixed(_S16)
+        _o.offset_id, _o.limit = _r.read_fixed(_S17)
         return _o
 
 
@@ -6051,7 +6043,7 @@ class SendPaidReaction(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S0.pack(0x58bbcb50, (1 if _o.private is not None else 0))
         _o.peer._write(_b)
-        _b += _S19.pack(_o.msg_id, _o.count, _o.random_id)
+        _b += _S20.pack(_o.msg_id, _o.count, _o.random_id)
         if _o.private is not None:
             _o.private._write(_b)
 
@@ -6060,7 +6052,7 @@ class SendPaidReaction(TLObject):
         _o = _new(cls)
         _f = _r.read_uint()
         _o.peer = _r.read_object()
-        _o.msg_id, _o.count, _o.random_id = _r.read_fixed(_S19)
+        _o.msg_id, _o.count, _o.random_id = _r.read_fixed(_S20)
         _o.private = _r.read_object() if _f & 1 else None
         return _o
 
@@ -6282,7 +6274,7 @@ class SearchStickers(TLObject):
         w_bytes(_b, _o.q.encode())
         w_bytes(_b, _o.emoticon.encode())
         w_vector_string(_b, _o.lang_code, False)
-        _b += _S19.pack(_o.offset, _o.limit, _o.hash)
+        _b += _S20.pack(_o.offset, _o.limit, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> SearchStickers:
@@ -6292,7 +6284,7 @@ class SearchStickers(TLObject):
         _o.q = _r.read_string()
         _o.emoticon = _r.read_string()
         _o.lang_code = _r.read_vector_of(r_string)
-        _o.offset, _o.limit, _o.hash = _r.read_fixed(_S19)
+        _o.offset, _o.limit, _o.hash = _r.read_fixed(_S20)
         return _o
 
 
@@ -7013,7 +7005,7 @@ class GetUnreadPollVotes(TLObject):
         _o.peer._write(_b)
         if _o.top_msg_id is not None:
             _b += pack_i(_o.top_msg_id)
-        _b += _S17.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
+        _b += _S18.pack(_o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id)
 
     @classmethod
     def read(cls, _r: Reader) -> GetUnreadPollVotes:
@@ -7021,7 +7013,7 @@ class GetUnreadPollVotes(TLObject):
         _f = _r.read_uint()
         _o.peer = _r.read_object()
         _o.top_msg_id = _r.read_int() if _f & 1 else None
-        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S17)
+        _o.offset_id, _o.add_offset, _o.limit, _o.max_id, _o.min_id = _r.read_fixed(_S18)
         return _o
 
 

@@ -1586,9 +1586,8 @@ class ResolveStarGiftOffer(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ResolveStarGiftOffer:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offer_msg_id = _r.read_fixed(_S5)
         _o.decline = (_f & 1) != 0
-        _o.offer_msg_id = _r.read_int()
         return _o
 
 

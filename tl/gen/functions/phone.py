@@ -924,11 +924,10 @@ class CreateConferenceCall(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> CreateConferenceCall:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.random_id = _r.read_fixed(_S4)
         _o.muted = (_f & 1) != 0
         _o.video_stopped = (_f & 4) != 0
         _o.join = (_f & 8) != 0
-        _o.random_id = _r.read_int()
         _o.public_key = _r.read_raw(32) if _f & 8 else None
         _o.block = _r.read_bytes() if _f & 8 else None
         _o.params = _r.read_object() if _f & 8 else None

@@ -61,62 +61,62 @@ _S19 = Struct('<IIqqi')
 _S20 = Struct('<Iqqi')
 _S21 = Struct('<IIi')
 _S22 = Struct('<IIii')
-_S23 = Struct('<ii')
+_S23 = Struct('<Iii')
 _S24 = Struct('<Iiq')
 _S25 = Struct('<III')
 _S26 = Struct('<IIII')
 _S27 = Struct('<iiiiiii')
 _S28 = Struct('<iiiii')
-_S29 = Struct('<IIddq')
-_S30 = Struct('<Iddq')
-_S31 = Struct('<IqIq')
-_S32 = Struct('<qI')
-_S33 = Struct('<IqI')
-_S34 = Struct('<Iiii')
-_S35 = Struct('<Iqqqii')
-_S36 = Struct('<qqqii')
-_S37 = Struct('<qqi')
-_S38 = Struct('<iiii')
-_S39 = Struct('<qiii')
-_S40 = Struct('<Iqii')
-_S41 = Struct('<qii')
-_S42 = Struct('<IqqIi')
-_S43 = Struct('<IIqiqq')
-_S44 = Struct('<Iqiqq')
-_S45 = Struct('<qiqq')
-_S46 = Struct('<IqiIi')
-_S47 = Struct('<IIiq')
-_S48 = Struct('<IIiqq')
-_S49 = Struct('<iqq')
-_S50 = Struct('<IIiiii')
-_S51 = Struct('<IiiIi')
-_S52 = Struct('<iiiiiiiiiiiiiiiii')
-_S53 = Struct('<Iiqiqq')
-_S54 = Struct('<iqiqq')
-_S55 = Struct('<Iii')
-_S56 = Struct('<IIdii')
-_S57 = Struct('<dii')
-_S58 = Struct('<Iiiq')
-_S59 = Struct('<iiq')
-_S60 = Struct('<IIiii')
-_S61 = Struct('<IIqi')
-_S62 = Struct('<Iiqq')
-_S63 = Struct('<Iiqiq')
-_S64 = Struct('<iqiq')
-_S65 = Struct('<d')
-_S66 = Struct('<Iiddd')
-_S67 = Struct('<iddd')
-_S68 = Struct('<Iiqi')
-_S69 = Struct('<iqi')
-_S70 = Struct('<qiiii')
-_S71 = Struct('<IIqqiqq')
-_S72 = Struct('<qqiqq')
-_S73 = Struct('<Id')
-_S74 = Struct('<IIiqqiii')
-_S75 = Struct('<iqqiii')
-_S76 = Struct('<dd')
-_S77 = Struct('<Iqiii')
-_S78 = Struct('<Iiiii')
+_S29 = Struct('<ii')
+_S30 = Struct('<IIddq')
+_S31 = Struct('<Iddq')
+_S32 = Struct('<IqIq')
+_S33 = Struct('<qIq')
+_S34 = Struct('<IqI')
+_S35 = Struct('<qI')
+_S36 = Struct('<Iiii')
+_S37 = Struct('<Iqqqii')
+_S38 = Struct('<qqqii')
+_S39 = Struct('<qqi')
+_S40 = Struct('<iiii')
+_S41 = Struct('<qiii')
+_S42 = Struct('<Iqii')
+_S43 = Struct('<qii')
+_S44 = Struct('<IqqIi')
+_S45 = Struct('<IIqiqq')
+_S46 = Struct('<Iqiqq')
+_S47 = Struct('<IqiIi')
+_S48 = Struct('<IIiq')
+_S49 = Struct('<IIiqq')
+_S50 = Struct('<Iiqq')
+_S51 = Struct('<IIiiii')
+_S52 = Struct('<Iiiii')
+_S53 = Struct('<IiiIi')
+_S54 = Struct('<iiiiiiiiiiiiiiiii')
+_S55 = Struct('<Iiqiqq')
+_S56 = Struct('<iqiqq')
+_S57 = Struct('<IIdii')
+_S58 = Struct('<Idii')
+_S59 = Struct('<Iiiq')
+_S60 = Struct('<iiq')
+_S61 = Struct('<IIiii')
+_S62 = Struct('<IIqi')
+_S63 = Struct('<iqq')
+_S64 = Struct('<Iiqiq')
+_S65 = Struct('<iqiq')
+_S66 = Struct('<d')
+_S67 = Struct('<Iiddd')
+_S68 = Struct('<iddd')
+_S69 = Struct('<Iiqi')
+_S70 = Struct('<iqi')
+_S71 = Struct('<qiiii')
+_S72 = Struct('<IIqqiqq')
+_S73 = Struct('<Iqqiqq')
+_S74 = Struct('<Id')
+_S75 = Struct('<IIiqqiii')
+_S76 = Struct('<Iiqqiii')
+_S77 = Struct('<dd')
+_S78 = Struct('<Iqiii')
 _S79 = Struct('<IIddddd')
 _S80 = Struct('<Iddddd')
 _S81 = Struct('<di')
@@ -1698,7 +1698,7 @@ class User(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> User:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S5)
         _o.self = (_f & 1024) != 0
         _o.contact = (_f & 2048) != 0
         _o.mutual_contact = (_f & 4096) != 0
@@ -1717,7 +1717,6 @@ class User(TLObject):
         _o.bot_attach_menu = (_f & 134217728) != 0
         _o.premium = (_f & 268435456) != 0
         _o.attach_menu_enabled = (_f & 536870912) != 0
-        _f_flags2 = _r.read_uint()
         _o.bot_can_edit = (_f_flags2 & 2) != 0
         _o.close_friend = (_f_flags2 & 4) != 0
         _o.stories_hidden = (_f_flags2 & 8) != 0
@@ -1730,7 +1729,6 @@ class User(TLObject):
         _o.bot_can_manage_bots = (_f_flags2 & 262144) != 0
         _o.bot_guestchat = (_f_flags2 & 524288) != 0
         _o.bot_guard = (_f_flags2 & 1048576) != 0
-        _o.id = _r.read_long()
         _o.access_hash = _r.read_long() if _f & 1 else None
         _o.first_name = _r.read_string() if _f & 2 else None
         _o.last_name = _r.read_string() if _f & 4 else None
@@ -1794,10 +1792,9 @@ class UserProfilePhoto(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UserProfilePhoto:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.photo_id = _r.read_fixed(_S1)
         _o.has_video = (_f & 1) != 0
         _o.personal = (_f & 4) != 0
-        _o.photo_id = _r.read_long()
         _o.stripped_thumb = _r.read_bytes() if _f & 2 else None
         _o.dc_id = _r.read_int()
         return _o
@@ -1976,14 +1973,13 @@ class Chat(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Chat:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.creator = (_f & 1) != 0
         _o.left = (_f & 4) != 0
         _o.deactivated = (_f & 32) != 0
         _o.call_active = (_f & 8388608) != 0
         _o.call_not_empty = (_f & 16777216) != 0
         _o.noforwards = (_f & 33554432) != 0
-        _o.id = _r.read_long()
         _o.title = _r.read_string()
         _o.photo = _r.read_object()
         _o.participants_count, _o.date, _o.version = _r.read_fixed(_S16)
@@ -2120,7 +2116,7 @@ class Channel(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Channel:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S5)
         _o.creator = (_f & 1) != 0
         _o.left = (_f & 4) != 0
         _o.broadcast = (_f & 32) != 0
@@ -2141,7 +2137,6 @@ class Channel(TLObject):
         _o.join_to_send = (_f & 268435456) != 0
         _o.join_request = (_f & 536870912) != 0
         _o.forum = (_f & 1073741824) != 0
-        _f_flags2 = _r.read_uint()
         _o.stories_hidden = (_f_flags2 & 2) != 0
         _o.stories_hidden_min = (_f_flags2 & 4) != 0
         _o.stories_unavailable = (_f_flags2 & 8) != 0
@@ -2150,7 +2145,6 @@ class Channel(TLObject):
         _o.broadcast_messages_allowed = (_f_flags2 & 65536) != 0
         _o.monoforum = (_f_flags2 & 131072) != 0
         _o.forum_tabs = (_f_flags2 & 524288) != 0
-        _o.id = _r.read_long()
         _o.access_hash = _r.read_long() if _f & 8192 else None
         _o.title = _r.read_string()
         _o.username = _r.read_string() if _f & 64 else None
@@ -2199,11 +2193,10 @@ class ChannelForbidden(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelForbidden:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash = _r.read_fixed(_S2)
         _o.broadcast = (_f & 32) != 0
         _o.megagroup = (_f & 256) != 0
         _o.monoforum = (_f & 1024) != 0
-        _o.id, _o.access_hash = _r.read_fixed(_S3)
         _o.title = _r.read_string()
         _o.until_date = _r.read_int() if _f & 65536 else None
         return _o
@@ -2269,13 +2262,11 @@ class Community(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Community:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S5)
         _o.creator = (_f & 1) != 0
         _o.left = (_f & 4) != 0
         _o.min = (_f & 4096) != 0
-        _f_flags2 = _r.read_uint()
         _o.collapsed_in_dialogs = (_f_flags2 & 1048576) != 0
-        _o.id = _r.read_long()
         _o.access_hash = _r.read_long() if _f & 8192 else None
         _o.title = _r.read_string()
         _o.photo = _r.read_object()
@@ -2351,12 +2342,11 @@ class ChatFull(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChatFull:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.can_set_username = (_f & 128) != 0
         _o.has_scheduled = (_f & 256) != 0
         _o.translations_disabled = (_f & 524288) != 0
         _o.has_welcome_messages = (_f & 2097152) != 0
-        _o.id = _r.read_long()
         _o.about = _r.read_string()
         _o.participants = _r.read_object()
         _o.chat_photo = _r.read_object() if _f & 4 else None
@@ -2540,7 +2530,7 @@ class ChannelFull(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelFull:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S5)
         _o.can_view_participants = (_f & 8) != 0
         _o.can_set_username = (_f & 64) != 0
         _o.can_set_stickers = (_f & 128) != 0
@@ -2549,7 +2539,6 @@ class ChannelFull(TLObject):
         _o.has_scheduled = (_f & 524288) != 0
         _o.can_view_stats = (_f & 1048576) != 0
         _o.blocked = (_f & 4194304) != 0
-        _f_flags2 = _r.read_uint()
         _o.can_delete_channel = (_f_flags2 & 1) != 0
         _o.antispam = (_f_flags2 & 2) != 0
         _o.participants_hidden = (_f_flags2 & 4) != 0
@@ -2564,7 +2553,6 @@ class ChannelFull(TLObject):
         _o.stargifts_available = (_f_flags2 & 524288) != 0
         _o.paid_messages_available = (_f_flags2 & 1048576) != 0
         _o.has_welcome_messages = (_f_flags2 & 16777216) != 0
-        _o.id = _r.read_long()
         _o.about = _r.read_string()
         _o.participants_count = _r.read_int() if _f & 1 else None
         _o.admins_count = _r.read_int() if _f & 2 else None
@@ -2811,9 +2799,8 @@ class ChatPhoto(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChatPhoto:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.photo_id = _r.read_fixed(_S1)
         _o.has_video = (_f & 1) != 0
-        _o.photo_id = _r.read_long()
         _o.stripped_thumb = _r.read_bytes() if _f & 2 else None
         _o.dc_id = _r.read_int()
         return _o
@@ -2970,7 +2957,7 @@ class Message(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Message:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S21)
         _o.out = (_f & 2) != 0
         _o.mentioned = (_f & 16) != 0
         _o.media_unread = (_f & 32) != 0
@@ -2982,12 +2969,10 @@ class Message(TLObject):
         _o.pinned = (_f & 16777216) != 0
         _o.noforwards = (_f & 67108864) != 0
         _o.invert_media = (_f & 134217728) != 0
-        _f_flags2 = _r.read_uint()
         _o.offline = (_f_flags2 & 2) != 0
         _o.video_processing_pending = (_f_flags2 & 16) != 0
         _o.paid_suggested_post_stars = (_f_flags2 & 256) != 0
         _o.paid_suggested_post_ton = (_f_flags2 & 512) != 0
-        _o.id = _r.read_int()
         _o.from_id = _r.read_object() if _f & 256 else None
         _o.from_boosts_applied = _r.read_int() if _f & 536870912 else None
         _o.from_rank = _r.read_string() if _f_flags2 & 4096 else None
@@ -3067,7 +3052,7 @@ class MessageService(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageService:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.out = (_f & 2) != 0
         _o.mentioned = (_f & 16) != 0
         _o.media_unread = (_f & 32) != 0
@@ -3075,7 +3060,6 @@ class MessageService(TLObject):
         _o.silent = (_f & 8192) != 0
         _o.post = (_f & 16384) != 0
         _o.legacy = (_f & 524288) != 0
-        _o.id = _r.read_int()
         _o.from_id = _r.read_object() if _f & 256 else None
         _o.peer_id = _r.read_object()
         _o.saved_peer_id = _r.read_object() if _f & 268435456 else None
@@ -3592,10 +3576,9 @@ class MessageMediaGiveawayResults(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageMediaGiveawayResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.channel_id = _r.read_fixed(_S1)
         _o.only_new_subscribers = (_f & 1) != 0
         _o.refunded = (_f & 4) != 0
-        _o.channel_id = _r.read_long()
         _o.additional_peers_count = _r.read_int() if _f & 8 else None
         _o.launch_msg_id, _o.winners_count, _o.unclaimed_count = _r.read_fixed(_S16)
         _o.winners = _r.read_vector_long()
@@ -4055,9 +4038,8 @@ class MessageActionPhoneCall(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageActionPhoneCall:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.call_id = _r.read_fixed(_S1)
         _o.video = (_f & 4) != 0
-        _o.call_id = _r.read_long()
         _o.reason = _r.read_object() if _f & 1 else None
         _o.duration = _r.read_int() if _f & 2 else None
         return _o
@@ -4656,9 +4638,8 @@ class MessageActionGiveawayResults(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageActionGiveawayResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.winners_count, _o.unclaimed_count = _r.read_fixed(_S23)
         _o.stars = (_f & 1) != 0
-        _o.winners_count, _o.unclaimed_count = _r.read_fixed(_S23)
         return _o
 
 
@@ -4798,9 +4779,8 @@ class MessageActionPrizeStars(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageActionPrizeStars:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars = _r.read_fixed(_S1)
         _o.unclaimed = (_f & 1) != 0
-        _o.stars = _r.read_long()
         _o.transaction_id = _r.read_string()
         _o.boost_peer = _r.read_object()
         _o.giveaway_msg_id = _r.read_int()
@@ -5013,9 +4993,8 @@ class MessageActionPaidMessagesPrice(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageActionPaidMessagesPrice:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars = _r.read_fixed(_S1)
         _o.broadcast_messages_allowed = (_f & 1) != 0
-        _o.stars = _r.read_long()
         return _o
 
 
@@ -5043,11 +5022,10 @@ class MessageActionConferenceCall(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageActionConferenceCall:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.call_id = _r.read_fixed(_S1)
         _o.missed = (_f & 1) != 0
         _o.active = (_f & 2) != 0
         _o.video = (_f & 16) != 0
-        _o.call_id = _r.read_long()
         _o.duration = _r.read_int() if _f & 4 else None
         _o.other_participants = _r.read_vector_object() if _f & 8 else None
         return _o
@@ -5570,9 +5548,8 @@ class DialogCommunity(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DialogCommunity:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.community_id = _r.read_fixed(_S1)
         _o.pinned = (_f & 4) != 0
-        _o.community_id = _r.read_long()
         _o.notify_settings = _r.read_object()
         return _o
 
@@ -5624,9 +5601,8 @@ class Photo(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Photo:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash = _r.read_fixed(_S2)
         _o.has_stickers = (_f & 1) != 0
-        _o.id, _o.access_hash = _r.read_fixed(_S3)
         _o.file_reference = _r.read_bytes()
         _o.date = _r.read_int()
         _o.sizes = _r.read_vector_object()
@@ -5695,14 +5671,14 @@ class PhotoCachedSize(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xd6\x1a\x1e\x02'
         w_bytes(_b, _o.type.encode())
-        _b += _S23.pack(_o.w, _o.h)
+        _b += _S29.pack(_o.w, _o.h)
         w_bytes(_b, _o.bytes)
 
     @classmethod
     def read(cls, _r: Reader) -> PhotoCachedSize:
         _o = _new(cls)
         _o.type = _r.read_string()
-        _o.w, _o.h = _r.read_fixed(_S23)
+        _o.w, _o.h = _r.read_fixed(_S29)
         _o.bytes = _r.read_bytes()
         return _o
 
@@ -5745,14 +5721,14 @@ class PhotoSizeProgressive(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\x95\xfb>\xfa'
         w_bytes(_b, _o.type.encode())
-        _b += _S23.pack(_o.w, _o.h)
+        _b += _S29.pack(_o.w, _o.h)
         w_vector_int(_b, _o.sizes, False)
 
     @classmethod
     def read(cls, _r: Reader) -> PhotoSizeProgressive:
         _o = _new(cls)
         _o.type = _r.read_string()
-        _o.w, _o.h = _r.read_fixed(_S23)
+        _o.w, _o.h = _r.read_fixed(_S29)
         _o.sizes = _r.read_vector_int()
         return _o
 
@@ -5811,14 +5787,14 @@ class GeoPoint(TLObject):
         _o.accuracy_radius = accuracy_radius
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S29.pack(0xb2a2f663, (1 if _o.accuracy_radius is not None else 0), _o.long, _o.lat, _o.access_hash)
+        _b += _S30.pack(0xb2a2f663, (1 if _o.accuracy_radius is not None else 0), _o.long, _o.lat, _o.access_hash)
         if _o.accuracy_radius is not None:
             _b += pack_i(_o.accuracy_radius)
 
     @classmethod
     def read(cls, _r: Reader) -> GeoPoint:
         _o = _new(cls)
-        _f, _o.long, _o.lat, _o.access_hash = _r.read_fixed(_S30)
+        _f, _o.long, _o.lat, _o.access_hash = _r.read_fixed(_S31)
         _o.accuracy_radius = _r.read_int() if _f & 1 else None
         return _o
 
@@ -6148,7 +6124,7 @@ class WallPaper(TLObject):
         _o.settings = settings
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S31.pack(0xa437c3ed, _o.id, (1 if _o.creator else 0) | (2 if _o.default else 0) | (4 if _o.settings is not None else 0) | (8 if _o.pattern else 0) | (16 if _o.dark else 0), _o.access_hash)
+        _b += _S32.pack(0xa437c3ed, _o.id, (1 if _o.creator else 0) | (2 if _o.default else 0) | (4 if _o.settings is not None else 0) | (8 if _o.pattern else 0) | (16 if _o.dark else 0), _o.access_hash)
         w_bytes(_b, _o.slug.encode())
         _o.document._write(_b)
         if _o.settings is not None:
@@ -6157,12 +6133,11 @@ class WallPaper(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> WallPaper:
         _o = _new(cls)
-        _o.id, _f = _r.read_fixed(_S32)
+        _o.id, _f, _o.access_hash = _r.read_fixed(_S33)
         _o.creator = (_f & 1) != 0
         _o.default = (_f & 2) != 0
         _o.pattern = (_f & 8) != 0
         _o.dark = (_f & 16) != 0
-        _o.access_hash = _r.read_long()
         _o.slug = _r.read_string()
         _o.document = _r.read_object()
         _o.settings = _r.read_object() if _f & 4 else None
@@ -6182,14 +6157,14 @@ class WallPaperNoFile(TLObject):
         _o.settings = settings
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S33.pack(0xe0804116, _o.id, (2 if _o.default else 0) | (4 if _o.settings is not None else 0) | (16 if _o.dark else 0))
+        _b += _S34.pack(0xe0804116, _o.id, (2 if _o.default else 0) | (4 if _o.settings is not None else 0) | (16 if _o.dark else 0))
         if _o.settings is not None:
             _o.settings._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> WallPaperNoFile:
         _o = _new(cls)
-        _o.id, _f = _r.read_fixed(_S32)
+        _o.id, _f = _r.read_fixed(_S35)
         _o.default = (_f & 2) != 0
         _o.dark = (_f & 16) != 0
         _o.settings = _r.read_object() if _f & 4 else None
@@ -6521,7 +6496,7 @@ class UserFull(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UserFull:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _f_flags2, _o.id = _r.read_fixed(_S5)
         _o.blocked = (_f & 1) != 0
         _o.phone_calls_available = (_f & 16) != 0
         _o.phone_calls_private = (_f & 32) != 0
@@ -6535,7 +6510,6 @@ class UserFull(TLObject):
         _o.wallpaper_overridden = (_f & 268435456) != 0
         _o.contact_require_premium = (_f & 536870912) != 0
         _o.read_dates_private = (_f & 1073741824) != 0
-        _f_flags2 = _r.read_uint()
         _o.sponsored_enabled = (_f_flags2 & 128) != 0
         _o.can_view_revenue = (_f_flags2 & 512) != 0
         _o.bot_can_manage_emoji_status = (_f_flags2 & 1024) != 0
@@ -6543,7 +6517,6 @@ class UserFull(TLObject):
         _o.noforwards_my_enabled = (_f_flags2 & 8388608) != 0
         _o.noforwards_peer_enabled = (_f_flags2 & 16777216) != 0
         _o.unofficial_security_risk = (_f_flags2 & 67108864) != 0
-        _o.id = _r.read_long()
         _o.about = _r.read_string() if _f & 2 else None
         _o.settings = _r.read_object()
         _o.personal_photo = _r.read_object() if _f & 2097152 else None
@@ -6595,7 +6568,7 @@ class Contact(TLObject):
         _o.mutual = mutual
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S33.pack(0x145ade0b, _o.user_id, (0x997275b5 if _o.mutual else 0xbc799737))
+        _b += _S34.pack(0x145ade0b, _o.user_id, (0x997275b5 if _o.mutual else 0xbc799737))
 
     @classmethod
     def read(cls, _r: Reader) -> Contact:
@@ -6987,13 +6960,13 @@ class UpdateNewMessage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xfd\n+\x1f'
         _o.message._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateNewMessage:
         _o = _new(cls)
         _o.message = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7031,13 +7004,13 @@ class UpdateDeleteMessages(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xe5\xb0\r\xa2'
         w_vector_int(_b, _o.messages, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateDeleteMessages:
         _o = _new(cls)
         _o.messages = _r.read_vector_int()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7189,9 +7162,8 @@ class UpdateNewAuthorization(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateNewAuthorization:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.hash = _r.read_fixed(_S1)
         _o.unconfirmed = (_f & 1) != 0
-        _o.hash = _r.read_long()
         _o.date = _r.read_int() if _f & 1 else None
         _o.device = _r.read_string() if _f & 1 else None
         _o.location = _r.read_string() if _f & 1 else None
@@ -7275,7 +7247,7 @@ class UpdateEncryptedMessagesRead(TLObject):
         _o.date = date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S34.pack(0x38fe25b7, _o.chat_id, _o.max_date, _o.date)
+        _b += _S36.pack(0x38fe25b7, _o.chat_id, _o.max_date, _o.date)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateEncryptedMessagesRead:
@@ -7298,12 +7270,12 @@ class UpdateChatParticipantAdd(TLObject):
         _o.version = version
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S35.pack(0x3dda5451, _o.chat_id, _o.user_id, _o.inviter_id, _o.date, _o.version)
+        _b += _S37.pack(0x3dda5451, _o.chat_id, _o.user_id, _o.inviter_id, _o.date, _o.version)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChatParticipantAdd:
         _o = _new(cls)
-        _o.chat_id, _o.user_id, _o.inviter_id, _o.date, _o.version = _r.read_fixed(_S36)
+        _o.chat_id, _o.user_id, _o.inviter_id, _o.date, _o.version = _r.read_fixed(_S38)
         return _o
 
 
@@ -7324,7 +7296,7 @@ class UpdateChatParticipantDelete(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateChatParticipantDelete:
         _o = _new(cls)
-        _o.chat_id, _o.user_id, _o.version = _r.read_fixed(_S37)
+        _o.chat_id, _o.user_id, _o.version = _r.read_fixed(_S39)
         return _o
 
 
@@ -7476,7 +7448,7 @@ class UpdateReadHistoryInbox(TLObject):
         _o.peer._write(_b)
         if _o.top_msg_id is not None:
             _b += pack_i(_o.top_msg_id)
-        _b += _S38.pack(_o.max_id, _o.still_unread_count, _o.pts, _o.pts_count)
+        _b += _S40.pack(_o.max_id, _o.still_unread_count, _o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateReadHistoryInbox:
@@ -7485,7 +7457,7 @@ class UpdateReadHistoryInbox(TLObject):
         _o.folder_id = _r.read_int() if _f & 1 else None
         _o.peer = _r.read_object()
         _o.top_msg_id = _r.read_int() if _f & 2 else None
-        _o.max_id, _o.still_unread_count, _o.pts, _o.pts_count = _r.read_fixed(_S38)
+        _o.max_id, _o.still_unread_count, _o.pts, _o.pts_count = _r.read_fixed(_S40)
         return _o
 
 
@@ -7528,13 +7500,13 @@ class UpdateWebPage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\x13\x12\x89\x7f'
         _o.webpage._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateWebPage:
         _o = _new(cls)
         _o.webpage = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7553,7 +7525,7 @@ class UpdateReadMessagesContents(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S9.pack(0xf8227181, (1 if _o.date is not None else 0))
         w_vector_int(_b, _o.messages, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
         if _o.date is not None:
             _b += pack_i(_o.date)
 
@@ -7562,7 +7534,7 @@ class UpdateReadMessagesContents(TLObject):
         _o = _new(cls)
         _f = _r.read_uint()
         _o.messages = _r.read_vector_int()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         _o.date = _r.read_int() if _f & 1 else None
         return _o
 
@@ -7623,13 +7595,13 @@ class UpdateNewChannelMessage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xd9\x04\xbab'
         _o.message._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateNewChannelMessage:
         _o = _new(cls)
         _o.message = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7650,14 +7622,14 @@ class UpdateReadChannelInbox(TLObject):
         _b += _S9.pack(0x922e6e10, (1 if _o.folder_id is not None else 0))
         if _o.folder_id is not None:
             _b += pack_i(_o.folder_id)
-        _b += _S39.pack(_o.channel_id, _o.max_id, _o.still_unread_count, _o.pts)
+        _b += _S41.pack(_o.channel_id, _o.max_id, _o.still_unread_count, _o.pts)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateReadChannelInbox:
         _o = _new(cls)
         _f = _r.read_uint()
         _o.folder_id = _r.read_int() if _f & 1 else None
-        _o.channel_id, _o.max_id, _o.still_unread_count, _o.pts = _r.read_fixed(_S39)
+        _o.channel_id, _o.max_id, _o.still_unread_count, _o.pts = _r.read_fixed(_S41)
         return _o
 
 
@@ -7676,14 +7648,14 @@ class UpdateDeleteChannelMessages(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S1.pack(0xc32d5b12, _o.channel_id)
         w_vector_int(_b, _o.messages, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateDeleteChannelMessages:
         _o = _new(cls)
         _o.channel_id = _r.read_long()
         _o.messages = _r.read_vector_int()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7699,12 +7671,12 @@ class UpdateChannelMessageViews(TLObject):
         _o.views = views
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0xf226ac08, _o.channel_id, _o.id, _o.views)
+        _b += _S42.pack(0xf226ac08, _o.channel_id, _o.id, _o.views)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChannelMessageViews:
         _o = _new(cls)
-        _o.channel_id, _o.id, _o.views = _r.read_fixed(_S41)
+        _o.channel_id, _o.id, _o.views = _r.read_fixed(_S43)
         return _o
 
 
@@ -7721,7 +7693,7 @@ class UpdateChatParticipantAdmin(TLObject):
         _o.version = version
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S42.pack(0xd7ca61a2, _o.chat_id, _o.user_id, (0x997275b5 if _o.is_admin else 0xbc799737), _o.version)
+        _b += _S44.pack(0xd7ca61a2, _o.chat_id, _o.user_id, (0x997275b5 if _o.is_admin else 0xbc799737), _o.version)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChatParticipantAdmin:
@@ -7898,13 +7870,13 @@ class UpdateEditChannelMessage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xf7M?\x1b'
         _o.message._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateEditChannelMessage:
         _o = _new(cls)
         _o.message = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -7957,13 +7929,13 @@ class UpdateEditMessage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xa3p\x03\xe4'
         _o.message._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateEditMessage:
         _o = _new(cls)
         _o.message = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -8140,14 +8112,14 @@ class UpdateChannelWebPage(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S1.pack(0x2f2ba99f, _o.channel_id)
         _o.webpage._write(_b)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChannelWebPage:
         _o = _new(cls)
         _o.channel_id = _r.read_long()
         _o.webpage = _r.read_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -8567,13 +8539,13 @@ class UpdateFolderPeers(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xc0\r6\x19'
         w_vector_object(_b, _o.folder_peers, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateFolderPeers:
         _o = _new(cls)
         _o.folder_peers = _r.read_vector_object()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -8855,12 +8827,12 @@ class UpdateChannelMessageForwards(TLObject):
         _o.forwards = forwards
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0xd29a27f4, _o.channel_id, _o.id, _o.forwards)
+        _b += _S42.pack(0xd29a27f4, _o.channel_id, _o.id, _o.forwards)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChannelMessageForwards:
         _o = _new(cls)
-        _o.channel_id, _o.id, _o.forwards = _r.read_fixed(_S41)
+        _o.channel_id, _o.id, _o.forwards = _r.read_fixed(_S43)
         return _o
 
 
@@ -8880,7 +8852,7 @@ class UpdateReadChannelDiscussionInbox(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'F\x95\xb1\xd6'
         _f = (1 if _o.broadcast_id is not None or _o.broadcast_post is not None else 0)
-        _b += _S40.pack(_f, _o.channel_id, _o.top_msg_id, _o.read_max_id)
+        _b += _S42.pack(_f, _o.channel_id, _o.top_msg_id, _o.read_max_id)
         if _f & 1:
             _b += pack_q((_o.broadcast_id if _o.broadcast_id is not None else 0))
         if _f & 1:
@@ -8889,7 +8861,7 @@ class UpdateReadChannelDiscussionInbox(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateReadChannelDiscussionInbox:
         _o = _new(cls)
-        _f, _o.channel_id, _o.top_msg_id, _o.read_max_id = _r.read_fixed(_S40)
+        _f, _o.channel_id, _o.top_msg_id, _o.read_max_id = _r.read_fixed(_S42)
         _o.broadcast_id = _r.read_long() if _f & 1 else None
         _o.broadcast_post = _r.read_int() if _f & 1 else None
         return _o
@@ -8907,12 +8879,12 @@ class UpdateReadChannelDiscussionOutbox(TLObject):
         _o.read_max_id = read_max_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0x695c9e7c, _o.channel_id, _o.top_msg_id, _o.read_max_id)
+        _b += _S42.pack(0x695c9e7c, _o.channel_id, _o.top_msg_id, _o.read_max_id)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateReadChannelDiscussionOutbox:
         _o = _new(cls)
-        _o.channel_id, _o.top_msg_id, _o.read_max_id = _r.read_fixed(_S41)
+        _o.channel_id, _o.top_msg_id, _o.read_max_id = _r.read_fixed(_S43)
         return _o
 
 
@@ -8987,7 +8959,7 @@ class UpdatePinnedMessages(TLObject):
         _b += _S9.pack(0xed85eab5, (1 if _o.pinned else 0))
         _o.peer._write(_b)
         w_vector_int(_b, _o.messages, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdatePinnedMessages:
@@ -8996,7 +8968,7 @@ class UpdatePinnedMessages(TLObject):
         _o.pinned = (_f & 1) != 0
         _o.peer = _r.read_object()
         _o.messages = _r.read_vector_int()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -9016,16 +8988,15 @@ class UpdatePinnedChannelMessages(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S5.pack(0x5bb98608, (1 if _o.pinned else 0), _o.channel_id)
         w_vector_int(_b, _o.messages, False)
-        _b += _S23.pack(_o.pts, _o.pts_count)
+        _b += _S29.pack(_o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdatePinnedChannelMessages:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.channel_id = _r.read_fixed(_S1)
         _o.pinned = (_f & 1) != 0
-        _o.channel_id = _r.read_long()
         _o.messages = _r.read_vector_int()
-        _o.pts, _o.pts_count = _r.read_fixed(_S23)
+        _o.pts, _o.pts_count = _r.read_fixed(_S29)
         return _o
 
 
@@ -9143,7 +9114,7 @@ class UpdateChatParticipant(TLObject):
         _o.qts = qts
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S43.pack(0xd087663a, (1 if _o.prev_participant is not None else 0) | (2 if _o.new_participant is not None else 0) | (4 if _o.invite is not None else 0), _o.chat_id, _o.date, _o.actor_id, _o.user_id)
+        _b += _S45.pack(0xd087663a, (1 if _o.prev_participant is not None else 0) | (2 if _o.new_participant is not None else 0) | (4 if _o.invite is not None else 0), _o.chat_id, _o.date, _o.actor_id, _o.user_id)
         if _o.prev_participant is not None:
             _o.prev_participant._write(_b)
         if _o.new_participant is not None:
@@ -9155,7 +9126,7 @@ class UpdateChatParticipant(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateChatParticipant:
         _o = _new(cls)
-        _f, _o.chat_id, _o.date, _o.actor_id, _o.user_id = _r.read_fixed(_S44)
+        _f, _o.chat_id, _o.date, _o.actor_id, _o.user_id = _r.read_fixed(_S46)
         _o.prev_participant = _r.read_object() if _f & 1 else None
         _o.new_participant = _r.read_object() if _f & 2 else None
         _o.invite = _r.read_object() if _f & 4 else None
@@ -9181,7 +9152,7 @@ class UpdateChannelParticipant(TLObject):
         _o.qts = qts
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S43.pack(0x985d3abb, (1 if _o.prev_participant is not None else 0) | (2 if _o.new_participant is not None else 0) | (4 if _o.invite is not None else 0) | (8 if _o.via_chatlist else 0), _o.channel_id, _o.date, _o.actor_id, _o.user_id)
+        _b += _S45.pack(0x985d3abb, (1 if _o.prev_participant is not None else 0) | (2 if _o.new_participant is not None else 0) | (4 if _o.invite is not None else 0) | (8 if _o.via_chatlist else 0), _o.channel_id, _o.date, _o.actor_id, _o.user_id)
         if _o.prev_participant is not None:
             _o.prev_participant._write(_b)
         if _o.new_participant is not None:
@@ -9193,9 +9164,8 @@ class UpdateChannelParticipant(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateChannelParticipant:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.channel_id, _o.date, _o.actor_id, _o.user_id = _r.read_fixed(_S46)
         _o.via_chatlist = (_f & 8) != 0
-        _o.channel_id, _o.date, _o.actor_id, _o.user_id = _r.read_fixed(_S45)
         _o.prev_participant = _r.read_object() if _f & 1 else None
         _o.new_participant = _r.read_object() if _f & 2 else None
         _o.invite = _r.read_object() if _f & 4 else None
@@ -9216,7 +9186,7 @@ class UpdateBotStopped(TLObject):
         _o.qts = qts
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S46.pack(0xc4870a49, _o.user_id, _o.date, (0x997275b5 if _o.stopped else 0xbc799737), _o.qts)
+        _b += _S47.pack(0xc4870a49, _o.user_id, _o.date, (0x997275b5 if _o.stopped else 0xbc799737), _o.qts)
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateBotStopped:
@@ -9575,10 +9545,9 @@ class UpdateMoveStickerSetToTop(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateMoveStickerSetToTop:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stickerset = _r.read_fixed(_S1)
         _o.masks = (_f & 1) != 0
         _o.emojis = (_f & 2) != 0
-        _o.stickerset = _r.read_long()
         return _o
 
 
@@ -9794,7 +9763,7 @@ class UpdateChannelViewForumAsMessages(TLObject):
         _o.enabled = enabled
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S33.pack(0x07b68920, _o.channel_id, (0x997275b5 if _o.enabled else 0xbc799737))
+        _b += _S34.pack(0x07b68920, _o.channel_id, (0x997275b5 if _o.enabled else 0xbc799737))
 
     @classmethod
     def read(cls, _r: Reader) -> UpdateChannelViewForumAsMessages:
@@ -9849,7 +9818,7 @@ class UpdateBotMessageReaction(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xce\xd3!\xac'
         _o.peer._write(_b)
-        _b += _S23.pack(_o.msg_id, _o.date)
+        _b += _S29.pack(_o.msg_id, _o.date)
         _o.actor._write(_b)
         w_vector_object(_b, _o.old_reactions, False)
         w_vector_object(_b, _o.new_reactions, False)
@@ -9859,7 +9828,7 @@ class UpdateBotMessageReaction(TLObject):
     def read(cls, _r: Reader) -> UpdateBotMessageReaction:
         _o = _new(cls)
         _o.peer = _r.read_object()
-        _o.msg_id, _o.date = _r.read_fixed(_S23)
+        _o.msg_id, _o.date = _r.read_fixed(_S29)
         _o.actor = _r.read_object()
         _o.old_reactions = _r.read_vector_object()
         _o.new_reactions = _r.read_vector_object()
@@ -9883,7 +9852,7 @@ class UpdateBotMessageReactions(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'Yw\xcb\t'
         _o.peer._write(_b)
-        _b += _S23.pack(_o.msg_id, _o.date)
+        _b += _S29.pack(_o.msg_id, _o.date)
         w_vector_object(_b, _o.reactions, False)
         _b += _S10.pack(_o.qts)
 
@@ -9891,7 +9860,7 @@ class UpdateBotMessageReactions(TLObject):
     def read(cls, _r: Reader) -> UpdateBotMessageReactions:
         _o = _new(cls)
         _o.peer = _r.read_object()
-        _o.msg_id, _o.date = _r.read_fixed(_S23)
+        _o.msg_id, _o.date = _r.read_fixed(_S29)
         _o.reactions = _r.read_vector_object()
         _o.qts = _r.read_int()
         return _o
@@ -10462,9 +10431,8 @@ class UpdateMonoForumNoPaidException(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateMonoForumNoPaidException:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.channel_id = _r.read_fixed(_S1)
         _o.exception = (_f & 1) != 0
-        _o.channel_id = _r.read_long()
         _o.saved_peer_id = _r.read_object()
         return _o
 
@@ -10717,7 +10685,7 @@ class UpdateManagedBot(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateManagedBot:
         _o = _new(cls)
-        _o.user_id, _o.bot_id, _o.qts = _r.read_fixed(_S37)
+        _o.user_id, _o.bot_id, _o.qts = _r.read_fixed(_S39)
         return _o
 
 
@@ -10821,9 +10789,8 @@ class UpdateNewBotConnection(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateNewBotConnection:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.bot_id = _r.read_fixed(_S1)
         _o.confirmed = (_f & 1) != 0
-        _o.bot_id = _r.read_long()
         _o.date = _r.read_int() if _f & 2 else None
         _o.device = _r.read_string() if _f & 2 else None
         _o.location = _r.read_string() if _f & 2 else None
@@ -11001,11 +10968,10 @@ class UpdateBotStarsSubscription(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateBotStarsSubscription:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id = _r.read_fixed(_S1)
         _o.canceled = (_f & 1) != 0
         _o.payment_failed = (_f & 2) != 0
         _o.restored = (_f & 4) != 0
-        _o.user_id = _r.read_long()
         _o.payload = _r.read_bytes()
         _o.qts = _r.read_int()
         return _o
@@ -11053,7 +11019,7 @@ class UpdateShortMessage(TLObject):
         _o.ttl_period = ttl_period
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S47.pack(0x313bc7f8, (2 if _o.out else 0) | (4 if _o.fwd_from is not None else 0) | (8 if _o.reply_to is not None else 0) | (16 if _o.mentioned else 0) | (32 if _o.media_unread else 0) | (128 if _o.entities is not None else 0) | (2048 if _o.via_bot_id is not None else 0) | (8192 if _o.silent else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.user_id)
+        _b += _S48.pack(0x313bc7f8, (2 if _o.out else 0) | (4 if _o.fwd_from is not None else 0) | (8 if _o.reply_to is not None else 0) | (16 if _o.mentioned else 0) | (32 if _o.media_unread else 0) | (128 if _o.entities is not None else 0) | (2048 if _o.via_bot_id is not None else 0) | (8192 if _o.silent else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.user_id)
         w_bytes(_b, _o.message.encode())
         _b += _S16.pack(_o.pts, _o.pts_count, _o.date)
         if _o.fwd_from is not None:
@@ -11070,12 +11036,11 @@ class UpdateShortMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateShortMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.user_id = _r.read_fixed(_S24)
         _o.out = (_f & 2) != 0
         _o.mentioned = (_f & 16) != 0
         _o.media_unread = (_f & 32) != 0
         _o.silent = (_f & 8192) != 0
-        _o.id, _o.user_id = _r.read_fixed(_S4)
         _o.message = _r.read_string()
         _o.pts, _o.pts_count, _o.date = _r.read_fixed(_S16)
         _o.fwd_from = _r.read_object() if _f & 4 else None
@@ -11111,7 +11076,7 @@ class UpdateShortChatMessage(TLObject):
         _o.ttl_period = ttl_period
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S48.pack(0x4d6deea5, (2 if _o.out else 0) | (4 if _o.fwd_from is not None else 0) | (8 if _o.reply_to is not None else 0) | (16 if _o.mentioned else 0) | (32 if _o.media_unread else 0) | (128 if _o.entities is not None else 0) | (2048 if _o.via_bot_id is not None else 0) | (8192 if _o.silent else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.from_id, _o.chat_id)
+        _b += _S49.pack(0x4d6deea5, (2 if _o.out else 0) | (4 if _o.fwd_from is not None else 0) | (8 if _o.reply_to is not None else 0) | (16 if _o.mentioned else 0) | (32 if _o.media_unread else 0) | (128 if _o.entities is not None else 0) | (2048 if _o.via_bot_id is not None else 0) | (8192 if _o.silent else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.from_id, _o.chat_id)
         w_bytes(_b, _o.message.encode())
         _b += _S16.pack(_o.pts, _o.pts_count, _o.date)
         if _o.fwd_from is not None:
@@ -11128,12 +11093,11 @@ class UpdateShortChatMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateShortChatMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.from_id, _o.chat_id = _r.read_fixed(_S50)
         _o.out = (_f & 2) != 0
         _o.mentioned = (_f & 16) != 0
         _o.media_unread = (_f & 32) != 0
         _o.silent = (_f & 8192) != 0
-        _o.id, _o.from_id, _o.chat_id = _r.read_fixed(_S49)
         _o.message = _r.read_string()
         _o.pts, _o.pts_count, _o.date = _r.read_fixed(_S16)
         _o.fwd_from = _r.read_object() if _f & 4 else None
@@ -11216,7 +11180,7 @@ class Updates(TLObject):
         w_vector_object(_b, _o.updates, False)
         w_vector_object(_b, _o.users, False)
         w_vector_object(_b, _o.chats, False)
-        _b += _S23.pack(_o.date, _o.seq)
+        _b += _S29.pack(_o.date, _o.seq)
 
     @classmethod
     def read(cls, _r: Reader) -> Updates:
@@ -11224,7 +11188,7 @@ class Updates(TLObject):
         _o.updates = _r.read_vector_object()
         _o.users = _r.read_vector_object()
         _o.chats = _r.read_vector_object()
-        _o.date, _o.seq = _r.read_fixed(_S23)
+        _o.date, _o.seq = _r.read_fixed(_S29)
         return _o
 
 
@@ -11245,7 +11209,7 @@ class UpdateShortSentMessage(TLObject):
         _o.ttl_period = ttl_period
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S50.pack(0x9015e101, (2 if _o.out else 0) | (128 if _o.entities is not None else 0) | (512 if _o.media is not None else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.pts, _o.pts_count, _o.date)
+        _b += _S51.pack(0x9015e101, (2 if _o.out else 0) | (128 if _o.entities is not None else 0) | (512 if _o.media is not None else 0) | (33554432 if _o.ttl_period is not None else 0), _o.id, _o.pts, _o.pts_count, _o.date)
         if _o.media is not None:
             _o.media._write(_b)
         if _o.entities is not None:
@@ -11256,9 +11220,8 @@ class UpdateShortSentMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> UpdateShortSentMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.pts, _o.pts_count, _o.date = _r.read_fixed(_S52)
         _o.out = (_f & 2) != 0
-        _o.id, _o.pts, _o.pts_count, _o.date = _r.read_fixed(_S38)
         _o.media = _r.read_object() if _f & 512 else None
         _o.entities = _r.read_vector_object() if _f & 128 else None
         _o.ttl_period = _r.read_int() if _f & 33554432 else None
@@ -11293,14 +11256,13 @@ class DcOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DcOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.ipv6 = (_f & 1) != 0
         _o.media_only = (_f & 2) != 0
         _o.tcpo_only = (_f & 4) != 0
         _o.cdn = (_f & 8) != 0
         _o.static = (_f & 16) != 0
         _o.this_port_only = (_f & 32) != 0
-        _o.id = _r.read_int()
         _o.ip_address = _r.read_string()
         _o.port = _r.read_int()
         _o.secret = _r.read_bytes() if _f & 1024 else None
@@ -11365,13 +11327,13 @@ class Config(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\x1e$\x1a\xcc'
         _f = (1 if _o.tmp_sessions is not None else 0) | (4 if _o.suggested_lang_code is not None or _o.lang_pack_version is not None or _o.base_lang_pack_version is not None else 0) | (8 if _o.default_p2p_contacts else 0) | (16 if _o.preload_featured_stickers else 0) | (64 if _o.revoke_pm_inbox else 0) | (128 if _o.autoupdate_url_prefix is not None else 0) | (256 if _o.blocked_mode else 0) | (512 if _o.gif_search_username is not None else 0) | (1024 if _o.venue_search_username is not None else 0) | (2048 if _o.img_search_username is not None else 0) | (4096 if _o.static_maps_provider is not None else 0) | (16384 if _o.force_try_ipv6 else 0) | (32768 if _o.reactions_default is not None else 0) | (65536 if _o.autologin_token is not None else 0)
-        _b += _S51.pack(_f, _o.date, _o.expires, (0x997275b5 if _o.test_mode else 0xbc799737), _o.this_dc)
+        _b += _S53.pack(_f, _o.date, _o.expires, (0x997275b5 if _o.test_mode else 0xbc799737), _o.this_dc)
         w_vector_object(_b, _o.dc_options, False)
         w_bytes(_b, _o.dc_txt_domain_name.encode())
-        _b += _S52.pack(_o.chat_size_max, _o.megagroup_size_max, _o.forwarded_count_max, _o.online_update_period_ms, _o.offline_blur_timeout_ms, _o.offline_idle_timeout_ms, _o.online_cloud_timeout_ms, _o.notify_cloud_delay_ms, _o.notify_default_delay_ms, _o.push_chat_period_ms, _o.push_chat_limit, _o.edit_time_limit, _o.revoke_time_limit, _o.revoke_pm_time_limit, _o.rating_e_decay, _o.stickers_recent_limit, _o.channels_read_media_period)
+        _b += _S54.pack(_o.chat_size_max, _o.megagroup_size_max, _o.forwarded_count_max, _o.online_update_period_ms, _o.offline_blur_timeout_ms, _o.offline_idle_timeout_ms, _o.online_cloud_timeout_ms, _o.notify_cloud_delay_ms, _o.notify_default_delay_ms, _o.push_chat_period_ms, _o.push_chat_limit, _o.edit_time_limit, _o.revoke_time_limit, _o.revoke_pm_time_limit, _o.rating_e_decay, _o.stickers_recent_limit, _o.channels_read_media_period)
         if _o.tmp_sessions is not None:
             _b += pack_i(_o.tmp_sessions)
-        _b += _S38.pack(_o.call_receive_timeout_ms, _o.call_ring_timeout_ms, _o.call_connect_timeout_ms, _o.call_packet_timeout_ms)
+        _b += _S40.pack(_o.call_receive_timeout_ms, _o.call_ring_timeout_ms, _o.call_connect_timeout_ms, _o.call_packet_timeout_ms)
         w_bytes(_b, _o.me_url_prefix.encode())
         if _o.autoupdate_url_prefix is not None:
             w_bytes(_b, _o.autoupdate_url_prefix.encode())
@@ -11398,20 +11360,19 @@ class Config(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Config:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.date, _o.expires = _r.read_fixed(_S23)
         _o.default_p2p_contacts = (_f & 8) != 0
         _o.preload_featured_stickers = (_f & 16) != 0
         _o.revoke_pm_inbox = (_f & 64) != 0
         _o.blocked_mode = (_f & 256) != 0
         _o.force_try_ipv6 = (_f & 16384) != 0
-        _o.date, _o.expires = _r.read_fixed(_S23)
         _o.test_mode = _r.read_bool()
         _o.this_dc = _r.read_int()
         _o.dc_options = _r.read_vector_object()
         _o.dc_txt_domain_name = _r.read_string()
-        _o.chat_size_max, _o.megagroup_size_max, _o.forwarded_count_max, _o.online_update_period_ms, _o.offline_blur_timeout_ms, _o.offline_idle_timeout_ms, _o.online_cloud_timeout_ms, _o.notify_cloud_delay_ms, _o.notify_default_delay_ms, _o.push_chat_period_ms, _o.push_chat_limit, _o.edit_time_limit, _o.revoke_time_limit, _o.revoke_pm_time_limit, _o.rating_e_decay, _o.stickers_recent_limit, _o.channels_read_media_period = _r.read_fixed(_S52)
+        _o.chat_size_max, _o.megagroup_size_max, _o.forwarded_count_max, _o.online_update_period_ms, _o.offline_blur_timeout_ms, _o.offline_idle_timeout_ms, _o.online_cloud_timeout_ms, _o.notify_cloud_delay_ms, _o.notify_default_delay_ms, _o.push_chat_period_ms, _o.push_chat_limit, _o.edit_time_limit, _o.revoke_time_limit, _o.revoke_pm_time_limit, _o.rating_e_decay, _o.stickers_recent_limit, _o.channels_read_media_period = _r.read_fixed(_S54)
         _o.tmp_sessions = _r.read_int() if _f & 1 else None
-        _o.call_receive_timeout_ms, _o.call_ring_timeout_ms, _o.call_connect_timeout_ms, _o.call_packet_timeout_ms = _r.read_fixed(_S38)
+        _o.call_receive_timeout_ms, _o.call_ring_timeout_ms, _o.call_connect_timeout_ms, _o.call_packet_timeout_ms = _r.read_fixed(_S40)
         _o.me_url_prefix = _r.read_string()
         _o.autoupdate_url_prefix = _r.read_string() if _f & 128 else None
         _o.gif_search_username = _r.read_string() if _f & 512 else None
@@ -11441,13 +11402,13 @@ class NearestDc(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'u\x17\x1a\x8e'
         w_bytes(_b, _o.country.encode())
-        _b += _S23.pack(_o.this_dc, _o.nearest_dc)
+        _b += _S29.pack(_o.this_dc, _o.nearest_dc)
 
     @classmethod
     def read(cls, _r: Reader) -> NearestDc:
         _o = _new(cls)
         _o.country = _r.read_string()
-        _o.this_dc, _o.nearest_dc = _r.read_fixed(_S23)
+        _o.this_dc, _o.nearest_dc = _r.read_fixed(_S29)
         return _o
 
 
@@ -11484,12 +11445,12 @@ class EncryptedChatWaiting(TLObject):
         _o.participant_id = participant_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S53.pack(0x66b25953, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S55.pack(0x66b25953, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
 
     @classmethod
     def read(cls, _r: Reader) -> EncryptedChatWaiting:
         _o = _new(cls)
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S54)
+        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S56)
         return _o
 
 
@@ -11512,7 +11473,7 @@ class EncryptedChatRequested(TLObject):
         _b += _S9.pack(0x48f1d94c, (1 if _o.folder_id is not None else 0))
         if _o.folder_id is not None:
             _b += pack_i(_o.folder_id)
-        _b += _S54.pack(_o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S56.pack(_o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         w_bytes(_b, _o.g_a)
 
     @classmethod
@@ -11520,7 +11481,7 @@ class EncryptedChatRequested(TLObject):
         _o = _new(cls)
         _f = _r.read_uint()
         _o.folder_id = _r.read_int() if _f & 1 else None
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S54)
+        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S56)
         _o.g_a = _r.read_bytes()
         return _o
 
@@ -11541,14 +11502,14 @@ class EncryptedChat(TLObject):
         _o.key_fingerprint = key_fingerprint
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S53.pack(0x61f0d4c7, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S55.pack(0x61f0d4c7, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         w_bytes(_b, _o.g_a_or_b)
         _b += _S11.pack(_o.key_fingerprint)
 
     @classmethod
     def read(cls, _r: Reader) -> EncryptedChat:
         _o = _new(cls)
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S54)
+        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S56)
         _o.g_a_or_b = _r.read_bytes()
         _o.key_fingerprint = _r.read_long()
         return _o
@@ -11570,9 +11531,8 @@ class EncryptedChatDiscarded(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> EncryptedChatDiscarded:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.history_deleted = (_f & 1) != 0
-        _o.id = _r.read_int()
         return _o
 
 
@@ -11628,12 +11588,12 @@ class EncryptedFile(TLObject):
         _o.key_fingerprint = key_fingerprint
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S35.pack(0xa8008cd8, _o.id, _o.access_hash, _o.size, _o.dc_id, _o.key_fingerprint)
+        _b += _S37.pack(0xa8008cd8, _o.id, _o.access_hash, _o.size, _o.dc_id, _o.key_fingerprint)
 
     @classmethod
     def read(cls, _r: Reader) -> EncryptedFile:
         _o = _new(cls)
-        _o.id, _o.access_hash, _o.size, _o.dc_id, _o.key_fingerprint = _r.read_fixed(_S36)
+        _o.id, _o.access_hash, _o.size, _o.dc_id, _o.key_fingerprint = _r.read_fixed(_S38)
         return _o
 
 
@@ -11713,12 +11673,12 @@ class InputEncryptedFileBigUploaded(TLObject):
         _o.key_fingerprint = key_fingerprint
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0x2dc173c8, _o.id, _o.parts, _o.key_fingerprint)
+        _b += _S42.pack(0x2dc173c8, _o.id, _o.parts, _o.key_fingerprint)
 
     @classmethod
     def read(cls, _r: Reader) -> InputEncryptedFileBigUploaded:
         _o = _new(cls)
-        _o.id, _o.parts, _o.key_fingerprint = _r.read_fixed(_S41)
+        _o.id, _o.parts, _o.key_fingerprint = _r.read_fixed(_S43)
         return _o
 
 
@@ -11736,14 +11696,14 @@ class EncryptedMessage(TLObject):
         _o.file = file
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0xed18c118, _o.random_id, _o.chat_id, _o.date)
+        _b += _S42.pack(0xed18c118, _o.random_id, _o.chat_id, _o.date)
         w_bytes(_b, _o.bytes)
         _o.file._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> EncryptedMessage:
         _o = _new(cls)
-        _o.random_id, _o.chat_id, _o.date = _r.read_fixed(_S41)
+        _o.random_id, _o.chat_id, _o.date = _r.read_fixed(_S43)
         _o.bytes = _r.read_bytes()
         _o.file = _r.read_object()
         return _o
@@ -11762,13 +11722,13 @@ class EncryptedMessageService(TLObject):
         _o.bytes = bytes
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0x23734b06, _o.random_id, _o.chat_id, _o.date)
+        _b += _S42.pack(0x23734b06, _o.random_id, _o.chat_id, _o.date)
         w_bytes(_b, _o.bytes)
 
     @classmethod
     def read(cls, _r: Reader) -> EncryptedMessageService:
         _o = _new(cls)
-        _o.random_id, _o.chat_id, _o.date = _r.read_fixed(_S41)
+        _o.random_id, _o.chat_id, _o.date = _r.read_fixed(_S43)
         _o.bytes = _r.read_bytes()
         return _o
 
@@ -12354,10 +12314,9 @@ class SendMessageTextDraftAction(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SendMessageTextDraftAction:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.random_id = _r.read_fixed(_S1)
         _o.can_stop = (_f & 1) != 0
         _o.keep_on_stop = (_f & 2) != 0
-        _o.random_id = _r.read_long()
         _o.text = _r.read_object()
         return _o
 
@@ -12381,10 +12340,9 @@ class InputSendMessageRichMessageDraftAction(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> InputSendMessageRichMessageDraftAction:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.random_id = _r.read_fixed(_S1)
         _o.can_stop = (_f & 1) != 0
         _o.keep_on_stop = (_f & 2) != 0
-        _o.random_id = _r.read_long()
         _o.rich_message = _r.read_object()
         return _o
 
@@ -12408,10 +12366,9 @@ class SendMessageRichMessageDraftAction(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SendMessageRichMessageDraftAction:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.random_id = _r.read_fixed(_S1)
         _o.can_stop = (_f & 1) != 0
         _o.keep_on_stop = (_f & 2) != 0
-        _o.random_id = _r.read_long()
         _o.rich_message = _r.read_object()
         return _o
 
@@ -13417,12 +13374,12 @@ class DocumentAttributeImageSize(TLObject):
         _o.h = h
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x6c37c15c, _o.w, _o.h)
+        _b += _S23.pack(0x6c37c15c, _o.w, _o.h)
 
     @classmethod
     def read(cls, _r: Reader) -> DocumentAttributeImageSize:
         _o = _new(cls)
-        _o.w, _o.h = _r.read_fixed(_S23)
+        _o.w, _o.h = _r.read_fixed(_S29)
         return _o
 
 
@@ -13492,7 +13449,7 @@ class DocumentAttributeVideo(TLObject):
         _o.video_codec = video_codec
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S56.pack(0x43c57c48, (1 if _o.round_message else 0) | (2 if _o.supports_streaming else 0) | (4 if _o.preload_prefix_size is not None else 0) | (8 if _o.nosound else 0) | (16 if _o.video_start_ts is not None else 0) | (32 if _o.video_codec is not None else 0), _o.duration, _o.w, _o.h)
+        _b += _S57.pack(0x43c57c48, (1 if _o.round_message else 0) | (2 if _o.supports_streaming else 0) | (4 if _o.preload_prefix_size is not None else 0) | (8 if _o.nosound else 0) | (16 if _o.video_start_ts is not None else 0) | (32 if _o.video_codec is not None else 0), _o.duration, _o.w, _o.h)
         if _o.preload_prefix_size is not None:
             _b += pack_i(_o.preload_prefix_size)
         if _o.video_start_ts is not None:
@@ -13503,11 +13460,10 @@ class DocumentAttributeVideo(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DocumentAttributeVideo:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.duration, _o.w, _o.h = _r.read_fixed(_S58)
         _o.round_message = (_f & 1) != 0
         _o.supports_streaming = (_f & 2) != 0
         _o.nosound = (_f & 8) != 0
-        _o.duration, _o.w, _o.h = _r.read_fixed(_S57)
         _o.preload_prefix_size = _r.read_int() if _f & 4 else None
         _o.video_start_ts = _r.read_double() if _f & 16 else None
         _o.video_codec = _r.read_string() if _f & 32 else None
@@ -13539,9 +13495,8 @@ class DocumentAttributeAudio(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DocumentAttributeAudio:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.duration = _r.read_fixed(_S0)
         _o.voice = (_f & 1024) != 0
-        _o.duration = _r.read_int()
         _o.title = _r.read_string() if _f & 1 else None
         _o.performer = _r.read_string() if _f & 2 else None
         _o.waveform = _r.read_bytes() if _f & 4 else None
@@ -13753,10 +13708,9 @@ class WebPage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> WebPage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.has_large_media = (_f & 8192) != 0
         _o.video_cover_photo = (_f & 16384) != 0
-        _o.id = _r.read_long()
         _o.url = _r.read_string()
         _o.display_url = _r.read_string()
         _o.hash = _r.read_int()
@@ -13833,7 +13787,7 @@ class Authorization(TLObject):
         _b += _S10.pack(_o.api_id)
         w_bytes(_b, _o.app_name.encode())
         w_bytes(_b, _o.app_version.encode())
-        _b += _S23.pack(_o.date_created, _o.date_active)
+        _b += _S29.pack(_o.date_created, _o.date_active)
         w_bytes(_b, _o.ip.encode())
         w_bytes(_b, _o.country.encode())
         w_bytes(_b, _o.region.encode())
@@ -13841,21 +13795,20 @@ class Authorization(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Authorization:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.hash = _r.read_fixed(_S1)
         _o.current = (_f & 1) != 0
         _o.official_app = (_f & 2) != 0
         _o.password_pending = (_f & 4) != 0
         _o.encrypted_requests_disabled = (_f & 8) != 0
         _o.call_requests_disabled = (_f & 16) != 0
         _o.unconfirmed = (_f & 32) != 0
-        _o.hash = _r.read_long()
         _o.device_model = _r.read_string()
         _o.platform = _r.read_string()
         _o.system_version = _r.read_string()
         _o.api_id = _r.read_int()
         _o.app_name = _r.read_string()
         _o.app_version = _r.read_string()
-        _o.date_created, _o.date_active = _r.read_fixed(_S23)
+        _o.date_created, _o.date_active = _r.read_fixed(_S29)
         _o.ip = _r.read_string()
         _o.country = _r.read_string()
         _o.region = _r.read_string()
@@ -13873,12 +13826,12 @@ class ReceivedNotifyMessage(TLObject):
         _o.flags = flags
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xa384b779, _o.id, _o.flags)
+        _b += _S23.pack(0xa384b779, _o.id, _o.flags)
 
     @classmethod
     def read(cls, _r: Reader) -> ReceivedNotifyMessage:
         _o = _new(cls)
-        _o.id, _o.flags = _r.read_fixed(_S23)
+        _o.id, _o.flags = _r.read_fixed(_S29)
         return _o
 
 
@@ -14339,7 +14292,7 @@ class StickerSet(TLObject):
             _b += pack_i((_o.thumb_version if _o.thumb_version is not None else 0))
         if _o.thumb_document_id is not None:
             _b += pack_q(_o.thumb_document_id)
-        _b += _S23.pack(_o.count, _o.hash)
+        _b += _S29.pack(_o.count, _o.hash)
 
     @classmethod
     def read(cls, _r: Reader) -> StickerSet:
@@ -14360,7 +14313,7 @@ class StickerSet(TLObject):
         _o.thumb_dc_id = _r.read_int() if _f & 16 else None
         _o.thumb_version = _r.read_int() if _f & 16 else None
         _o.thumb_document_id = _r.read_long() if _f & 256 else None
-        _o.count, _o.hash = _r.read_fixed(_S23)
+        _o.count, _o.hash = _r.read_fixed(_S29)
         return _o
 
 
@@ -14609,12 +14562,12 @@ class MessageEntityUnknown(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xbb92ba95, _o.offset, _o.length)
+        _b += _S23.pack(0xbb92ba95, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityUnknown:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14629,12 +14582,12 @@ class MessageEntityMention(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xfa04579d, _o.offset, _o.length)
+        _b += _S23.pack(0xfa04579d, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityMention:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14649,12 +14602,12 @@ class MessageEntityHashtag(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x6f635b0d, _o.offset, _o.length)
+        _b += _S23.pack(0x6f635b0d, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityHashtag:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14669,12 +14622,12 @@ class MessageEntityBotCommand(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x6cef8ac7, _o.offset, _o.length)
+        _b += _S23.pack(0x6cef8ac7, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityBotCommand:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14689,12 +14642,12 @@ class MessageEntityUrl(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x6ed02538, _o.offset, _o.length)
+        _b += _S23.pack(0x6ed02538, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityUrl:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14709,12 +14662,12 @@ class MessageEntityEmail(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x64e475c2, _o.offset, _o.length)
+        _b += _S23.pack(0x64e475c2, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityEmail:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14729,12 +14682,12 @@ class MessageEntityBold(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xbd610bc9, _o.offset, _o.length)
+        _b += _S23.pack(0xbd610bc9, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityBold:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14749,12 +14702,12 @@ class MessageEntityItalic(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x826f8b60, _o.offset, _o.length)
+        _b += _S23.pack(0x826f8b60, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityItalic:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14769,12 +14722,12 @@ class MessageEntityCode(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x28a20571, _o.offset, _o.length)
+        _b += _S23.pack(0x28a20571, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityCode:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14790,13 +14743,13 @@ class MessageEntityPre(TLObject):
         _o.language = language
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x73924be0, _o.offset, _o.length)
+        _b += _S23.pack(0x73924be0, _o.offset, _o.length)
         w_bytes(_b, _o.language.encode())
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityPre:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         _o.language = _r.read_string()
         return _o
 
@@ -14813,13 +14766,13 @@ class MessageEntityTextUrl(TLObject):
         _o.url = url
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x76a6d327, _o.offset, _o.length)
+        _b += _S23.pack(0x76a6d327, _o.offset, _o.length)
         w_bytes(_b, _o.url.encode())
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityTextUrl:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         _o.url = _r.read_string()
         return _o
 
@@ -14836,12 +14789,12 @@ class MessageEntityMentionName(TLObject):
         _o.user_id = user_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S58.pack(0xdc7b1140, _o.offset, _o.length, _o.user_id)
+        _b += _S59.pack(0xdc7b1140, _o.offset, _o.length, _o.user_id)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityMentionName:
         _o = _new(cls)
-        _o.offset, _o.length, _o.user_id = _r.read_fixed(_S59)
+        _o.offset, _o.length, _o.user_id = _r.read_fixed(_S60)
         return _o
 
 
@@ -14857,13 +14810,13 @@ class InputMessageEntityMentionName(TLObject):
         _o.user_id = user_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x208e68c9, _o.offset, _o.length)
+        _b += _S23.pack(0x208e68c9, _o.offset, _o.length)
         _o.user_id._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> InputMessageEntityMentionName:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         _o.user_id = _r.read_object()
         return _o
 
@@ -14879,12 +14832,12 @@ class MessageEntityPhone(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x9b69e34b, _o.offset, _o.length)
+        _b += _S23.pack(0x9b69e34b, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityPhone:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14899,12 +14852,12 @@ class MessageEntityCashtag(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x4c4e743f, _o.offset, _o.length)
+        _b += _S23.pack(0x4c4e743f, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityCashtag:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14919,12 +14872,12 @@ class MessageEntityUnderline(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x9c4e7e8b, _o.offset, _o.length)
+        _b += _S23.pack(0x9c4e7e8b, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityUnderline:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14939,12 +14892,12 @@ class MessageEntityStrike(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xbf0693d4, _o.offset, _o.length)
+        _b += _S23.pack(0xbf0693d4, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityStrike:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14959,12 +14912,12 @@ class MessageEntityBankCard(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x761e6af4, _o.offset, _o.length)
+        _b += _S23.pack(0x761e6af4, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityBankCard:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -14979,12 +14932,12 @@ class MessageEntitySpoiler(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x32ca960f, _o.offset, _o.length)
+        _b += _S23.pack(0x32ca960f, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntitySpoiler:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -15000,12 +14953,12 @@ class MessageEntityCustomEmoji(TLObject):
         _o.document_id = document_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S58.pack(0xc8cf05f8, _o.offset, _o.length, _o.document_id)
+        _b += _S59.pack(0xc8cf05f8, _o.offset, _o.length, _o.document_id)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityCustomEmoji:
         _o = _new(cls)
-        _o.offset, _o.length, _o.document_id = _r.read_fixed(_S59)
+        _o.offset, _o.length, _o.document_id = _r.read_fixed(_S60)
         return _o
 
 
@@ -15026,9 +14979,8 @@ class MessageEntityBlockquote(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityBlockquote:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offset, _o.length = _r.read_fixed(_S23)
         _o.collapsed = (_f & 1) != 0
-        _o.offset, _o.length = _r.read_fixed(_S23)
         return _o
 
 
@@ -15050,19 +15002,18 @@ class MessageEntityFormattedDate(TLObject):
         _o.date = date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S60.pack(0x904ac7c7, (1 if _o.relative else 0) | (2 if _o.short_time else 0) | (4 if _o.long_time else 0) | (8 if _o.short_date else 0) | (16 if _o.long_date else 0) | (32 if _o.day_of_week else 0), _o.offset, _o.length, _o.date)
+        _b += _S61.pack(0x904ac7c7, (1 if _o.relative else 0) | (2 if _o.short_time else 0) | (4 if _o.long_time else 0) | (8 if _o.short_date else 0) | (16 if _o.long_date else 0) | (32 if _o.day_of_week else 0), _o.offset, _o.length, _o.date)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityFormattedDate:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.offset, _o.length, _o.date = _r.read_fixed(_S36)
         _o.relative = (_f & 1) != 0
         _o.short_time = (_f & 2) != 0
         _o.long_time = (_f & 4) != 0
         _o.short_date = (_f & 8) != 0
         _o.long_date = (_f & 16) != 0
         _o.day_of_week = (_f & 32) != 0
-        _o.offset, _o.length, _o.date = _r.read_fixed(_S16)
         return _o
 
 
@@ -15077,12 +15028,12 @@ class MessageEntityDiffInsert(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x71777116, _o.offset, _o.length)
+        _b += _S23.pack(0x71777116, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityDiffInsert:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -15098,13 +15049,13 @@ class MessageEntityDiffReplace(TLObject):
         _o.old_text = old_text
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xc6c1e5a7, _o.offset, _o.length)
+        _b += _S23.pack(0xc6c1e5a7, _o.offset, _o.length)
         w_bytes(_b, _o.old_text.encode())
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityDiffReplace:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         _o.old_text = _r.read_string()
         return _o
 
@@ -15120,12 +15071,12 @@ class MessageEntityDiffDelete(TLObject):
         _o.length = length
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x0652c1c5, _o.offset, _o.length)
+        _b += _S23.pack(0x0652c1c5, _o.offset, _o.length)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageEntityDiffDelete:
         _o = _new(cls)
-        _o.offset, _o.length = _r.read_fixed(_S23)
+        _o.offset, _o.length = _r.read_fixed(_S29)
         return _o
 
 
@@ -15202,12 +15153,12 @@ class MessageRange(TLObject):
         _o.max_id = max_id
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x0ae30253, _o.min_id, _o.max_id)
+        _b += _S23.pack(0x0ae30253, _o.min_id, _o.max_id)
 
     @classmethod
     def read(cls, _r: Reader) -> MessageRange:
         _o = _new(cls)
-        _o.min_id, _o.max_id = _r.read_fixed(_S23)
+        _o.min_id, _o.max_id = _r.read_fixed(_S29)
         return _o
 
 
@@ -15265,7 +15216,7 @@ class ChannelParticipant(TLObject):
         _o.rank = rank
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S61.pack(0x1bd54456, (1 if _o.subscription_until_date is not None else 0) | (4 if _o.rank is not None else 0), _o.user_id, _o.date)
+        _b += _S62.pack(0x1bd54456, (1 if _o.subscription_until_date is not None else 0) | (4 if _o.rank is not None else 0), _o.user_id, _o.date)
         if _o.subscription_until_date is not None:
             _b += pack_i(_o.subscription_until_date)
         if _o.rank is not None:
@@ -15304,9 +15255,8 @@ class ChannelParticipantSelf(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelParticipantSelf:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id, _o.inviter_id, _o.date = _r.read_fixed(_S20)
         _o.via_request = (_f & 1) != 0
-        _o.user_id, _o.inviter_id, _o.date = _r.read_fixed(_S37)
         _o.subscription_until_date = _r.read_int() if _f & 2 else None
         _o.rank = _r.read_string() if _f & 4 else None
         return _o
@@ -15368,10 +15318,9 @@ class ChannelParticipantAdmin(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelParticipantAdmin:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id = _r.read_fixed(_S1)
         _o.can_edit = (_f & 1) != 0
         _o.self = (_f & 2) != 0
-        _o.user_id = _r.read_long()
         _o.inviter_id = _r.read_long() if _f & 2 else None
         _o.promoted_by, _o.date = _r.read_fixed(_S7)
         _o.admin_rights = _r.read_object()
@@ -16515,12 +16464,12 @@ class InputBotInlineMessageID(TLObject):
         _o.access_hash = access_hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S62.pack(0x890c3d89, _o.dc_id, _o.id, _o.access_hash)
+        _b += _S50.pack(0x890c3d89, _o.dc_id, _o.id, _o.access_hash)
 
     @classmethod
     def read(cls, _r: Reader) -> InputBotInlineMessageID:
         _o = _new(cls)
-        _o.dc_id, _o.id, _o.access_hash = _r.read_fixed(_S49)
+        _o.dc_id, _o.id, _o.access_hash = _r.read_fixed(_S63)
         return _o
 
 
@@ -16537,12 +16486,12 @@ class InputBotInlineMessageID64(TLObject):
         _o.access_hash = access_hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S63.pack(0xb6d915d7, _o.dc_id, _o.owner_id, _o.id, _o.access_hash)
+        _b += _S64.pack(0xb6d915d7, _o.dc_id, _o.owner_id, _o.id, _o.access_hash)
 
     @classmethod
     def read(cls, _r: Reader) -> InputBotInlineMessageID64:
         _o = _new(cls)
-        _o.dc_id, _o.owner_id, _o.id, _o.access_hash = _r.read_fixed(_S64)
+        _o.dc_id, _o.owner_id, _o.id, _o.access_hash = _r.read_fixed(_S65)
         return _o
 
 
@@ -16582,7 +16531,7 @@ class TopPeer(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'[\xc0\xcd\xed'
         _o.peer._write(_b)
-        _b += _S65.pack(_o.rating)
+        _b += _S66.pack(_o.rating)
 
     @classmethod
     def read(cls, _r: Reader) -> TopPeer:
@@ -16980,12 +16929,12 @@ class MaskCoords(TLObject):
         _o.zoom = zoom
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S66.pack(0xaed6dbb2, _o.n, _o.x, _o.y, _o.zoom)
+        _b += _S67.pack(0xaed6dbb2, _o.n, _o.x, _o.y, _o.zoom)
 
     @classmethod
     def read(cls, _r: Reader) -> MaskCoords:
         _o = _new(cls)
-        _o.n, _o.x, _o.y, _o.zoom = _r.read_fixed(_S67)
+        _o.n, _o.x, _o.y, _o.zoom = _r.read_fixed(_S68)
         return _o
 
 
@@ -17120,12 +17069,12 @@ class HighScore(TLObject):
         _o.score = score
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S68.pack(0x73a379eb, _o.pos, _o.user_id, _o.score)
+        _b += _S69.pack(0x73a379eb, _o.pos, _o.user_id, _o.score)
 
     @classmethod
     def read(cls, _r: Reader) -> HighScore:
         _o = _new(cls)
-        _o.pos, _o.user_id, _o.score = _r.read_fixed(_S69)
+        _o.pos, _o.user_id, _o.score = _r.read_fixed(_S70)
         return _o
 
 
@@ -17431,12 +17380,12 @@ class TextImage(TLObject):
         _o.h = h
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0x081ccf4f, _o.document_id, _o.w, _o.h)
+        _b += _S42.pack(0x081ccf4f, _o.document_id, _o.w, _o.h)
 
     @classmethod
     def read(cls, _r: Reader) -> TextImage:
         _o = _new(cls)
-        _o.document_id, _o.w, _o.h = _r.read_fixed(_S41)
+        _o.document_id, _o.w, _o.h = _r.read_fixed(_S43)
         return _o
 
 
@@ -18112,9 +18061,8 @@ class PageBlockPhoto(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PageBlockPhoto:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.photo_id = _r.read_fixed(_S1)
         _o.spoiler = (_f & 2) != 0
-        _o.photo_id = _r.read_long()
         _o.caption = _r.read_object()
         _o.url = _r.read_string() if _f & 1 else None
         _o.webpage_id = _r.read_long() if _f & 1 else None
@@ -18141,11 +18089,10 @@ class PageBlockVideo(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PageBlockVideo:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.video_id = _r.read_fixed(_S1)
         _o.autoplay = (_f & 1) != 0
         _o.loop = (_f & 2) != 0
         _o.spoiler = (_f & 4) != 0
-        _o.video_id = _r.read_long()
         _o.caption = _r.read_object()
         return _o
 
@@ -19197,13 +19144,13 @@ class InputWebFileGeoPointLocation(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xc9!"\x9f'
         _o.geo_point._write(_b)
-        _b += _S70.pack(_o.access_hash, _o.w, _o.h, _o.zoom, _o.scale)
+        _b += _S71.pack(_o.access_hash, _o.w, _o.h, _o.zoom, _o.scale)
 
     @classmethod
     def read(cls, _r: Reader) -> InputWebFileGeoPointLocation:
         _o = _new(cls)
         _o.geo_point = _r.read_object()
-        _o.access_hash, _o.w, _o.h, _o.zoom, _o.scale = _r.read_fixed(_S70)
+        _o.access_hash, _o.w, _o.h, _o.zoom, _o.scale = _r.read_fixed(_S71)
         return _o
 
 
@@ -19441,7 +19388,7 @@ class PhoneCallWaiting(TLObject):
         _o.receive_date = receive_date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S71.pack(0xc5226f17, (1 if _o.receive_date is not None else 0) | (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S72.pack(0xc5226f17, (1 if _o.receive_date is not None else 0) | (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         _o.protocol._write(_b)
         if _o.receive_date is not None:
             _b += pack_i(_o.receive_date)
@@ -19449,9 +19396,8 @@ class PhoneCallWaiting(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneCallWaiting:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S73)
         _o.video = (_f & 64) != 0
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S72)
         _o.protocol = _r.read_object()
         _o.receive_date = _r.read_int() if _f & 1 else None
         return _o
@@ -19474,16 +19420,15 @@ class PhoneCallRequested(TLObject):
         _o.protocol = protocol
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S71.pack(0x14b0ed0c, (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S72.pack(0x14b0ed0c, (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         w_bytes(_b, _o.g_a_hash)
         _o.protocol._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> PhoneCallRequested:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S73)
         _o.video = (_f & 64) != 0
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S72)
         _o.g_a_hash = _r.read_bytes()
         _o.protocol = _r.read_object()
         return _o
@@ -19506,16 +19451,15 @@ class PhoneCallAccepted(TLObject):
         _o.protocol = protocol
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S71.pack(0x3660c311, (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S72.pack(0x3660c311, (64 if _o.video else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         w_bytes(_b, _o.g_b)
         _o.protocol._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> PhoneCallAccepted:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S73)
         _o.video = (_f & 64) != 0
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S72)
         _o.g_b = _r.read_bytes()
         _o.protocol = _r.read_object()
         return _o
@@ -19544,7 +19488,7 @@ class PhoneCall(TLObject):
         _o.custom_parameters = custom_parameters
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S71.pack(0x30535af5, (32 if _o.p2p_allowed else 0) | (64 if _o.video else 0) | (128 if _o.custom_parameters is not None else 0) | (256 if _o.conference_supported else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
+        _b += _S72.pack(0x30535af5, (32 if _o.p2p_allowed else 0) | (64 if _o.video else 0) | (128 if _o.custom_parameters is not None else 0) | (256 if _o.conference_supported else 0), _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id)
         w_bytes(_b, _o.g_a_or_b)
         _b += _S11.pack(_o.key_fingerprint)
         _o.protocol._write(_b)
@@ -19556,11 +19500,10 @@ class PhoneCall(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneCall:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S73)
         _o.p2p_allowed = (_f & 32) != 0
         _o.video = (_f & 64) != 0
         _o.conference_supported = (_f & 256) != 0
-        _o.id, _o.access_hash, _o.date, _o.admin_id, _o.participant_id = _r.read_fixed(_S72)
         _o.g_a_or_b = _r.read_bytes()
         _o.key_fingerprint = _r.read_long()
         _o.protocol = _r.read_object()
@@ -19594,11 +19537,10 @@ class PhoneCallDiscarded(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneCallDiscarded:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.need_rating = (_f & 4) != 0
         _o.need_debug = (_f & 8) != 0
         _o.video = (_f & 64) != 0
-        _o.id = _r.read_long()
         _o.reason = _r.read_object() if _f & 1 else None
         _o.duration = _r.read_int() if _f & 2 else None
         return _o
@@ -19628,9 +19570,8 @@ class PhoneConnection(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneConnection:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.tcp = (_f & 1) != 0
-        _o.id = _r.read_long()
         _o.ip = _r.read_string()
         _o.ipv6 = _r.read_string()
         _o.port = _r.read_int()
@@ -19665,10 +19606,9 @@ class PhoneConnectionWebrtc(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneConnectionWebrtc:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.turn = (_f & 1) != 0
         _o.stun = (_f & 2) != 0
-        _o.id = _r.read_long()
         _o.ip = _r.read_string()
         _o.ipv6 = _r.read_string()
         _o.port = _r.read_int()
@@ -19697,10 +19637,9 @@ class PhoneCallProtocol(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PhoneCallProtocol:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.min_layer, _o.max_layer = _r.read_fixed(_S23)
         _o.udp_p2p = (_f & 1) != 0
         _o.udp_reflector = (_f & 2) != 0
-        _o.min_layer, _o.max_layer = _r.read_fixed(_S23)
         _o.library_versions = _r.read_vector_of(r_string)
         return _o
 
@@ -19849,14 +19788,14 @@ class LangPackDifference(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xf6\xc1\x85\xf3'
         w_bytes(_b, _o.lang_code.encode())
-        _b += _S23.pack(_o.from_version, _o.version)
+        _b += _S29.pack(_o.from_version, _o.version)
         w_vector_object(_b, _o.strings, False)
 
     @classmethod
     def read(cls, _r: Reader) -> LangPackDifference:
         _o = _new(cls)
         _o.lang_code = _r.read_string()
-        _o.from_version, _o.version = _r.read_fixed(_S23)
+        _o.from_version, _o.version = _r.read_fixed(_S29)
         _o.strings = _r.read_vector_object()
         return _o
 
@@ -19888,7 +19827,7 @@ class LangPackLanguage(TLObject):
         if _o.base_lang_code is not None:
             w_bytes(_b, _o.base_lang_code.encode())
         w_bytes(_b, _o.plural_code.encode())
-        _b += _S23.pack(_o.strings_count, _o.translated_count)
+        _b += _S29.pack(_o.strings_count, _o.translated_count)
         w_bytes(_b, _o.translations_url.encode())
 
     @classmethod
@@ -19903,7 +19842,7 @@ class LangPackLanguage(TLObject):
         _o.lang_code = _r.read_string()
         _o.base_lang_code = _r.read_string() if _f & 2 else None
         _o.plural_code = _r.read_string()
-        _o.strings_count, _o.translated_count = _r.read_fixed(_S23)
+        _o.strings_count, _o.translated_count = _r.read_fixed(_S29)
         _o.translations_url = _r.read_string()
         return _o
 
@@ -20342,12 +20281,12 @@ class ChannelAdminLogEventActionToggleSlowMode(TLObject):
         _o.new_value = new_value
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x53909779, _o.prev_value, _o.new_value)
+        _b += _S23.pack(0x53909779, _o.prev_value, _o.new_value)
 
     @classmethod
     def read(cls, _r: Reader) -> ChannelAdminLogEventActionToggleSlowMode:
         _o = _new(cls)
-        _o.prev_value, _o.new_value = _r.read_fixed(_S23)
+        _o.prev_value, _o.new_value = _r.read_fixed(_S29)
         return _o
 
 
@@ -20567,12 +20506,12 @@ class ChannelAdminLogEventActionChangeHistoryTTL(TLObject):
         _o.new_value = new_value
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x6e941a38, _o.prev_value, _o.new_value)
+        _b += _S23.pack(0x6e941a38, _o.prev_value, _o.new_value)
 
     @classmethod
     def read(cls, _r: Reader) -> ChannelAdminLogEventActionChangeHistoryTTL:
         _o = _new(cls)
-        _o.prev_value, _o.new_value = _r.read_fixed(_S23)
+        _o.prev_value, _o.new_value = _r.read_fixed(_S29)
         return _o
 
 
@@ -21279,7 +21218,7 @@ class WebAuthorization(TLObject):
         w_bytes(_b, _o.domain.encode())
         w_bytes(_b, _o.browser.encode())
         w_bytes(_b, _o.platform.encode())
-        _b += _S23.pack(_o.date_created, _o.date_active)
+        _b += _S29.pack(_o.date_created, _o.date_active)
         w_bytes(_b, _o.ip.encode())
         w_bytes(_b, _o.region.encode())
 
@@ -21290,7 +21229,7 @@ class WebAuthorization(TLObject):
         _o.domain = _r.read_string()
         _o.browser = _r.read_string()
         _o.platform = _r.read_string()
-        _o.date_created, _o.date_active = _r.read_fixed(_S23)
+        _o.date_created, _o.date_active = _r.read_fixed(_S29)
         _o.ip = _r.read_string()
         _o.region = _r.read_string()
         return _o
@@ -21618,14 +21557,14 @@ class SecureFile(TLObject):
         _o.secret = secret
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S35.pack(0x7d09c27e, _o.id, _o.access_hash, _o.size, _o.dc_id, _o.date)
+        _b += _S37.pack(0x7d09c27e, _o.id, _o.access_hash, _o.size, _o.dc_id, _o.date)
         w_bytes(_b, _o.file_hash)
         w_bytes(_b, _o.secret)
 
     @classmethod
     def read(cls, _r: Reader) -> SecureFile:
         _o = _new(cls)
-        _o.id, _o.access_hash, _o.size, _o.dc_id, _o.date = _r.read_fixed(_S36)
+        _o.id, _o.access_hash, _o.size, _o.dc_id, _o.date = _r.read_fixed(_S38)
         _o.file_hash = _r.read_bytes()
         _o.secret = _r.read_bytes()
         return _o
@@ -22581,7 +22520,7 @@ class InputAppEvent(TLObject):
         _o.data = data
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S73.pack(0x1d1b1245, _o.time)
+        _b += _S74.pack(0x1d1b1245, _o.time)
         w_bytes(_b, _o.type.encode())
         _b += _S11.pack(_o.peer)
         _o.data._write(_b)
@@ -22666,7 +22605,7 @@ class JsonNumber(TLObject):
         _o.value = value
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S73.pack(0x2be0dfa4, _o.value)
+        _b += _S74.pack(0x2be0dfa4, _o.value)
 
     @classmethod
     def read(cls, _r: Reader) -> JsonNumber:
@@ -23115,7 +23054,7 @@ class Poll(TLObject):
         _o.hash = hash
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S33.pack(0x966e2dbf, _o.id, (1 if _o.closed else 0) | (2 if _o.public_voters else 0) | (4 if _o.multiple_choice else 0) | (8 if _o.quiz else 0) | (16 if _o.close_period is not None else 0) | (32 if _o.close_date is not None else 0) | (64 if _o.open_answers else 0) | (128 if _o.revoting_disabled else 0) | (256 if _o.shuffle_answers else 0) | (512 if _o.hide_results_until_close else 0) | (1024 if _o.creator else 0) | (2048 if _o.subscribers_only else 0) | (4096 if _o.countries_iso2 is not None else 0))
+        _b += _S34.pack(0x966e2dbf, _o.id, (1 if _o.closed else 0) | (2 if _o.public_voters else 0) | (4 if _o.multiple_choice else 0) | (8 if _o.quiz else 0) | (16 if _o.close_period is not None else 0) | (32 if _o.close_date is not None else 0) | (64 if _o.open_answers else 0) | (128 if _o.revoting_disabled else 0) | (256 if _o.shuffle_answers else 0) | (512 if _o.hide_results_until_close else 0) | (1024 if _o.creator else 0) | (2048 if _o.subscribers_only else 0) | (4096 if _o.countries_iso2 is not None else 0))
         _o.question._write(_b)
         w_vector_object(_b, _o.answers, False)
         if _o.close_period is not None:
@@ -23129,7 +23068,7 @@ class Poll(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Poll:
         _o = _new(cls)
-        _o.id, _f = _r.read_fixed(_S32)
+        _o.id, _f = _r.read_fixed(_S35)
         _o.closed = (_f & 1) != 0
         _o.public_voters = (_f & 2) != 0
         _o.multiple_choice = (_f & 4) != 0
@@ -23367,7 +23306,7 @@ class ChatBannedRights(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChatBannedRights:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.until_date = _r.read_fixed(_S0)
         _o.view_messages = (_f & 1) != 0
         _o.send_messages = (_f & 2) != 0
         _o.send_media = (_f & 4) != 0
@@ -23391,7 +23330,6 @@ class ChatBannedRights(TLObject):
         _o.edit_rank = (_f & 67108864) != 0
         _o.send_reactions = (_f & 134217728) != 0
         _o.manage_linked_peers = (_f & 268435456) != 0
-        _o.until_date = _r.read_int()
         return _o
 
 
@@ -23570,18 +23508,17 @@ class AutoDownloadSettings(TLObject):
         _o.large_queue_active_operations_max = large_queue_active_operations_max
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S74.pack(0xbaa57628, (1 if _o.disabled else 0) | (2 if _o.video_preload_large else 0) | (4 if _o.audio_preload_next else 0) | (8 if _o.phonecalls_less_data else 0) | (16 if _o.stories_preload else 0), _o.photo_size_max, _o.video_size_max, _o.file_size_max, _o.video_upload_maxbitrate, _o.small_queue_active_operations_max, _o.large_queue_active_operations_max)
+        _b += _S75.pack(0xbaa57628, (1 if _o.disabled else 0) | (2 if _o.video_preload_large else 0) | (4 if _o.audio_preload_next else 0) | (8 if _o.phonecalls_less_data else 0) | (16 if _o.stories_preload else 0), _o.photo_size_max, _o.video_size_max, _o.file_size_max, _o.video_upload_maxbitrate, _o.small_queue_active_operations_max, _o.large_queue_active_operations_max)
 
     @classmethod
     def read(cls, _r: Reader) -> AutoDownloadSettings:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.photo_size_max, _o.video_size_max, _o.file_size_max, _o.video_upload_maxbitrate, _o.small_queue_active_operations_max, _o.large_queue_active_operations_max = _r.read_fixed(_S76)
         _o.disabled = (_f & 1) != 0
         _o.video_preload_large = (_f & 2) != 0
         _o.audio_preload_next = (_f & 4) != 0
         _o.phonecalls_less_data = (_f & 8) != 0
         _o.stories_preload = (_f & 16) != 0
-        _o.photo_size_max, _o.video_size_max, _o.file_size_max, _o.video_upload_maxbitrate, _o.small_queue_active_operations_max, _o.large_queue_active_operations_max = _r.read_fixed(_S75)
         return _o
 
 
@@ -23646,14 +23583,14 @@ class EmojiKeywordsDifference(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xbda\xc7\\'
         w_bytes(_b, _o.lang_code.encode())
-        _b += _S23.pack(_o.from_version, _o.version)
+        _b += _S29.pack(_o.from_version, _o.version)
         w_vector_object(_b, _o.keywords, False)
 
     @classmethod
     def read(cls, _r: Reader) -> EmojiKeywordsDifference:
         _o = _new(cls)
         _o.lang_code = _r.read_string()
-        _o.from_version, _o.version = _r.read_fixed(_S23)
+        _o.from_version, _o.version = _r.read_fixed(_S29)
         _o.keywords = _r.read_vector_object()
         return _o
 
@@ -23721,11 +23658,10 @@ class Folder(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Folder:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.autofill_new_broadcasts = (_f & 1) != 0
         _o.autofill_public_groups = (_f & 2) != 0
         _o.autofill_new_correspondents = (_f & 4) != 0
-        _o.id = _r.read_int()
         _o.title = _r.read_string()
         _o.photo = _r.read_object() if _f & 8 else None
         return _o
@@ -23934,13 +23870,13 @@ class PeerLocated(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b']\x1bF\xca'
         _o.peer._write(_b)
-        _b += _S23.pack(_o.expires, _o.distance)
+        _b += _S29.pack(_o.expires, _o.distance)
 
     @classmethod
     def read(cls, _r: Reader) -> PeerLocated:
         _o = _new(cls)
         _o.peer = _r.read_object()
-        _o.expires, _o.distance = _r.read_fixed(_S23)
+        _o.expires, _o.distance = _r.read_fixed(_S29)
         return _o
 
 
@@ -24064,11 +24000,10 @@ class Theme(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Theme:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash = _r.read_fixed(_S2)
         _o.creator = (_f & 1) != 0
         _o.default = (_f & 2) != 0
         _o.for_chat = (_f & 32) != 0
-        _o.id, _o.access_hash = _r.read_fixed(_S3)
         _o.slug = _r.read_string()
         _o.title = _r.read_string()
         _o.document = _r.read_object() if _f & 4 else None
@@ -24472,7 +24407,7 @@ class DialogFilter(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DialogFilter:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.contacts = (_f & 1) != 0
         _o.non_contacts = (_f & 2) != 0
         _o.groups = (_f & 4) != 0
@@ -24482,7 +24417,6 @@ class DialogFilter(TLObject):
         _o.exclude_read = (_f & 4096) != 0
         _o.exclude_archived = (_f & 8192) != 0
         _o.title_noanimate = (_f & 268435456) != 0
-        _o.id = _r.read_int()
         _o.title = _r.read_object()
         _o.emoticon = _r.read_string() if _f & 33554432 else None
         _o.color = _r.read_int() if _f & 134217728 else None
@@ -24539,10 +24473,9 @@ class DialogFilterChatlist(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> DialogFilterChatlist:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.has_my_invites = (_f & 67108864) != 0
         _o.title_noanimate = (_f & 268435456) != 0
-        _o.id = _r.read_int()
         _o.title = _r.read_object()
         _o.emoticon = _r.read_string() if _f & 33554432 else None
         _o.color = _r.read_int() if _f & 134217728 else None
@@ -24585,12 +24518,12 @@ class StatsDateRangeDays(TLObject):
         _o.max_date = max_date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xb637edaf, _o.min_date, _o.max_date)
+        _b += _S23.pack(0xb637edaf, _o.min_date, _o.max_date)
 
     @classmethod
     def read(cls, _r: Reader) -> StatsDateRangeDays:
         _o = _new(cls)
-        _o.min_date, _o.max_date = _r.read_fixed(_S23)
+        _o.min_date, _o.max_date = _r.read_fixed(_S29)
         return _o
 
 
@@ -24610,7 +24543,7 @@ class StatsAbsValueAndPrev(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StatsAbsValueAndPrev:
         _o = _new(cls)
-        _o.current, _o.previous = _r.read_fixed(_S76)
+        _o.current, _o.previous = _r.read_fixed(_S77)
         return _o
 
 
@@ -24630,7 +24563,7 @@ class StatsPercentValue(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StatsPercentValue:
         _o = _new(cls)
-        _o.part, _o.total = _r.read_fixed(_S76)
+        _o.part, _o.total = _r.read_fixed(_S77)
         return _o
 
 
@@ -24789,12 +24722,12 @@ class StatsGroupTopPoster(TLObject):
         _o.avg_chars = avg_chars
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0x9d04af9b, _o.user_id, _o.messages, _o.avg_chars)
+        _b += _S42.pack(0x9d04af9b, _o.user_id, _o.messages, _o.avg_chars)
 
     @classmethod
     def read(cls, _r: Reader) -> StatsGroupTopPoster:
         _o = _new(cls)
-        _o.user_id, _o.messages, _o.avg_chars = _r.read_fixed(_S41)
+        _o.user_id, _o.messages, _o.avg_chars = _r.read_fixed(_S43)
         return _o
 
 
@@ -24811,12 +24744,12 @@ class StatsGroupTopAdmin(TLObject):
         _o.banned = banned
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S77.pack(0xd7584c87, _o.user_id, _o.deleted, _o.kicked, _o.banned)
+        _b += _S78.pack(0xd7584c87, _o.user_id, _o.deleted, _o.kicked, _o.banned)
 
     @classmethod
     def read(cls, _r: Reader) -> StatsGroupTopAdmin:
         _o = _new(cls)
-        _o.user_id, _o.deleted, _o.kicked, _o.banned = _r.read_fixed(_S39)
+        _o.user_id, _o.deleted, _o.kicked, _o.banned = _r.read_fixed(_S41)
         return _o
 
 
@@ -25015,7 +24948,7 @@ class MessageReplies(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xc2\x0f\xd6\x83'
         _f = (1 if _o.comments or _o.channel_id is not None else 0) | (2 if _o.recent_repliers is not None else 0) | (4 if _o.max_id is not None else 0) | (8 if _o.read_max_id is not None else 0)
-        _b += _S55.pack(_f, _o.replies, _o.replies_pts)
+        _b += _S23.pack(_f, _o.replies, _o.replies_pts)
         if _o.recent_repliers is not None:
             w_vector_object(_b, _o.recent_repliers, False)
         if _f & 1:
@@ -25028,9 +24961,8 @@ class MessageReplies(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessageReplies:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.replies, _o.replies_pts = _r.read_fixed(_S23)
         _o.comments = (_f & 1) != 0
-        _o.replies, _o.replies_pts = _r.read_fixed(_S23)
         _o.recent_repliers = _r.read_vector_object() if _f & 2 else None
         _o.channel_id = _r.read_long() if _f & 1 else None
         _o.max_id = _r.read_int() if _f & 4 else None
@@ -25078,7 +25010,7 @@ class GroupCallDiscarded(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GroupCallDiscarded:
         _o = _new(cls)
-        _o.id, _o.access_hash, _o.duration = _r.read_fixed(_S37)
+        _o.id, _o.access_hash, _o.duration = _r.read_fixed(_S39)
         return _o
 
 
@@ -25128,7 +25060,7 @@ class GroupCall(TLObject):
             _b += pack_i(_o.schedule_date)
         if _o.unmuted_video_count is not None:
             _b += pack_i(_o.unmuted_video_count)
-        _b += _S23.pack(_o.unmuted_video_limit, _o.version)
+        _b += _S29.pack(_o.unmuted_video_limit, _o.version)
         if _o.invite_link is not None:
             w_bytes(_b, _o.invite_link.encode())
         if _o.send_paid_messages_stars is not None:
@@ -25139,7 +25071,7 @@ class GroupCall(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GroupCall:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash, _o.participants_count = _r.read_fixed(_S20)
         _o.join_muted = (_f & 2) != 0
         _o.can_change_join_muted = (_f & 4) != 0
         _o.join_date_asc = (_f & 64) != 0
@@ -25153,13 +25085,12 @@ class GroupCall(TLObject):
         _o.messages_enabled = (_f & 131072) != 0
         _o.can_change_messages_enabled = (_f & 262144) != 0
         _o.min = (_f & 524288) != 0
-        _o.id, _o.access_hash, _o.participants_count = _r.read_fixed(_S37)
         _o.title = _r.read_string() if _f & 8 else None
         _o.stream_dc_id = _r.read_int() if _f & 16 else None
         _o.record_start_date = _r.read_int() if _f & 32 else None
         _o.schedule_date = _r.read_int() if _f & 128 else None
         _o.unmuted_video_count = _r.read_int() if _f & 1024 else None
-        _o.unmuted_video_limit, _o.version = _r.read_fixed(_S23)
+        _o.unmuted_video_limit, _o.version = _r.read_fixed(_S29)
         _o.invite_link = _r.read_string() if _f & 65536 else None
         _o.send_paid_messages_stars = _r.read_long() if _f & 1048576 else None
         _o.default_send_as = _r.read_object() if _f & 2097152 else None
@@ -25423,7 +25354,7 @@ class ChatInviteImporter(TLObject):
         _o.approved_by = approved_by
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S61.pack(0x8c5adfd9, (1 if _o.requested else 0) | (2 if _o.approved_by is not None else 0) | (4 if _o.about is not None else 0) | (8 if _o.via_chatlist else 0), _o.user_id, _o.date)
+        _b += _S62.pack(0x8c5adfd9, (1 if _o.requested else 0) | (2 if _o.approved_by is not None else 0) | (4 if _o.about is not None else 0) | (8 if _o.via_chatlist else 0), _o.user_id, _o.date)
         if _o.about is not None:
             w_bytes(_b, _o.about.encode())
         if _o.approved_by is not None:
@@ -25432,10 +25363,9 @@ class ChatInviteImporter(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChatInviteImporter:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id, _o.date = _r.read_fixed(_S6)
         _o.requested = (_f & 1) != 0
         _o.via_chatlist = (_f & 8) != 0
-        _o.user_id, _o.date = _r.read_fixed(_S7)
         _o.about = _r.read_string() if _f & 4 else None
         _o.approved_by = _r.read_long() if _f & 2 else None
         return _o
@@ -25453,12 +25383,12 @@ class ChatAdminWithInvites(TLObject):
         _o.revoked_invites_count = revoked_invites_count
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S40.pack(0xf2ecef23, _o.admin_id, _o.invites_count, _o.revoked_invites_count)
+        _b += _S42.pack(0xf2ecef23, _o.admin_id, _o.invites_count, _o.revoked_invites_count)
 
     @classmethod
     def read(cls, _r: Reader) -> ChatAdminWithInvites:
         _o = _new(cls)
-        _o.admin_id, _o.invites_count, _o.revoked_invites_count = _r.read_fixed(_S41)
+        _o.admin_id, _o.invites_count, _o.revoked_invites_count = _r.read_fixed(_S43)
         return _o
 
 
@@ -25777,12 +25707,12 @@ class SearchResultsCalendarPeriod(TLObject):
         _o.count = count
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S78.pack(0xc9b0539f, _o.date, _o.min_msg_id, _o.max_msg_id, _o.count)
+        _b += _S52.pack(0xc9b0539f, _o.date, _o.min_msg_id, _o.max_msg_id, _o.count)
 
     @classmethod
     def read(cls, _r: Reader) -> SearchResultsCalendarPeriod:
         _o = _new(cls)
-        _o.date, _o.min_msg_id, _o.max_msg_id, _o.count = _r.read_fixed(_S38)
+        _o.date, _o.min_msg_id, _o.max_msg_id, _o.count = _r.read_fixed(_S40)
         return _o
 
 
@@ -25798,7 +25728,7 @@ class SearchResultPosition(TLObject):
         _o.offset = offset
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S34.pack(0x7f648b67, _o.msg_id, _o.date, _o.offset)
+        _b += _S36.pack(0x7f648b67, _o.msg_id, _o.date, _o.offset)
 
     @classmethod
     def read(cls, _r: Reader) -> SearchResultPosition:
@@ -25968,12 +25898,12 @@ class GroupCallStreamChannel(TLObject):
         _o.last_timestamp_ms = last_timestamp_ms
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S58.pack(0x80eb48af, _o.channel, _o.scale, _o.last_timestamp_ms)
+        _b += _S59.pack(0x80eb48af, _o.channel, _o.scale, _o.last_timestamp_ms)
 
     @classmethod
     def read(cls, _r: Reader) -> GroupCallStreamChannel:
         _o = _new(cls)
-        _o.channel, _o.scale, _o.last_timestamp_ms = _r.read_fixed(_S59)
+        _o.channel, _o.scale, _o.last_timestamp_ms = _r.read_fixed(_S60)
         return _o
 
 
@@ -26058,14 +25988,13 @@ class AttachMenuBot(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> AttachMenuBot:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.bot_id = _r.read_fixed(_S1)
         _o.inactive = (_f & 1) != 0
         _o.has_settings = (_f & 2) != 0
         _o.request_write_access = (_f & 4) != 0
         _o.show_in_attach_menu = (_f & 8) != 0
         _o.show_in_side_menu = (_f & 16) != 0
         _o.side_menu_disclaimer_needed = (_f & 32) != 0
-        _o.bot_id = _r.read_long()
         _o.short_name = _r.read_string()
         _o.peer_types = _r.read_vector_object() if _f & 8 else None
         _o.icons = _r.read_vector_object()
@@ -27006,10 +26935,9 @@ class InputStorePaymentStarsGiveaway(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> InputStorePaymentStarsGiveaway:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars = _r.read_fixed(_S1)
         _o.only_new_subscribers = (_f & 1) != 0
         _o.winners_are_visible = (_f & 8) != 0
-        _o.stars = _r.read_long()
         _o.boost_peer = _r.read_object()
         _o.additional_peers = _r.read_vector_object() if _f & 2 else None
         _o.countries_iso2 = _r.read_vector_of(r_string) if _f & 4 else None
@@ -27141,7 +27069,7 @@ class EmojiStatusCollectible(TLObject):
         _b += _S17.pack(0x7184603b, (1 if _o.until is not None else 0), _o.collectible_id, _o.document_id)
         w_bytes(_b, _o.title.encode())
         w_bytes(_b, _o.slug.encode())
-        _b += _S70.pack(_o.pattern_document_id, _o.center_color, _o.edge_color, _o.pattern_color, _o.text_color)
+        _b += _S71.pack(_o.pattern_document_id, _o.center_color, _o.edge_color, _o.pattern_color, _o.text_color)
         if _o.until is not None:
             _b += pack_i(_o.until)
 
@@ -27151,7 +27079,7 @@ class EmojiStatusCollectible(TLObject):
         _f, _o.collectible_id, _o.document_id = _r.read_fixed(_S2)
         _o.title = _r.read_string()
         _o.slug = _r.read_string()
-        _o.pattern_document_id, _o.center_color, _o.edge_color, _o.pattern_color, _o.text_color = _r.read_fixed(_S70)
+        _o.pattern_document_id, _o.center_color, _o.edge_color, _o.pattern_color, _o.text_color = _r.read_fixed(_S71)
         _o.until = _r.read_int() if _f & 1 else None
         return _o
 
@@ -27664,14 +27592,13 @@ class ForumTopic(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ForumTopic:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.date = _r.read_fixed(_S23)
         _o.my = (_f & 2) != 0
         _o.closed = (_f & 4) != 0
         _o.pinned = (_f & 8) != 0
         _o.short = (_f & 32) != 0
         _o.hidden = (_f & 64) != 0
         _o.title_missing = (_f & 128) != 0
-        _o.id, _o.date = _r.read_fixed(_S23)
         _o.peer = _r.read_object()
         _o.title = _r.read_string()
         _o.icon_color = _r.read_int()
@@ -28328,9 +28255,8 @@ class StoryViews(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StoryViews:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.views_count = _r.read_fixed(_S0)
         _o.has_viewers = (_f & 2) != 0
-        _o.views_count = _r.read_int()
         _o.forwards_count = _r.read_int() if _f & 4 else None
         _o.reactions = _r.read_vector_object() if _f & 8 else None
         _o.reactions_count = _r.read_int() if _f & 16 else None
@@ -28371,15 +28297,14 @@ class StoryItemSkipped(TLObject):
         _o.expire_date = expire_date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S60.pack(0xffadc913, (256 if _o.close_friends else 0) | (512 if _o.live else 0), _o.id, _o.date, _o.expire_date)
+        _b += _S61.pack(0xffadc913, (256 if _o.close_friends else 0) | (512 if _o.live else 0), _o.id, _o.date, _o.expire_date)
 
     @classmethod
     def read(cls, _r: Reader) -> StoryItemSkipped:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.date, _o.expire_date = _r.read_fixed(_S36)
         _o.close_friends = (_f & 256) != 0
         _o.live = (_f & 512) != 0
-        _o.id, _o.date, _o.expire_date = _r.read_fixed(_S16)
         return _o
 
 
@@ -28442,7 +28367,7 @@ class StoryItem(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StoryItem:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.date = _r.read_fixed(_S23)
         _o.pinned = (_f & 32) != 0
         _o.public = (_f & 128) != 0
         _o.close_friends = (_f & 256) != 0
@@ -28452,7 +28377,6 @@ class StoryItem(TLObject):
         _o.contacts = (_f & 4096) != 0
         _o.selected_contacts = (_f & 8192) != 0
         _o.out = (_f & 65536) != 0
-        _o.id, _o.date = _r.read_fixed(_S23)
         _o.from_id = _r.read_object() if _f & 262144 else None
         _o.fwd_from = _r.read_object() if _f & 131072 else None
         _o.expire_date = _r.read_int()
@@ -28482,17 +28406,16 @@ class StoryView(TLObject):
         _o.reaction = reaction
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S61.pack(0xb0bdeac5, (1 if _o.blocked else 0) | (2 if _o.blocked_my_stories_from else 0) | (4 if _o.reaction is not None else 0), _o.user_id, _o.date)
+        _b += _S62.pack(0xb0bdeac5, (1 if _o.blocked else 0) | (2 if _o.blocked_my_stories_from else 0) | (4 if _o.reaction is not None else 0), _o.user_id, _o.date)
         if _o.reaction is not None:
             _o.reaction._write(_b)
 
     @classmethod
     def read(cls, _r: Reader) -> StoryView:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id, _o.date = _r.read_fixed(_S6)
         _o.blocked = (_f & 1) != 0
         _o.blocked_my_stories_from = (_f & 2) != 0
-        _o.user_id, _o.date = _r.read_fixed(_S7)
         _o.reaction = _r.read_object() if _f & 4 else None
         return _o
 
@@ -29033,7 +28956,7 @@ class PremiumGiftCodeOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PremiumGiftCodeOption:
         _o = _new(cls)
-        _f, _o.users, _o.months = _r.read_fixed(_S55)
+        _f, _o.users, _o.months = _r.read_fixed(_S23)
         _o.store_product = _r.read_string() if _f & 1 else None
         _o.store_quantity = _r.read_int() if _f & 2 else None
         _o.currency = _r.read_string()
@@ -29054,12 +28977,12 @@ class PrepaidGiveaway(TLObject):
         _o.date = date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S77.pack(0xb2539d54, _o.id, _o.months, _o.quantity, _o.date)
+        _b += _S78.pack(0xb2539d54, _o.id, _o.months, _o.quantity, _o.date)
 
     @classmethod
     def read(cls, _r: Reader) -> PrepaidGiveaway:
         _o = _new(cls)
-        _o.id, _o.months, _o.quantity, _o.date = _r.read_fixed(_S39)
+        _o.id, _o.months, _o.quantity, _o.date = _r.read_fixed(_S41)
         return _o
 
 
@@ -29114,7 +29037,7 @@ class Boost(TLObject):
             _b += pack_q(_o.user_id)
         if _f & 4:
             _b += pack_i((_o.giveaway_msg_id if _o.giveaway_msg_id is not None else 0))
-        _b += _S23.pack(_o.date, _o.expires)
+        _b += _S29.pack(_o.date, _o.expires)
         if _o.used_gift_slug is not None:
             w_bytes(_b, _o.used_gift_slug.encode())
         if _o.multiplier is not None:
@@ -29132,7 +29055,7 @@ class Boost(TLObject):
         _o.id = _r.read_string()
         _o.user_id = _r.read_long() if _f & 1 else None
         _o.giveaway_msg_id = _r.read_int() if _f & 4 else None
-        _o.date, _o.expires = _r.read_fixed(_S23)
+        _o.date, _o.expires = _r.read_fixed(_S29)
         _o.used_gift_slug = _r.read_string() if _f & 16 else None
         _o.multiplier = _r.read_int() if _f & 32 else None
         _o.stars = _r.read_long() if _f & 64 else None
@@ -29156,7 +29079,7 @@ class MyBoost(TLObject):
         _b += _S21.pack(0xc448415c, (1 if _o.peer is not None else 0) | (2 if _o.cooldown_until_date is not None else 0), _o.slot)
         if _o.peer is not None:
             _o.peer._write(_b)
-        _b += _S23.pack(_o.date, _o.expires)
+        _b += _S29.pack(_o.date, _o.expires)
         if _o.cooldown_until_date is not None:
             _b += pack_i(_o.cooldown_until_date)
 
@@ -29165,7 +29088,7 @@ class MyBoost(TLObject):
         _o = _new(cls)
         _f, _o.slot = _r.read_fixed(_S0)
         _o.peer = _r.read_object() if _f & 1 else None
-        _o.date, _o.expires = _r.read_fixed(_S23)
+        _o.date, _o.expires = _r.read_fixed(_S29)
         _o.cooldown_until_date = _r.read_int() if _f & 2 else None
         return _o
 
@@ -29216,12 +29139,12 @@ class PostInteractionCountersMessage(TLObject):
         _o.reactions = reactions
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S78.pack(0xe7058e7f, _o.msg_id, _o.views, _o.forwards, _o.reactions)
+        _b += _S52.pack(0xe7058e7f, _o.msg_id, _o.views, _o.forwards, _o.reactions)
 
     @classmethod
     def read(cls, _r: Reader) -> PostInteractionCountersMessage:
         _o = _new(cls)
-        _o.msg_id, _o.views, _o.forwards, _o.reactions = _r.read_fixed(_S38)
+        _o.msg_id, _o.views, _o.forwards, _o.reactions = _r.read_fixed(_S40)
         return _o
 
 
@@ -29238,12 +29161,12 @@ class PostInteractionCountersStory(TLObject):
         _o.reactions = reactions
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S78.pack(0x8a480e27, _o.story_id, _o.views, _o.forwards, _o.reactions)
+        _b += _S52.pack(0x8a480e27, _o.story_id, _o.views, _o.forwards, _o.reactions)
 
     @classmethod
     def read(cls, _r: Reader) -> PostInteractionCountersStory:
         _o = _new(cls)
-        _o.story_id, _o.views, _o.forwards, _o.reactions = _r.read_fixed(_S38)
+        _o.story_id, _o.views, _o.forwards, _o.reactions = _r.read_fixed(_S40)
         return _o
 
 
@@ -29583,12 +29506,12 @@ class BusinessWeeklyOpen(TLObject):
         _o.end_minute = end_minute
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x120b1ab9, _o.start_minute, _o.end_minute)
+        _b += _S23.pack(0x120b1ab9, _o.start_minute, _o.end_minute)
 
     @classmethod
     def read(cls, _r: Reader) -> BusinessWeeklyOpen:
         _o = _new(cls)
-        _o.start_minute, _o.end_minute = _r.read_fixed(_S23)
+        _o.start_minute, _o.end_minute = _r.read_fixed(_S29)
         return _o
 
 
@@ -29754,12 +29677,12 @@ class BusinessAwayMessageScheduleCustom(TLObject):
         _o.end_date = end_date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0xcc4d9ecc, _o.start_date, _o.end_date)
+        _b += _S23.pack(0xcc4d9ecc, _o.start_date, _o.end_date)
 
     @classmethod
     def read(cls, _r: Reader) -> BusinessAwayMessageScheduleCustom:
         _o = _new(cls)
-        _o.start_date, _o.end_date = _r.read_fixed(_S23)
+        _o.start_date, _o.end_date = _r.read_fixed(_S29)
         return _o
 
 
@@ -29833,9 +29756,8 @@ class InputBusinessAwayMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> InputBusinessAwayMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.shortcut_id = _r.read_fixed(_S0)
         _o.offline_only = (_f & 1) != 0
-        _o.shortcut_id = _r.read_int()
         _o.schedule = _r.read_object()
         _o.recipients = _r.read_object()
         return _o
@@ -29861,9 +29783,8 @@ class BusinessAwayMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> BusinessAwayMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.shortcut_id = _r.read_fixed(_S0)
         _o.offline_only = (_f & 1) != 0
-        _o.shortcut_id = _r.read_int()
         _o.schedule = _r.read_object()
         _o.recipients = _r.read_object()
         return _o
@@ -29910,14 +29831,14 @@ class QuickReply(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S0.pack(0x0697102b, _o.shortcut_id)
         w_bytes(_b, _o.shortcut.encode())
-        _b += _S23.pack(_o.top_message, _o.count)
+        _b += _S29.pack(_o.top_message, _o.count)
 
     @classmethod
     def read(cls, _r: Reader) -> QuickReply:
         _o = _new(cls)
         _o.shortcut_id = _r.read_int()
         _o.shortcut = _r.read_string()
-        _o.top_message, _o.count = _r.read_fixed(_S23)
+        _o.top_message, _o.count = _r.read_fixed(_S29)
         return _o
 
 
@@ -30016,7 +29937,7 @@ class Birthday(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Birthday:
         _o = _new(cls)
-        _f, _o.day, _o.month = _r.read_fixed(_S55)
+        _f, _o.day, _o.month = _r.read_fixed(_S23)
         _o.year = _r.read_int() if _f & 1 else None
         return _o
 
@@ -30038,7 +29959,7 @@ class BotBusinessConnection(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S9.pack(0x8f34b2f5, (2 if _o.disabled else 0) | (4 if _o.rights is not None else 0))
         w_bytes(_b, _o.connection_id.encode())
-        _b += _S41.pack(_o.user_id, _o.dc_id, _o.date)
+        _b += _S43.pack(_o.user_id, _o.dc_id, _o.date)
         if _o.rights is not None:
             _o.rights._write(_b)
 
@@ -30048,7 +29969,7 @@ class BotBusinessConnection(TLObject):
         _f = _r.read_uint()
         _o.disabled = (_f & 2) != 0
         _o.connection_id = _r.read_string()
-        _o.user_id, _o.dc_id, _o.date = _r.read_fixed(_S41)
+        _o.user_id, _o.dc_id, _o.date = _r.read_fixed(_S43)
         _o.rights = _r.read_object() if _f & 4 else None
         return _o
 
@@ -30260,10 +30181,9 @@ class MissingInvitee(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MissingInvitee:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.user_id = _r.read_fixed(_S1)
         _o.premium_would_allow_invite = (_f & 1) != 0
         _o.premium_required_for_pm = (_f & 2) != 0
-        _o.user_id = _r.read_long()
         return _o
 
 
@@ -30547,9 +30467,8 @@ class AvailableEffect(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> AvailableEffect:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.premium_required = (_f & 4) != 0
-        _o.id = _r.read_long()
         _o.emoticon = _r.read_string()
         _o.static_icon_id = _r.read_long() if _f & 1 else None
         _o.effect_sticker_id = _r.read_long()
@@ -30759,9 +30678,8 @@ class StarsTopupOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarsTopupOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars = _r.read_fixed(_S1)
         _o.extended = (_f & 2) != 0
-        _o.stars = _r.read_long()
         _o.store_product = _r.read_string() if _f & 1 else None
         _o.currency = _r.read_string()
         _o.amount = _r.read_long()
@@ -31039,9 +30957,8 @@ class StarsGiftOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarsGiftOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars = _r.read_fixed(_S1)
         _o.extended = (_f & 2) != 0
-        _o.stars = _r.read_long()
         _o.store_product = _r.read_string() if _f & 1 else None
         _o.currency = _r.read_string()
         _o.amount = _r.read_long()
@@ -31192,7 +31109,7 @@ class StarsGiveawayOption(TLObject):
         _o.winners = winners
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S61.pack(0x94ce852a, (1 if _o.extended else 0) | (2 if _o.default else 0) | (4 if _o.store_product is not None else 0), _o.stars, _o.yearly_boosts)
+        _b += _S62.pack(0x94ce852a, (1 if _o.extended else 0) | (2 if _o.default else 0) | (4 if _o.store_product is not None else 0), _o.stars, _o.yearly_boosts)
         if _o.store_product is not None:
             w_bytes(_b, _o.store_product.encode())
         w_bytes(_b, _o.currency.encode())
@@ -31202,10 +31119,9 @@ class StarsGiveawayOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarsGiveawayOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.stars, _o.yearly_boosts = _r.read_fixed(_S6)
         _o.extended = (_f & 1) != 0
         _o.default = (_f & 2) != 0
-        _o.stars, _o.yearly_boosts = _r.read_fixed(_S7)
         _o.store_product = _r.read_string() if _f & 4 else None
         _o.currency = _r.read_string()
         _o.amount = _r.read_long()
@@ -31225,14 +31141,13 @@ class StarsGiveawayWinnersOption(TLObject):
         _o.per_user_stars = per_user_stars
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S47.pack(0x54236209, (1 if _o.default else 0), _o.users, _o.per_user_stars)
+        _b += _S48.pack(0x54236209, (1 if _o.default else 0), _o.users, _o.per_user_stars)
 
     @classmethod
     def read(cls, _r: Reader) -> StarsGiveawayWinnersOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.users, _o.per_user_stars = _r.read_fixed(_S24)
         _o.default = (_f & 1) != 0
-        _o.users, _o.per_user_stars = _r.read_fixed(_S4)
         return _o
 
 
@@ -31317,7 +31232,7 @@ class StarGift(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarGift:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.limited = (_f & 1) != 0
         _o.sold_out = (_f & 2) != 0
         _o.birthday = (_f & 4) != 0
@@ -31325,7 +31240,6 @@ class StarGift(TLObject):
         _o.limited_per_user = (_f & 256) != 0
         _o.peer_color_available = (_f & 1024) != 0
         _o.auction = (_f & 2048) != 0
-        _o.id = _r.read_long()
         _o.sticker = _r.read_object()
         _o.stars = _r.read_long()
         _o.availability_remains = _r.read_int() if _f & 1 else None
@@ -31398,7 +31312,7 @@ class StarGiftUnique(TLObject):
         if _o.owner_address is not None:
             w_bytes(_b, _o.owner_address.encode())
         w_vector_object(_b, _o.attributes, False)
-        _b += _S23.pack(_o.availability_issued, _o.availability_total)
+        _b += _S29.pack(_o.availability_issued, _o.availability_total)
         if _o.gift_address is not None:
             w_bytes(_b, _o.gift_address.encode())
         if _o.resell_amount is not None:
@@ -31425,13 +31339,12 @@ class StarGiftUnique(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarGiftUnique:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.gift_id = _r.read_fixed(_S2)
         _o.require_premium = (_f & 64) != 0
         _o.resale_ton_only = (_f & 128) != 0
         _o.theme_available = (_f & 512) != 0
         _o.burned = (_f & 16384) != 0
         _o.crafted = (_f & 32768) != 0
-        _o.id, _o.gift_id = _r.read_fixed(_S3)
         _o.title = _r.read_string()
         _o.slug = _r.read_string()
         _o.num = _r.read_int()
@@ -31439,7 +31352,7 @@ class StarGiftUnique(TLObject):
         _o.owner_name = _r.read_string() if _f & 2 else None
         _o.owner_address = _r.read_string() if _f & 4 else None
         _o.attributes = _r.read_vector_object()
-        _o.availability_issued, _o.availability_total = _r.read_fixed(_S23)
+        _o.availability_issued, _o.availability_total = _r.read_fixed(_S29)
         _o.gift_address = _r.read_string() if _f & 8 else None
         _o.resell_amount = _r.read_vector_object() if _f & 16 else None
         _o.released_by = _r.read_object() if _f & 32 else None
@@ -31593,7 +31506,7 @@ class StarRefProgram(TLObject):
         _o.daily_revenue_per_user = daily_revenue_per_user
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S61.pack(0xdd0c66f2, (1 if _o.duration_months is not None else 0) | (2 if _o.end_date is not None else 0) | (4 if _o.daily_revenue_per_user is not None else 0), _o.bot_id, _o.commission_permille)
+        _b += _S62.pack(0xdd0c66f2, (1 if _o.duration_months is not None else 0) | (2 if _o.end_date is not None else 0) | (4 if _o.daily_revenue_per_user is not None else 0), _o.bot_id, _o.commission_permille)
         if _o.duration_months is not None:
             _b += pack_i(_o.duration_months)
         if _o.end_date is not None:
@@ -31630,7 +31543,7 @@ class ConnectedBotStarRef(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S9.pack(0x19a13f71, (1 if _o.duration_months is not None else 0) | (2 if _o.revoked else 0))
         w_bytes(_b, _o.url.encode())
-        _b += _S69.pack(_o.date, _o.bot_id, _o.commission_permille)
+        _b += _S70.pack(_o.date, _o.bot_id, _o.commission_permille)
         if _o.duration_months is not None:
             _b += pack_i(_o.duration_months)
         _b += _S3.pack(_o.participants, _o.revenue)
@@ -31641,7 +31554,7 @@ class ConnectedBotStarRef(TLObject):
         _f = _r.read_uint()
         _o.revoked = (_f & 2) != 0
         _o.url = _r.read_string()
-        _o.date, _o.bot_id, _o.commission_permille = _r.read_fixed(_S69)
+        _o.date, _o.bot_id, _o.commission_permille = _r.read_fixed(_S70)
         _o.duration_months = _r.read_int() if _f & 1 else None
         _o.participants, _o.revenue = _r.read_fixed(_S3)
         return _o
@@ -31707,9 +31620,8 @@ class BotVerifierSettings(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> BotVerifierSettings:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.icon = _r.read_fixed(_S1)
         _o.can_modify_custom_description = (_f & 2) != 0
-        _o.icon = _r.read_long()
         _o.company = _r.read_string()
         _o.custom_description = _r.read_string() if _f & 1 else None
         return _o
@@ -32457,14 +32369,14 @@ class StarsRating(TLObject):
         _o.next_level_stars = next_level_stars
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S48.pack(0x1b0e4f07, (1 if _o.next_level_stars is not None else 0), _o.level, _o.current_level_stars, _o.stars)
+        _b += _S49.pack(0x1b0e4f07, (1 if _o.next_level_stars is not None else 0), _o.level, _o.current_level_stars, _o.stars)
         if _o.next_level_stars is not None:
             _b += pack_q(_o.next_level_stars)
 
     @classmethod
     def read(cls, _r: Reader) -> StarsRating:
         _o = _new(cls)
-        _f, _o.level, _o.current_level_stars, _o.stars = _r.read_fixed(_S62)
+        _f, _o.level, _o.current_level_stars, _o.stars = _r.read_fixed(_S50)
         _o.next_level_stars = _r.read_long() if _f & 1 else None
         return _o
 
@@ -32551,9 +32463,8 @@ class SearchPostsFlood(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SearchPostsFlood:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.total_daily, _o.remains = _r.read_fixed(_S23)
         _o.query_is_free = (_f & 1) != 0
-        _o.total_daily, _o.remains = _r.read_fixed(_S23)
         _o.wait_till = _r.read_int() if _f & 2 else None
         _o.stars_amount = _r.read_long()
         return _o
@@ -32806,9 +32717,8 @@ class GroupCallMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GroupCallMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.from_admin = (_f & 2) != 0
-        _o.id = _r.read_int()
         _o.from_id = _r.read_object()
         _o.date = _r.read_int()
         _o.message = _r.read_object()
@@ -32881,12 +32791,12 @@ class AuctionBidLevel(TLObject):
         _o.date = date
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S68.pack(0x310240cc, _o.pos, _o.amount, _o.date)
+        _b += _S69.pack(0x310240cc, _o.pos, _o.amount, _o.date)
 
     @classmethod
     def read(cls, _r: Reader) -> AuctionBidLevel:
         _o = _new(cls)
-        _o.pos, _o.amount, _o.date = _r.read_fixed(_S69)
+        _o.pos, _o.amount, _o.date = _r.read_fixed(_S70)
         return _o
 
 
@@ -32963,7 +32873,7 @@ class StarGiftAuctionStateFinished(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xbf\xab-\x97'
         _f = (1 if _o.listed_count is not None else 0) | (2 if _o.fragment_listed_count is not None or _o.fragment_listed_url is not None else 0)
-        _b += _S58.pack(_f, _o.start_date, _o.end_date, _o.average_price)
+        _b += _S59.pack(_f, _o.start_date, _o.end_date, _o.average_price)
         if _o.listed_count is not None:
             _b += pack_i(_o.listed_count)
         if _f & 2:
@@ -32974,7 +32884,7 @@ class StarGiftAuctionStateFinished(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> StarGiftAuctionStateFinished:
         _o = _new(cls)
-        _f, _o.start_date, _o.end_date, _o.average_price = _r.read_fixed(_S58)
+        _f, _o.start_date, _o.end_date, _o.average_price = _r.read_fixed(_S59)
         _o.listed_count = _r.read_int() if _f & 1 else None
         _o.fragment_listed_count = _r.read_int() if _f & 2 else None
         _o.fragment_listed_url = _r.read_string() if _f & 2 else None
@@ -33269,7 +33179,7 @@ class StarGiftBackground(TLObject):
         _o.text_color = text_color
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S34.pack(0xaff56398, _o.center_color, _o.edge_color, _o.text_color)
+        _b += _S36.pack(0xaff56398, _o.center_color, _o.edge_color, _o.text_color)
 
     @classmethod
     def read(cls, _r: Reader) -> StarGiftBackground:
@@ -33289,12 +33199,12 @@ class StarGiftAuctionRound(TLObject):
         _o.duration = duration
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S55.pack(0x3aae0528, _o.num, _o.duration)
+        _b += _S23.pack(0x3aae0528, _o.num, _o.duration)
 
     @classmethod
     def read(cls, _r: Reader) -> StarGiftAuctionRound:
         _o = _new(cls)
-        _o.num, _o.duration = _r.read_fixed(_S23)
+        _o.num, _o.duration = _r.read_fixed(_S29)
         return _o
 
 
@@ -33311,12 +33221,12 @@ class StarGiftAuctionRoundExtendable(TLObject):
         _o.extend_window = extend_window
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S78.pack(0x0aa021e5, _o.num, _o.duration, _o.extend_top, _o.extend_window)
+        _b += _S52.pack(0x0aa021e5, _o.num, _o.duration, _o.extend_top, _o.extend_window)
 
     @classmethod
     def read(cls, _r: Reader) -> StarGiftAuctionRoundExtendable:
         _o = _new(cls)
-        _o.num, _o.duration, _o.extend_top, _o.extend_window = _r.read_fixed(_S38)
+        _o.num, _o.duration, _o.extend_top, _o.extend_window = _r.read_fixed(_S40)
         return _o
 
 
@@ -33579,9 +33489,8 @@ class AiComposeTone(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> AiComposeTone:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id, _o.access_hash = _r.read_fixed(_S2)
         _o.creator = (_f & 1) != 0
-        _o.id, _o.access_hash = _r.read_fixed(_S3)
         _o.slug = _r.read_string()
         _o.title = _r.read_string()
         _o.emoji_id = _r.read_long() if _f & 2 else None
@@ -34027,12 +33936,11 @@ class EphemeralMessage(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> EphemeralMessage:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S0)
         _o.out = (_f & 1) != 0
         _o.welcome_template = (_f & 32) != 0
         _o.invert_media = (_f & 128) != 0
         _o.noforwards = (_f & 4096) != 0
-        _o.id = _r.read_int()
         _o.from_id = _r.read_object()
         _o.peer_id = _r.read_object() if _f & 512 else None
         _o.receiver_id = _r.read_long()
@@ -34172,11 +34080,10 @@ class InputButtonTypeRequestPeer(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> InputButtonTypeRequestPeer:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.button_id = _r.read_fixed(_S0)
         _o.name_requested = (_f & 1) != 0
         _o.username_requested = (_f & 2) != 0
         _o.photo_requested = (_f & 4) != 0
-        _o.button_id = _r.read_int()
         _o.peer_type = _r.read_object()
         _o.max_quantity = _r.read_int()
         return _o

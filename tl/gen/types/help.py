@@ -39,8 +39,8 @@ from tl.runtime import (
 _new = object.__new__
 
 _S0 = Struct('<IIi')
-_S1 = Struct('<II')
-_S2 = Struct('<Ii')
+_S1 = Struct('<Ii')
+_S2 = Struct('<II')
 _S3 = Struct('<i')
 
 
@@ -75,9 +75,8 @@ class AppUpdate(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> AppUpdate:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.id = _r.read_fixed(_S1)
         _o.can_not_skip = (_f & 1) != 0
-        _o.id = _r.read_int()
         _o.version = _r.read_string()
         _o.text = _r.read_string()
         _o.entities = _r.read_vector_object()
@@ -162,7 +161,7 @@ class TermsOfService(TLObject):
         _o.min_age_confirm = min_age_confirm
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S1.pack(0x780a0310, (1 if _o.popup else 0) | (2 if _o.min_age_confirm is not None else 0))
+        _b += _S2.pack(0x780a0310, (1 if _o.popup else 0) | (2 if _o.min_age_confirm is not None else 0))
         _o.id._write(_b)
         w_bytes(_b, _o.text.encode())
         w_vector_object(_b, _o.entities, False)
@@ -217,7 +216,7 @@ class TermsOfServiceUpdateEmpty(TLObject):
         _o.expires = expires
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0xe3309f7f, _o.expires)
+        _b += _S1.pack(0xe3309f7f, _o.expires)
 
     @classmethod
     def read(cls, _r: Reader) -> TermsOfServiceUpdateEmpty:
@@ -237,7 +236,7 @@ class TermsOfServiceUpdate(TLObject):
         _o.terms_of_service = terms_of_service
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0x28ecf961, _o.expires)
+        _b += _S1.pack(0x28ecf961, _o.expires)
         _o.terms_of_service._write(_b)
 
     @classmethod
@@ -278,7 +277,7 @@ class DeepLinkInfo(TLObject):
         _o.entities = entities
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S1.pack(0x6a4ee832, (1 if _o.update_app else 0) | (2 if _o.entities is not None else 0))
+        _b += _S2.pack(0x6a4ee832, (1 if _o.update_app else 0) | (2 if _o.entities is not None else 0))
         w_bytes(_b, _o.message.encode())
         if _o.entities is not None:
             w_vector_object(_b, _o.entities, False)
@@ -322,7 +321,7 @@ class PassportConfig(TLObject):
         _o.countries_langs = countries_langs
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0xa098d6af, _o.hash)
+        _b += _S1.pack(0xa098d6af, _o.hash)
         _o.countries_langs._write(_b)
 
     @classmethod
@@ -410,7 +409,7 @@ class PromoDataEmpty(TLObject):
         _o.expires = expires
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0x98f6ac75, _o.expires)
+        _b += _S1.pack(0x98f6ac75, _o.expires)
 
     @classmethod
     def read(cls, _r: Reader) -> PromoDataEmpty:
@@ -455,9 +454,8 @@ class PromoData(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PromoData:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.expires = _r.read_fixed(_S1)
         _o.proxy = (_f & 1) != 0
-        _o.expires = _r.read_int()
         _o.peer = _r.read_object() if _f & 8 else None
         _o.psa_type = _r.read_string() if _f & 2 else None
         _o.psa_message = _r.read_string() if _f & 4 else None
@@ -481,7 +479,7 @@ class CountryCode(TLObject):
         _o.patterns = patterns
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S1.pack(0x4203c5ef, (1 if _o.prefixes is not None else 0) | (2 if _o.patterns is not None else 0))
+        _b += _S2.pack(0x4203c5ef, (1 if _o.prefixes is not None else 0) | (2 if _o.patterns is not None else 0))
         w_bytes(_b, _o.country_code.encode())
         if _o.prefixes is not None:
             w_vector_string(_b, _o.prefixes, False)
@@ -512,7 +510,7 @@ class Country(TLObject):
         _o.country_codes = country_codes
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S1.pack(0xc3878e23, (1 if _o.hidden else 0) | (2 if _o.name is not None else 0))
+        _b += _S2.pack(0xc3878e23, (1 if _o.hidden else 0) | (2 if _o.name is not None else 0))
         w_bytes(_b, _o.iso2.encode())
         w_bytes(_b, _o.default_name.encode())
         if _o.name is not None:
@@ -636,7 +634,7 @@ class AppConfig(TLObject):
         _o.config = config
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0xdd18782e, _o.hash)
+        _b += _S1.pack(0xdd18782e, _o.hash)
         _o.config._write(_b)
 
     @classmethod
@@ -721,9 +719,8 @@ class PeerColorOption(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PeerColorOption:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.color_id = _r.read_fixed(_S1)
         _o.hidden = (_f & 1) != 0
-        _o.color_id = _r.read_int()
         _o.colors = _r.read_object() if _f & 2 else None
         _o.dark_colors = _r.read_object() if _f & 4 else None
         _o.channel_min_level = _r.read_int() if _f & 8 else None
@@ -760,7 +757,7 @@ class PeerColors(TLObject):
         _o.colors = colors
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S2.pack(0x00f8ed08, _o.hash)
+        _b += _S1.pack(0x00f8ed08, _o.hash)
         w_vector_object(_b, _o.colors, False)
 
     @classmethod

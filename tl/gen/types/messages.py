@@ -41,20 +41,21 @@ _new = object.__new__
 _S0 = Struct('<Ii')
 _S1 = Struct('<IIi')
 _S2 = Struct('<IIii')
-_S3 = Struct('<ii')
+_S3 = Struct('<Iii')
 _S4 = Struct('<Iiii')
 _S5 = Struct('<iii')
 _S6 = Struct('<i')
 _S7 = Struct('<Iq')
-_S8 = Struct('<Iii')
+_S8 = Struct('<ii')
 _S9 = Struct('<IIq')
 _S10 = Struct('<II')
 _S11 = Struct('<IIqi')
-_S12 = Struct('<qi')
+_S12 = Struct('<Iqi')
 _S13 = Struct('<IIiii')
 _S14 = Struct('<q')
 _S15 = Struct('<qq')
-_S16 = Struct('<Iqq')
+_S16 = Struct('<qi')
+_S17 = Struct('<Iqq')
 
 
 class Dialogs(TLObject):
@@ -198,9 +199,8 @@ class MessagesSlice(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> MessagesSlice:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.count = _r.read_fixed(_S0)
         _o.inexact = (_f & 2) != 0
-        _o.count = _r.read_int()
         _o.next_rate = _r.read_int() if _f & 1 else None
         _o.offset_id_offset = _r.read_int() if _f & 4 else None
         _o.search_flood = _r.read_object() if _f & 8 else None
@@ -239,9 +239,8 @@ class ChannelMessages(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelMessages:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.pts, _o.count = _r.read_fixed(_S3)
         _o.inexact = (_f & 2) != 0
-        _o.pts, _o.count = _r.read_fixed(_S3)
         _o.offset_id_offset = _r.read_int() if _f & 4 else None
         _o.messages = _r.read_vector_object()
         _o.topics = _r.read_vector_object()
@@ -538,12 +537,12 @@ class AffectedMessages(TLObject):
         _o.pts_count = pts_count
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S8.pack(0x84d19185, _o.pts, _o.pts_count)
+        _b += _S3.pack(0x84d19185, _o.pts, _o.pts_count)
 
     @classmethod
     def read(cls, _r: Reader) -> AffectedMessages:
         _o = _new(cls)
-        _o.pts, _o.pts_count = _r.read_fixed(_S3)
+        _o.pts, _o.pts_count = _r.read_fixed(_S8)
         return _o
 
 
@@ -665,9 +664,8 @@ class BotResults(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> BotResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.query_id = _r.read_fixed(_S7)
         _o.gallery = (_f & 1) != 0
-        _o.query_id = _r.read_long()
         _o.next_offset = _r.read_string() if _f & 2 else None
         _o.switch_pm = _r.read_object() if _f & 4 else None
         _o.switch_webview = _r.read_object() if _f & 8 else None
@@ -804,9 +802,8 @@ class FeaturedStickers(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> FeaturedStickers:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.hash, _o.count = _r.read_fixed(_S12)
         _o.premium = (_f & 1) != 0
-        _o.hash, _o.count = _r.read_fixed(_S12)
         _o.sets = _r.read_vector_object()
         _o.unread = _r.read_vector_long()
         return _o
@@ -1473,9 +1470,8 @@ class SearchResultsCalendar(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SearchResultsCalendar:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.count, _o.min_date, _o.min_msg_id = _r.read_fixed(_S4)
         _o.inexact = (_f & 1) != 0
-        _o.count, _o.min_date, _o.min_msg_id = _r.read_fixed(_S5)
         _o.offset_id_offset = _r.read_int() if _f & 2 else None
         _o.periods = _r.read_vector_object()
         _o.messages = _r.read_vector_object()
@@ -1630,9 +1626,8 @@ class TranscribedAudio(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> TranscribedAudio:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.transcription_id = _r.read_fixed(_S7)
         _o.pending = (_f & 1) != 0
-        _o.transcription_id = _r.read_long()
         _o.text = _r.read_string()
         _o.trial_remains_num = _r.read_int() if _f & 2 else None
         _o.trial_remains_until_date = _r.read_int() if _f & 2 else None
@@ -1705,9 +1700,8 @@ class ForumTopics(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ForumTopics:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.count = _r.read_fixed(_S0)
         _o.order_by_create_date = (_f & 1) != 0
-        _o.count = _r.read_int()
         _o.topics = _r.read_vector_object()
         _o.messages = _r.read_vector_object()
         _o.chats = _r.read_vector_object()
@@ -2295,7 +2289,7 @@ class EmojiGameDiceInfo(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += _S10.pack(0x44e56023, (1 if _o.plays_left is not None else 0))
         w_bytes(_b, _o.game_hash.encode())
-        _b += _S12.pack(_o.prev_stake, _o.current_streak)
+        _b += _S16.pack(_o.prev_stake, _o.current_streak)
         w_vector_int(_b, _o.params, False)
         if _o.plays_left is not None:
             _b += pack_i(_o.plays_left)
@@ -2305,7 +2299,7 @@ class EmojiGameDiceInfo(TLObject):
         _o = _new(cls)
         _f = _r.read_uint()
         _o.game_hash = _r.read_string()
-        _o.prev_stake, _o.current_streak = _r.read_fixed(_S12)
+        _o.prev_stake, _o.current_streak = _r.read_fixed(_S16)
         _o.params = _r.read_vector_int()
         _o.plays_left = _r.read_int() if _f & 1 else None
         return _o
@@ -2368,7 +2362,7 @@ class ChatInviteJoinResultWebView(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S16.pack(0x61ca29d3, _o.bot_id, _o.query_id)
+        _b += _S17.pack(0x61ca29d3, _o.bot_id, _o.query_id)
         w_vector_object(_b, _o.users, False)
 
     @classmethod

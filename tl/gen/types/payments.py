@@ -40,21 +40,20 @@ _new = object.__new__
 
 _S0 = Struct('<Iqq')
 _S1 = Struct('<q')
-_S2 = Struct('<qq')
-_S3 = Struct('<IIqq')
-_S4 = Struct('<Iq')
-_S5 = Struct('<II')
-_S6 = Struct('<IIiqq')
-_S7 = Struct('<Iiqq')
-_S8 = Struct('<IIiq')
-_S9 = Struct('<Iiq')
-_S10 = Struct('<ii')
-_S11 = Struct('<IIi')
+_S2 = Struct('<IIqq')
+_S3 = Struct('<Iq')
+_S4 = Struct('<II')
+_S5 = Struct('<IIiqq')
+_S6 = Struct('<Iiqq')
+_S7 = Struct('<IIiq')
+_S8 = Struct('<Iiq')
+_S9 = Struct('<ii')
+_S10 = Struct('<IIi')
+_S11 = Struct('<Ii')
 _S12 = Struct('<d')
-_S13 = Struct('<Ii')
-_S14 = Struct('<I')
-_S15 = Struct('<qiqq')
-_S16 = Struct('<i')
+_S13 = Struct('<I')
+_S14 = Struct('<qiqq')
+_S15 = Struct('<i')
 
 
 class PaymentForm(TLObject):
@@ -107,10 +106,9 @@ class PaymentForm(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PaymentForm:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.form_id, _o.bot_id = _r.read_fixed(_S0)
         _o.can_save_credentials = (_f & 4) != 0
         _o.password_missing = (_f & 8) != 0
-        _o.form_id, _o.bot_id = _r.read_fixed(_S2)
         _o.title = _r.read_string()
         _o.description = _r.read_string()
         _o.photo = _r.read_object() if _f & 32 else None
@@ -142,7 +140,7 @@ class PaymentFormStars(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S3.pack(0x7bf6b15c, (32 if _o.photo is not None else 0), _o.form_id, _o.bot_id)
+        _b += _S2.pack(0x7bf6b15c, (32 if _o.photo is not None else 0), _o.form_id, _o.bot_id)
         w_bytes(_b, _o.title.encode())
         w_bytes(_b, _o.description.encode())
         if _o.photo is not None:
@@ -173,7 +171,7 @@ class PaymentFormStarGift(TLObject):
         _o.invoice = invoice
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S4.pack(0xb425cfe1, _o.form_id)
+        _b += _S3.pack(0xb425cfe1, _o.form_id)
         _o.invoice._write(_b)
 
     @classmethod
@@ -195,7 +193,7 @@ class ValidatedRequestedInfo(TLObject):
         _o.shipping_options = shipping_options
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S5.pack(0xd1451883, (1 if _o.id is not None else 0) | (2 if _o.shipping_options is not None else 0))
+        _b += _S4.pack(0xd1451883, (1 if _o.id is not None else 0) | (2 if _o.shipping_options is not None else 0))
         if _o.id is not None:
             w_bytes(_b, _o.id.encode())
         if _o.shipping_options is not None:
@@ -273,7 +271,7 @@ class PaymentReceipt(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S6.pack(0x70c4fe03, (1 if _o.info is not None else 0) | (2 if _o.shipping is not None else 0) | (4 if _o.photo is not None else 0) | (8 if _o.tip_amount is not None else 0), _o.date, _o.bot_id, _o.provider_id)
+        _b += _S5.pack(0x70c4fe03, (1 if _o.info is not None else 0) | (2 if _o.shipping is not None else 0) | (4 if _o.photo is not None else 0) | (8 if _o.tip_amount is not None else 0), _o.date, _o.bot_id, _o.provider_id)
         w_bytes(_b, _o.title.encode())
         w_bytes(_b, _o.description.encode())
         if _o.photo is not None:
@@ -293,7 +291,7 @@ class PaymentReceipt(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PaymentReceipt:
         _o = _new(cls)
-        _f, _o.date, _o.bot_id, _o.provider_id = _r.read_fixed(_S7)
+        _f, _o.date, _o.bot_id, _o.provider_id = _r.read_fixed(_S6)
         _o.title = _r.read_string()
         _o.description = _r.read_string()
         _o.photo = _r.read_object() if _f & 4 else None
@@ -327,7 +325,7 @@ class PaymentReceiptStars(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S8.pack(0xdabbf83a, (4 if _o.photo is not None else 0), _o.date, _o.bot_id)
+        _b += _S7.pack(0xdabbf83a, (4 if _o.photo is not None else 0), _o.date, _o.bot_id)
         w_bytes(_b, _o.title.encode())
         w_bytes(_b, _o.description.encode())
         if _o.photo is not None:
@@ -341,7 +339,7 @@ class PaymentReceiptStars(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> PaymentReceiptStars:
         _o = _new(cls)
-        _f, _o.date, _o.bot_id = _r.read_fixed(_S9)
+        _f, _o.date, _o.bot_id = _r.read_fixed(_S8)
         _o.title = _r.read_string()
         _o.description = _r.read_string()
         _o.photo = _r.read_object() if _f & 4 else None
@@ -364,7 +362,7 @@ class SavedInfo(TLObject):
         _o.saved_info = saved_info
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S5.pack(0xfb8fe43c, (1 if _o.saved_info is not None else 0) | (2 if _o.has_saved_credentials else 0))
+        _b += _S4.pack(0xfb8fe43c, (1 if _o.saved_info is not None else 0) | (2 if _o.has_saved_credentials else 0))
         if _o.saved_info is not None:
             _o.saved_info._write(_b)
 
@@ -438,14 +436,14 @@ class CheckedGiftCode(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S5.pack(0xeb983f8f, (1 if _o.to_id is not None else 0) | (2 if _o.used_date is not None else 0) | (4 if _o.via_giveaway else 0) | (8 if _o.giveaway_msg_id is not None else 0) | (16 if _o.from_id is not None else 0))
+        _b += _S4.pack(0xeb983f8f, (1 if _o.to_id is not None else 0) | (2 if _o.used_date is not None else 0) | (4 if _o.via_giveaway else 0) | (8 if _o.giveaway_msg_id is not None else 0) | (16 if _o.from_id is not None else 0))
         if _o.from_id is not None:
             _o.from_id._write(_b)
         if _o.giveaway_msg_id is not None:
             _b += pack_i(_o.giveaway_msg_id)
         if _o.to_id is not None:
             _b += pack_q(_o.to_id)
-        _b += _S10.pack(_o.date, _o.days)
+        _b += _S9.pack(_o.date, _o.days)
         if _o.used_date is not None:
             _b += pack_i(_o.used_date)
         w_vector_object(_b, _o.chats, False)
@@ -459,7 +457,7 @@ class CheckedGiftCode(TLObject):
         _o.from_id = _r.read_object() if _f & 16 else None
         _o.giveaway_msg_id = _r.read_int() if _f & 8 else None
         _o.to_id = _r.read_long() if _f & 1 else None
-        _o.date, _o.days = _r.read_fixed(_S10)
+        _o.date, _o.days = _r.read_fixed(_S9)
         _o.used_date = _r.read_int() if _f & 2 else None
         _o.chats = _r.read_vector_object()
         _o.users = _r.read_vector_object()
@@ -481,7 +479,7 @@ class GiveawayInfo(TLObject):
         _o.disallowed_country = disallowed_country
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S11.pack(0x4367daa0, (1 if _o.participating else 0) | (2 if _o.joined_too_early_date is not None else 0) | (4 if _o.admin_disallowed_chat_id is not None else 0) | (8 if _o.preparing_results else 0) | (16 if _o.disallowed_country is not None else 0), _o.start_date)
+        _b += _S10.pack(0x4367daa0, (1 if _o.participating else 0) | (2 if _o.joined_too_early_date is not None else 0) | (4 if _o.admin_disallowed_chat_id is not None else 0) | (8 if _o.preparing_results else 0) | (16 if _o.disallowed_country is not None else 0), _o.start_date)
         if _o.joined_too_early_date is not None:
             _b += pack_i(_o.joined_too_early_date)
         if _o.admin_disallowed_chat_id is not None:
@@ -492,10 +490,9 @@ class GiveawayInfo(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> GiveawayInfo:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.start_date = _r.read_fixed(_S11)
         _o.participating = (_f & 1) != 0
         _o.preparing_results = (_f & 8) != 0
-        _o.start_date = _r.read_int()
         _o.joined_too_early_date = _r.read_int() if _f & 2 else None
         _o.admin_disallowed_chat_id = _r.read_long() if _f & 4 else None
         _o.disallowed_country = _r.read_string() if _f & 16 else None
@@ -519,25 +516,24 @@ class GiveawayInfoResults(TLObject):
         _o.activated_count = activated_count
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S11.pack(0xe175e66f, (1 if _o.winner else 0) | (2 if _o.refunded else 0) | (4 if _o.activated_count is not None else 0) | (8 if _o.gift_code_slug is not None else 0) | (16 if _o.stars_prize is not None else 0), _o.start_date)
+        _b += _S10.pack(0xe175e66f, (1 if _o.winner else 0) | (2 if _o.refunded else 0) | (4 if _o.activated_count is not None else 0) | (8 if _o.gift_code_slug is not None else 0) | (16 if _o.stars_prize is not None else 0), _o.start_date)
         if _o.gift_code_slug is not None:
             w_bytes(_b, _o.gift_code_slug.encode())
         if _o.stars_prize is not None:
             _b += pack_q(_o.stars_prize)
-        _b += _S10.pack(_o.finish_date, _o.winners_count)
+        _b += _S9.pack(_o.finish_date, _o.winners_count)
         if _o.activated_count is not None:
             _b += pack_i(_o.activated_count)
 
     @classmethod
     def read(cls, _r: Reader) -> GiveawayInfoResults:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.start_date = _r.read_fixed(_S11)
         _o.winner = (_f & 1) != 0
         _o.refunded = (_f & 2) != 0
-        _o.start_date = _r.read_int()
         _o.gift_code_slug = _r.read_string() if _f & 8 else None
         _o.stars_prize = _r.read_long() if _f & 16 else None
-        _o.finish_date, _o.winners_count = _r.read_fixed(_S10)
+        _o.finish_date, _o.winners_count = _r.read_fixed(_S9)
         _o.activated_count = _r.read_int() if _f & 4 else None
         return _o
 
@@ -559,7 +555,7 @@ class StarsStatus(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S5.pack(0x6c9ce8ed, (1 if _o.next_offset is not None else 0) | (2 if _o.subscriptions is not None else 0) | (4 if _o.subscriptions_next_offset is not None else 0) | (8 if _o.history is not None else 0) | (16 if _o.subscriptions_missing_balance is not None else 0))
+        _b += _S4.pack(0x6c9ce8ed, (1 if _o.next_offset is not None else 0) | (2 if _o.subscriptions is not None else 0) | (4 if _o.subscriptions_next_offset is not None else 0) | (8 if _o.history is not None else 0) | (16 if _o.subscriptions_missing_balance is not None else 0))
         _o.balance._write(_b)
         if _o.subscriptions is not None:
             w_vector_object(_b, _o.subscriptions, False)
@@ -602,7 +598,7 @@ class StarsRevenueStats(TLObject):
         _o.usd_rate = usd_rate
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S5.pack(0x6c207376, (1 if _o.top_hours_graph is not None else 0))
+        _b += _S4.pack(0x6c207376, (1 if _o.top_hours_graph is not None else 0))
         if _o.top_hours_graph is not None:
             _o.top_hours_graph._write(_b)
         _o.revenue_graph._write(_b)
@@ -691,7 +687,7 @@ class StarGifts(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S13.pack(0x2ed82995, _o.hash)
+        _b += _S11.pack(0x2ed82995, _o.hash)
         w_vector_object(_b, _o.gifts, False)
         w_vector_object(_b, _o.chats, False)
         w_vector_object(_b, _o.users, False)
@@ -718,7 +714,7 @@ class ConnectedStarRefBots(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S13.pack(0x98d5ea1d, _o.count)
+        _b += _S11.pack(0x98d5ea1d, _o.count)
         w_vector_object(_b, _o.connected_bots, False)
         w_vector_object(_b, _o.users, False)
 
@@ -744,7 +740,7 @@ class SuggestedStarRefBots(TLObject):
         _o.next_offset = next_offset
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S11.pack(0xb4d5d859, (1 if _o.next_offset is not None else 0), _o.count)
+        _b += _S10.pack(0xb4d5d859, (1 if _o.next_offset is not None else 0), _o.count)
         w_vector_object(_b, _o.suggested_bots, False)
         w_vector_object(_b, _o.users, False)
         if _o.next_offset is not None:
@@ -753,7 +749,7 @@ class SuggestedStarRefBots(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SuggestedStarRefBots:
         _o = _new(cls)
-        _f, _o.count = _r.read_fixed(_S13)
+        _f, _o.count = _r.read_fixed(_S11)
         _o.suggested_bots = _r.read_vector_object()
         _o.users = _r.read_vector_object()
         _o.next_offset = _r.read_string() if _f & 1 else None
@@ -827,7 +823,7 @@ class SavedStarGifts(TLObject):
         _o.users = users
 
     def _write(_o, _b: bytearray) -> None:
-        _b += _S11.pack(0x95f389b1, (1 if _o.next_offset is not None else 0) | (2 if _o.chat_notifications_enabled is not None else 0), _o.count)
+        _b += _S10.pack(0x95f389b1, (1 if _o.next_offset is not None else 0) | (2 if _o.chat_notifications_enabled is not None else 0), _o.count)
         if _o.chat_notifications_enabled is not None:
             _b += TRUE_BYTES if _o.chat_notifications_enabled else FALSE_BYTES
         w_vector_object(_b, _o.gifts, False)
@@ -839,7 +835,7 @@ class SavedStarGifts(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> SavedStarGifts:
         _o = _new(cls)
-        _f, _o.count = _r.read_fixed(_S13)
+        _f, _o.count = _r.read_fixed(_S11)
         _o.chat_notifications_enabled = _r.read_bool() if _f & 2 else None
         _o.gifts = _r.read_vector_object()
         _o.next_offset = _r.read_string() if _f & 1 else None
@@ -887,7 +883,7 @@ class ResaleStarGifts(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'\xdf\x12z\x94'
         _f = (1 if _o.next_offset is not None else 0) | (2 if _o.attributes is not None or _o.attributes_hash is not None else 0) | (4 if _o.counters is not None else 0)
-        _b += _S13.pack(_f, _o.count)
+        _b += _S11.pack(_f, _o.count)
         w_vector_object(_b, _o.gifts, False)
         if _o.next_offset is not None:
             w_bytes(_b, _o.next_offset.encode())
@@ -903,7 +899,7 @@ class ResaleStarGifts(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ResaleStarGifts:
         _o = _new(cls)
-        _f, _o.count = _r.read_fixed(_S13)
+        _f, _o.count = _r.read_fixed(_S11)
         _o.gifts = _r.read_vector_object()
         _o.next_offset = _r.read_string() if _f & 1 else None
         _o.attributes = _r.read_vector_object() if _f & 2 else None
@@ -977,9 +973,9 @@ class UniqueStarGiftValueInfo(TLObject):
     def _write(_o, _b: bytearray) -> None:
         _b += b'F\xe4/Q'
         _f = (1 if _o.last_sale_date is not None or _o.last_sale_price is not None else 0) | (2 if _o.last_sale_on_fragment else 0) | (4 if _o.floor_price is not None else 0) | (8 if _o.average_price is not None else 0) | (16 if _o.listed_count is not None else 0) | (32 if _o.fragment_listed_count is not None or _o.fragment_listed_url is not None else 0) | (64 if _o.value_is_average else 0)
-        _b += _S14.pack(_f)
+        _b += _S13.pack(_f)
         w_bytes(_b, _o.currency.encode())
-        _b += _S15.pack(_o.value, _o.initial_sale_date, _o.initial_sale_stars, _o.initial_sale_price)
+        _b += _S14.pack(_o.value, _o.initial_sale_date, _o.initial_sale_stars, _o.initial_sale_price)
         if _f & 1:
             _b += pack_i((_o.last_sale_date if _o.last_sale_date is not None else 0))
         if _f & 1:
@@ -1002,7 +998,7 @@ class UniqueStarGiftValueInfo(TLObject):
         _o.last_sale_on_fragment = (_f & 2) != 0
         _o.value_is_average = (_f & 64) != 0
         _o.currency = _r.read_string()
-        _o.value, _o.initial_sale_date, _o.initial_sale_stars, _o.initial_sale_price = _r.read_fixed(_S15)
+        _o.value, _o.initial_sale_date, _o.initial_sale_stars, _o.initial_sale_price = _r.read_fixed(_S14)
         _o.last_sale_date = _r.read_int() if _f & 1 else None
         _o.last_sale_price = _r.read_long() if _f & 1 else None
         _o.floor_price = _r.read_long() if _f & 4 else None
@@ -1070,7 +1066,7 @@ class StarGiftAuctionState(TLObject):
         _o.gift._write(_b)
         _o.state._write(_b)
         _o.user_state._write(_b)
-        _b += _S16.pack(_o.timeout)
+        _b += _S15.pack(_o.timeout)
         w_vector_object(_b, _o.users, False)
         w_vector_object(_b, _o.chats, False)
 

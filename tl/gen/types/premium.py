@@ -41,7 +41,6 @@ _new = object.__new__
 _S0 = Struct('<IIi')
 _S1 = Struct('<Ii')
 _S2 = Struct('<Iiii')
-_S3 = Struct('<iii')
 
 
 class BoostsList(TLObject):
@@ -136,9 +135,8 @@ class BoostsStatus(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> BoostsStatus:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.level, _o.current_level_boosts, _o.boosts = _r.read_fixed(_S2)
         _o.my_boost = (_f & 4) != 0
-        _o.level, _o.current_level_boosts, _o.boosts = _r.read_fixed(_S3)
         _o.gift_boosts = _r.read_int() if _f & 16 else None
         _o.next_level_boosts = _r.read_int() if _f & 1 else None
         _o.premium_audience = _r.read_object() if _f & 2 else None

@@ -40,7 +40,7 @@ _new = object.__new__
 
 _S0 = Struct('<i')
 _S1 = Struct('<IIiiiii')
-_S2 = Struct('<iiiii')
+_S2 = Struct('<Iiiiii')
 
 
 class EligibleToJoin(TLObject):
@@ -91,9 +91,8 @@ class Status(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> Status:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.recent_sent, _o.recent_since, _o.recent_remains, _o.total_sent, _o.total_since = _r.read_fixed(_S2)
         _o.allow_international = (_f & 1) != 0
-        _o.recent_sent, _o.recent_since, _o.recent_remains, _o.total_sent, _o.total_since = _r.read_fixed(_S2)
         _o.last_gift_slug = _r.read_string() if _f & 2 else None
         _o.terms_url = _r.read_string()
         return _o

@@ -96,9 +96,8 @@ class AllStories(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> AllStories:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.count = _r.read_fixed(_S2)
         _o.has_more = (_f & 1) != 0
-        _o.count = _r.read_int()
         _o.state = _r.read_string()
         _o.peer_stories = _r.read_vector_object()
         _o.chats = _r.read_vector_object()

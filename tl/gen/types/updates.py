@@ -198,9 +198,8 @@ class ChannelDifferenceEmpty(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelDifferenceEmpty:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.pts = _r.read_fixed(_S4)
         _o.final = (_f & 1) != 0
-        _o.pts = _r.read_int()
         _o.timeout = _r.read_int() if _f & 2 else None
         return _o
 
@@ -268,9 +267,8 @@ class ChannelDifference(TLObject):
     @classmethod
     def read(cls, _r: Reader) -> ChannelDifference:
         _o = _new(cls)
-        _f = _r.read_uint()
+        _f, _o.pts = _r.read_fixed(_S4)
         _o.final = (_f & 1) != 0
-        _o.pts = _r.read_int()
         _o.timeout = _r.read_int() if _f & 2 else None
         _o.new_messages = _r.read_vector_object()
         _o.other_updates = _r.read_vector_object()
