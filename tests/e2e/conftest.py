@@ -71,12 +71,18 @@ def start_edge_server(edge_env, edge_rsa_key, tmp_path):
 
 
 @pytest.fixture
-def edge_db(django_db_blocker):
-    """ORM access from the test, outside any test transaction, so the server sees what
-    the test writes and the test sees what the server wrote. Nothing is rolled back:
-    use fresh phone numbers / names per test."""
+async def edge_db(django_db_blocker):
+    """ORM access from the test (sync, or async ``aget``/``acount``...), outside any test
+    transaction, so the server sees what the test writes and the test sees what the
+    server wrote. Nothing is rolled back: use fresh phone numbers / names per test."""
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
     with django_db_blocker.unblock():
         yield
+        # The async ORM runs in a helper thread: close its connection, or the test
+        # database cannot be dropped at the end of the run.
+        await sync_to_async(connections.close_all)()
 
 
 @pytest.fixture

@@ -1,0 +1,131 @@
+"""The RPC dispatcher: handler lookup, the authorization check, the error policy."""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+
+import pytest
+
+from edge_app import registry
+from edge_app.dispatcher import EdgeDispatcher
+from mtproto.dispatch import ClientInfo, RequestContext
+from tl import errors
+
+
+class Req:
+    def __init__(self, name: str) -> None:
+        self.TL_NAME = name
+
+
+def ctx(perm: int = 10) -> RequestContext:
+    session = SimpleNamespace(user_id=None)
+    return RequestContext(
+        auth_key_id=perm,
+        perm_auth_key_id=perm,
+        session_id=1,
+        msg_id=4,
+        layer=229,
+        client=None,
+        session=session,
+    )
+
+
+@pytest.fixture
+def handlers(monkeypatch):
+    calls = []
+
+    async def public(c, req):
+        calls.append(("public", c.app.get("user_id")))
+        return "pong"
+
+    async def private(c, req):
+        calls.append(("private", c.app["user_id"]))
+        return "secret"
+
+    async def typed(c, req):
+        raise errors.ChannelPrivateError()
+
+    async def buggy(c, req):
+        raise ZeroDivisionError
+
+    for name, fn, auth in [
+        ("test.public", public, False),
+        ("test.private", private, True),
+        ("test.typed", typed, False),
+        ("test.buggy", buggy, False),
+    ]:
+        monkeypatch.setitem(registry._handlers, name, registry.Registration(name, fn, auth))
+    monkeypatch.setattr(registry, "_authorized", {})
+    monkeypatch.setattr(registry, "_authorizer", None)
+    return calls
+
+
+async def test_public_method_runs_without_login(handlers):
+    assert await EdgeDispatcher().dispatch(ctx(), Req("test.public")) == "pong"
+    assert handlers == [("public", None)]
+
+
+async def test_private_method_needs_an_authorization(handlers):
+    with pytest.raises(errors.AuthKeyUnregisteredError) as err:
+        await EdgeDispatcher().dispatch(ctx(), Req("test.private"))
+    assert (err.value.code, err.value.message) == (401, "AUTH_KEY_UNREGISTERED")
+    assert handlers == []
+
+
+async def test_authorizer_answer_is_used_cached_and_forgotten(handlers, monkeypatch):
+    asked = []
+
+    async def authorizer(c):
+        asked.append(c.perm_auth_key_id)
+        return 777 if c.perm_auth_key_id == 10 else None
+
+    registry.set_authorizer(authorizer)
+    monkeypatch.setattr("edge_app.push.publish_soon", lambda kind, payload: None)
+    d = EdgeDispatcher()
+    c = ctx()
+    assert await d.dispatch(c, Req("test.private")) == "secret"
+    assert c.session.user_id == 777 and c.app["user_id"] == 777
+    await d.dispatch(ctx(), Req("test.private"))
+    assert asked == [10]  # cached per permanent key
+    with pytest.raises(errors.AuthKeyUnregisteredError):
+        await d.dispatch(ctx(perm=11), Req("test.private"))
+    registry.forget_authorization(10)
+    await d.dispatch(ctx(), Req("test.private"))
+    assert asked == [10, 11, 10]
+
+
+async def test_typed_error_passes_through(handlers):
+    with pytest.raises(errors.ChannelPrivateError):
+        await EdgeDispatcher().dispatch(ctx(), Req("test.typed"))
+
+
+async def test_unexpected_exception_is_logged_and_internal(handlers, caplog):
+    with caplog.at_level(logging.ERROR, "telesrv.edge.rpc"), pytest.raises(errors.InternalError) as err:
+        await EdgeDispatcher().dispatch(ctx(), Req("test.buggy"))
+    assert (err.value.code, err.value.message) == (500, "INTERNAL")
+    assert "test.buggy failed" in caplog.text and "ZeroDivisionError" in caplog.text
+
+
+async def test_unregistered_method_is_an_error_logged_once(handlers, caplog):
+    d = EdgeDispatcher()
+    with caplog.at_level(logging.WARNING, "telesrv.edge.rpc"):
+        for _ in range(3):
+            with pytest.raises(errors.RpcError) as err:
+                await d.dispatch(ctx(), Req("test.nothing"))
+            assert (err.value.code, err.value.message) == (400, "METHOD_INVALID")
+    assert caplog.text.count("test.nothing") == 1
+
+
+async def test_connection_initialized_records_the_client():
+    recorded = []
+
+    class Store:
+        async def record_client(self, auth_key_id, info, layer):
+            recorded.append((auth_key_id, info.device_model, layer))
+
+    info = ClientInfo(api_id=1, device_model="Desktop")
+    c = ctx()
+    c.layer = 224
+    await EdgeDispatcher(Store()).connection_initialized(c, info)
+    assert recorded == [(10, "Desktop", 224)]

@@ -1,0 +1,38 @@
+"""help.getConfig / help.getNearestDc: clients must be told to keep talking to us."""
+
+from __future__ import annotations
+
+import time
+
+from django.test import override_settings
+
+from edge_app.rpc import help as help_rpc
+from tl import layers, types
+from tl.runtime import Reader
+
+
+@override_settings(MTPROTO_PUBLIC_HOST="203.0.113.7", MTPROTO_PUBLIC_PORT=8443, MTPROTO_DC_ID=2)
+async def test_config_points_at_the_public_address():
+    config = await help_rpc.get_config(None, None)
+    assert isinstance(config, types.Config)
+    assert config.this_dc == 2
+    assert {(o.ip_address, o.port) for o in config.dc_options} == {("203.0.113.7", 8443)}
+    assert {o.id for o in config.dc_options if not o.media_only} == {1, 2, 3, 4, 5}
+    assert [o.id for o in config.dc_options if o.media_only] == [2]
+    assert not any(o.ipv6 or o.cdn for o in config.dc_options)
+    assert abs(config.date - time.time()) < 5 and config.expires > config.date
+    assert config.message_length_max == 4096 and config.megagroup_size_max > config.chat_size_max
+
+
+async def test_config_encodes_for_every_shipped_layer():
+    config = await help_rpc.get_config(None, None)
+    for layer in layers.SUPPORTED:
+        data = layers.encode(config, layer)
+        back = layers.decode(data, layer)
+        assert back.this_dc == config.this_dc and len(back.dc_options) == len(config.dc_options)
+    assert Reader(config.to_bytes()).read_object() == config
+
+
+async def test_nearest_dc_is_this_dc():
+    nearest = await help_rpc.get_nearest_dc(None, None)
+    assert (nearest.this_dc, nearest.nearest_dc) == (2, 2)

@@ -1,0 +1,103 @@
+"""Push between processes through Redis: publish here, deliver in the subscriber."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from edge_app import push
+
+
+class FakeSession:
+    def __init__(self, user_id: int, key: int, sid: int) -> None:
+        self.user_id, self.auth_key_id, self.session_id = user_id, key, sid
+        self.pushed: list = []
+
+    async def push(self, updates) -> None:
+        self.pushed.append(updates)
+
+
+class FakeEdge:
+    def __init__(self, sessions) -> None:
+        self.sessions = sessions
+
+    def sessions_of_user(self, user_id):
+        return [s for s in self.sessions if s.user_id == user_id]
+
+    def sessions_of_perm_key(self, perm):
+        return []
+
+
+@pytest.fixture
+async def edge(monkeypatch):
+    monkeypatch.setattr(push, "_redis", None)
+    sessions = [FakeSession(1, 100, 1), FakeSession(1, 100, 2), FakeSession(2, 200, 1)]
+    edge = FakeEdge(sessions)
+    ready = asyncio.Event()
+    task = asyncio.create_task(push.run_subscriber(edge, ready))
+    await asyncio.wait_for(ready.wait(), 5)
+    yield edge
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    if push._redis is not None:
+        await push._redis.aclose()
+
+
+async def wait_for(cond, timeout=3.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not cond():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError
+        await asyncio.sleep(0.02)
+
+
+async def test_subscriber_gets_published_events(edge, monkeypatch):
+    seen = []
+
+    async def handler(payload, e):
+        seen.append((payload, e))
+
+    monkeypatch.setitem(push._subscribers, "test.kind", [handler])
+    await push.publish("test.kind", {"n": 1})
+    await push.publish("test.other", {"n": 2})
+    await wait_for(lambda: seen)
+    assert seen == [({"n": 1}, edge)]
+
+
+async def test_push_to_users_renders_per_viewer_and_skips_the_excluded_session(edge, monkeypatch):
+    rendered = []
+
+    async def render(payload, viewer):
+        rendered.append(viewer)
+        return {"for": viewer, "text": payload["text"]} if viewer != 2 else None
+
+    monkeypatch.setitem(push._renderers, "test.msg", render)
+    await push.push_to_users([1, 2, 3], "test.msg", {"text": "hi"}, exclude=(100, 1))
+    await wait_for(lambda: edge.sessions[1].pushed)
+    assert edge.sessions[0].pushed == []  # the sender's own session
+    assert edge.sessions[1].pushed == [{"for": 1, "text": "hi"}]
+    assert edge.sessions[2].pushed == []  # the renderer had nothing for user 2
+    assert sorted(rendered) == [1, 2]  # user 3 has no session here: not even rendered
+
+
+async def test_events_arrive_in_order(edge, monkeypatch):
+    async def render(payload, viewer):
+        return payload["i"]
+
+    monkeypatch.setitem(push._renderers, "test.seq", render)
+    for i in range(20):
+        await push.push_to_users([2], "test.seq", {"i": i})
+    await wait_for(lambda: len(edge.sessions[2].pushed) == 20)
+    assert edge.sessions[2].pushed == list(range(20))
+
+
+def test_publish_from_sync_code(monkeypatch):
+    sent = []
+
+    async def fake_publish(kind, payload):
+        sent.append((kind, payload))
+
+    monkeypatch.setattr(push, "publish", fake_publish)
+    push.publish_soon("test.sync", {"a": 1})
+    assert sent == [("test.sync", {"a": 1})]
