@@ -80,6 +80,7 @@ class Emitter:
         obj_fn: str = "w_object",
         optional_attrs: frozenset[str] = frozenset(),
         fallback: dict[str, str | None] | None = None,
+        missing_types: frozenset[str] = frozenset(),
     ) -> None:
         self.mod = mod
         self.comb = comb
@@ -93,12 +94,18 @@ class Emitter:
         # is required, and per boxed type the statement writing a stand-in value.
         self.optional_attrs = optional_attrs
         self.fallback = fallback or {}
+        self.missing_types = missing_types
 
     # -- writing ------------------------------------------------------------------
 
     def _present(self, p: Param) -> str:
         a = "_o." + self.attrs[p.name]
-        return a if p.is_true_flag else f"{a} is not None"
+        if p.is_true_flag:
+            return a
+        if p.type.item is None and p.type.name in self.missing_types:
+            # A value this layer has no constructor for: the field is left out.
+            return f"({a} is not None and {a}.__class__ not in _MISSING)"
+        return f"{a} is not None"
 
     def flags_expr(self, flag_name: str) -> str:
         by_bit: dict[int, list[Param]] = defaultdict(list)
@@ -275,7 +282,7 @@ class Emitter:
                 val = f"({v} if {v} is not None else {dv})"
                 out.extend("    " + s for s in self.write_value(p.type, val))
             else:
-                out.append(f"if {v} is not None:")
+                out.append(f"if {self._present(p)}:")
                 out.extend("    " + s for s in self.write_value(p.type, v))
         flush()
         return out

@@ -144,7 +144,9 @@ def generate_layer(layer: int) -> str:
     ):
         sc = plan.stand_in_for_type(tname)
         fallback[tname] = None if sc is None else f"_b += {_zero_bytes(sc)!r}"
+    missing_types = frozenset(plan.prim[n].result for n in plan.missing if not plan.prim[n].is_function)
     opts = {
+        "missing_types": missing_types,
         "obj_write": LAYER_OBJ_WRITE,
         "vec_obj_write": LAYER_VEC_WRITE,
         "obj_fn": LAYER_OBJ_FN,
@@ -290,3 +292,83 @@ def render_layer_module(mod, layer, plan, writers, readers, old_only_classes) ->
 
 def generate_layers() -> dict[str, str]:
     return {f"layer{n}.py": generate_layer(n) for n in shipped_layers() if n != PRIMARY_LAYER}
+
+
+def equivalence_table() -> str:
+    """The README table of what an older layer lacks and what the translation does."""
+    rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for layer in sorted(n for n in shipped_layers() if n != PRIMARY_LAYER):
+        plan = LayerPlan(layer)
+        for name in plan.changed:
+            pc, oc = plan.prim[name], plan.old[name]
+            pf = {p.name: p for p in pc.params if not p.is_flags}
+            of = {p.name: p for p in oc.params if not p.is_flags}
+            new = [n for n in pf if n not in of]
+            gone = [n for n in of if n not in pf]
+            retyped = [n for n in pf if n in of and str(pf[n].type) != str(of[n].type)]
+            made_optional = [
+                n for n in pf if n in of and pf[n].flag_field is not None and of[n].flag_field is None
+            ]
+            parts = []
+            if new:
+                parts.append(
+                    "229-only fields " + ", ".join(f"`{n}`" for n in new) + ": not sent; None/False when read"
+                )
+            if gone:
+                parts.append(
+                    "old-only fields "
+                    + ", ".join(f"`{n}`" for n in gone)
+                    + ": dropped when read; zero/empty (or the type's stand-in) when sent"
+                )
+            if retyped:
+                parts.append(
+                    "retyped "
+                    + ", ".join(f"`{n}` ({of[n].type} -> {pf[n].type})" for n in retyped)
+                    + ": items the old layer lacks are dropped"
+                )
+            if made_optional:
+                parts.append(
+                    "optional in 229, required in the old layer: "
+                    + ", ".join(f"`{n}`" for n in made_optional)
+                    + " (zero value when None)"
+                )
+            if not parts:
+                parts.append("new constructor id only")
+            rows[(f"`{name}`", "; ".join(parts))].append(layer)
+        by_type: dict[str, list[str]] = defaultdict(list)
+        for name in plan.missing:
+            c = plan.prim[name]
+            if c.is_function:
+                continue
+            by_type[c.result].append(name)
+        for tname, names in sorted(by_type.items()):
+            sc = plan.stand_in_for_type(tname)
+            action = (
+                f"dropped from vectors; elsewhere sent as `{sc.name}`"
+                if sc
+                else "dropped from vectors, omitted from optional fields; elsewhere `EncodeError`"
+            )
+            rows[(f"new `{tname}` constructors ({len(names)})", action)].append(layer)
+        for name in plan.old_only:
+            rows[
+                (
+                    f"`{name}` (dropped in 229)",
+                    "read into `tl.gen.layer<N>.Layer...` classes; handlers see no 229 class",
+                )
+            ].append(layer)
+        fn_missing = [n for n in plan.missing if plan.prim[n].is_function]
+        if fn_missing:
+            rows[
+                (
+                    "229-only functions",
+                    "not in the old layer's id table: a client of that layer cannot send them",
+                )
+            ].append(layer)
+    lines = ["| constructor / case | layers | what the translation does |", "|---|---|---|"]
+    for (what, action), ls in rows.items():
+        lines.append(f"| {what} | {', '.join(map(str, ls))} | {action} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(equivalence_table(), end="")

@@ -144,3 +144,20 @@ def test_encode_result_vectors_and_bool():
 def test_decode_errors_are_decode_errors():
     with pytest.raises(DecodeError):
         layers.decode(layers.encode(_sample_updates(), 224)[:-3], 224)
+
+
+def test_optional_field_without_equivalent_is_left_out():
+    reply_to = _new_in_229("inputReplyTo", "InputReplyTo")
+    draft = types.DraftMessage(message="draft", date=5, reply_to=reply_to, no_webpage=True)
+    back = layers.decode(layers.encode(draft, 224), 224)
+    assert back.reply_to is None and back.message == "draft" and back.no_webpage
+    assert layers.decode(layers.encode(draft, 229), 229).reply_to == reply_to
+
+
+def test_readme_lists_every_case_without_equivalent():
+    from pathlib import Path
+
+    from tl.layergen import equivalence_table
+
+    readme = (Path(layers.__file__).parent / "README.md").read_text()
+    assert equivalence_table() in readme, "regenerate the table: python -m tl.layergen"

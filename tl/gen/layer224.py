@@ -1649,8 +1649,8 @@ def _w147(_o, _b):
 
 
 def _w148(_o, _b):
-    _b += _S0.pack(0x96eaa5eb, (2 if _o.no_webpage else 0) | (8 if _o.entities is not None else 0) | (16 if _o.reply_to is not None else 0) | (32 if _o.media is not None else 0) | (64 if _o.invert_media else 0) | (128 if _o.effect is not None else 0) | (256 if _o.suggested_post is not None else 0))
-    if _o.reply_to is not None:
+    _b += _S0.pack(0x96eaa5eb, (2 if _o.no_webpage else 0) | (8 if _o.entities is not None else 0) | (16 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (32 if _o.media is not None else 0) | (64 if _o.invert_media else 0) | (128 if _o.effect is not None else 0) | (256 if _o.suggested_post is not None else 0))
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     w_bytes(_b, _o.message.encode())
     if _o.entities is not None:
@@ -2227,8 +2227,8 @@ def _w244(_o, _b):
 
 
 def _w245(_o, _b):
-    _b += _S0.pack(0x34566b6a, (1 if _o.header else 0) | (2 if _o.colspan is not None else 0) | (4 if _o.rowspan is not None else 0) | (8 if _o.align_center else 0) | (16 if _o.align_right else 0) | (32 if _o.valign_middle else 0) | (64 if _o.valign_bottom else 0) | (128 if _o.text is not None else 0))
-    if _o.text is not None:
+    _b += _S0.pack(0x34566b6a, (1 if _o.header else 0) | (2 if _o.colspan is not None else 0) | (4 if _o.rowspan is not None else 0) | (8 if _o.align_center else 0) | (16 if _o.align_right else 0) | (32 if _o.valign_middle else 0) | (64 if _o.valign_bottom else 0) | (128 if (_o.text is not None and _o.text.__class__ not in _MISSING) else 0))
+    if (_o.text is not None and _o.text.__class__ not in _MISSING):
         _W[_o.text.__class__](_o.text, _b)
     if _o.colspan is not None:
         _b += pack_i(_o.colspan)
@@ -3565,8 +3565,8 @@ def _w432(_o, _b):
 
 
 def _w433(_o, _b):
-    _b += _S0.pack(0x53577479, (1 if _o.peer is not None else 0) | (2 if _o.compare_sound else 0) | (4 if _o.compare_stories else 0))
-    if _o.peer is not None:
+    _b += _S0.pack(0x53577479, (1 if (_o.peer is not None and _o.peer.__class__ not in _MISSING) else 0) | (2 if _o.compare_sound else 0) | (4 if _o.compare_stories else 0))
+    if (_o.peer is not None and _o.peer.__class__ not in _MISSING):
         _W[_o.peer.__class__](_o.peer, _b)
 
 
@@ -3615,9 +3615,9 @@ def _w442(_o, _b):
 
 
 def _w443(_o, _b):
-    _b += _S0.pack(0x545cd15a, (1 if _o.reply_to is not None else 0) | (2 if _o.no_webpage else 0) | (4 if _o.reply_markup is not None else 0) | (8 if _o.entities is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
+    _b += _S0.pack(0x545cd15a, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (2 if _o.no_webpage else 0) | (4 if _o.reply_markup is not None else 0) | (8 if _o.entities is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     w_bytes(_b, _o.message.encode())
     _b += _S7.pack(_o.random_id)
@@ -3642,9 +3642,9 @@ def _w443(_o, _b):
 
 
 def _w444(_o, _b):
-    _b += _S0.pack(0x0330e77f, (1 if _o.reply_to is not None else 0) | (4 if _o.reply_markup is not None else 0) | (8 if _o.entities is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
+    _b += _S0.pack(0x0330e77f, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (4 if _o.reply_markup is not None else 0) | (8 if _o.entities is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     _W[_o.media.__class__](_o.media, _b)
     w_bytes(_b, _o.message.encode())
@@ -3670,14 +3670,14 @@ def _w444(_o, _b):
 
 
 def _w445(_o, _b):
-    _b += _S0.pack(0x13704a7c, (32 if _o.silent else 0) | (64 if _o.background else 0) | (256 if _o.with_my_score else 0) | (512 if _o.top_msg_id is not None else 0) | (1024 if _o.schedule_date is not None else 0) | (2048 if _o.drop_author else 0) | (4096 if _o.drop_media_captions else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (1048576 if _o.video_timestamp is not None else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if _o.reply_to is not None else 0) | (8388608 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
+    _b += _S0.pack(0x13704a7c, (32 if _o.silent else 0) | (64 if _o.background else 0) | (256 if _o.with_my_score else 0) | (512 if _o.top_msg_id is not None else 0) | (1024 if _o.schedule_date is not None else 0) | (2048 if _o.drop_author else 0) | (4096 if _o.drop_media_captions else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (1048576 if _o.video_timestamp is not None else 0) | (2097152 if _o.allow_paid_stars is not None else 0) | (4194304 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (8388608 if _o.suggested_post is not None else 0) | (16777216 if _o.schedule_repeat_period is not None else 0))
     _W[_o.from_peer.__class__](_o.from_peer, _b)
     w_vector_int(_b, _o.id, False)
     w_vector_long(_b, _o.random_id, False)
     _W[_o.to_peer.__class__](_o.to_peer, _b)
     if _o.top_msg_id is not None:
         _b += pack_i(_o.top_msg_id)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     if _o.schedule_date is not None:
         _b += pack_i(_o.schedule_date)
@@ -3726,9 +3726,9 @@ def _w448(_o, _b):
 
 
 def _w449(_o, _b):
-    _b += _S0.pack(0xc0cf7646, (1 if _o.reply_to is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (2048 if _o.hide_via else 0) | (8192 if _o.send_as is not None else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (2097152 if _o.allow_paid_stars is not None else 0))
+    _b += _S0.pack(0xc0cf7646, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (2048 if _o.hide_via else 0) | (8192 if _o.send_as is not None else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (2097152 if _o.allow_paid_stars is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     _b += _S19.pack(_o.random_id, _o.query_id)
     w_bytes(_b, _o.id.encode())
@@ -3781,8 +3781,8 @@ def _w452(_o, _b):
 
 
 def _w453(_o, _b):
-    _b += _S0.pack(0x54ae308e, (2 if _o.no_webpage else 0) | (8 if _o.entities is not None else 0) | (16 if _o.reply_to is not None else 0) | (32 if _o.media is not None else 0) | (64 if _o.invert_media else 0) | (128 if _o.effect is not None else 0) | (256 if _o.suggested_post is not None else 0))
-    if _o.reply_to is not None:
+    _b += _S0.pack(0x54ae308e, (2 if _o.no_webpage else 0) | (8 if _o.entities is not None else 0) | (16 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (32 if _o.media is not None else 0) | (64 if _o.invert_media else 0) | (128 if _o.effect is not None else 0) | (256 if _o.suggested_post is not None else 0))
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     _W[_o.peer.__class__](_o.peer, _b)
     w_bytes(_b, _o.message.encode())
@@ -3822,9 +3822,9 @@ def _w457(_o, _b):
 
 
 def _w458(_o, _b):
-    _b += _S0.pack(0x1bf89d74, (1 if _o.reply_to is not None else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0))
+    _b += _S0.pack(0x1bf89d74, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (32 if _o.silent else 0) | (64 if _o.background else 0) | (128 if _o.clear_draft else 0) | (1024 if _o.schedule_date is not None else 0) | (8192 if _o.send_as is not None else 0) | (16384 if _o.noforwards else 0) | (32768 if _o.update_stickersets_order else 0) | (65536 if _o.invert_media else 0) | (131072 if _o.quick_reply_shortcut is not None else 0) | (262144 if _o.effect is not None else 0) | (524288 if _o.allow_paid_floodskip else 0) | (2097152 if _o.allow_paid_stars is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     _wvo(_b, _o.multi_media, False)
     if _o.schedule_date is not None:
@@ -3861,7 +3861,7 @@ def _w461(_o, _b):
 
 
 def _w462(_o, _b):
-    _b += _S0.pack(0x269dc2c1, (1 if _o.reply_to is not None else 0) | (2 if _o.url is not None else 0) | (4 if _o.theme_params is not None else 0) | (8 if _o.start_param is not None else 0) | (16 if _o.from_bot_menu else 0) | (32 if _o.silent else 0) | (128 if _o.compact else 0) | (256 if _o.fullscreen else 0) | (8192 if _o.send_as is not None else 0))
+    _b += _S0.pack(0x269dc2c1, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (2 if _o.url is not None else 0) | (4 if _o.theme_params is not None else 0) | (8 if _o.start_param is not None else 0) | (16 if _o.from_bot_menu else 0) | (32 if _o.silent else 0) | (128 if _o.compact else 0) | (256 if _o.fullscreen else 0) | (8192 if _o.send_as is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
     _W[_o.bot.__class__](_o.bot, _b)
     if _o.url is not None:
@@ -3871,18 +3871,18 @@ def _w462(_o, _b):
     if _o.theme_params is not None:
         _W[_o.theme_params.__class__](_o.theme_params, _b)
     w_bytes(_b, _o.platform.encode())
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     if _o.send_as is not None:
         _W[_o.send_as.__class__](_o.send_as, _b)
 
 
 def _w463(_o, _b):
-    _b += _S0.pack(0xb0d81a83, (1 if _o.reply_to is not None else 0) | (32 if _o.silent else 0) | (8192 if _o.send_as is not None else 0))
+    _b += _S0.pack(0xb0d81a83, (1 if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING) else 0) | (32 if _o.silent else 0) | (8192 if _o.send_as is not None else 0))
     _W[_o.peer.__class__](_o.peer, _b)
     _W[_o.bot.__class__](_o.bot, _b)
     _b += _S7.pack(_o.query_id)
-    if _o.reply_to is not None:
+    if (_o.reply_to is not None and _o.reply_to.__class__ not in _MISSING):
         _W[_o.reply_to.__class__](_o.reply_to, _b)
     if _o.send_as is not None:
         _W[_o.send_as.__class__](_o.send_as, _b)
