@@ -8,7 +8,7 @@ from typing import Any
 
 from edge_app import registry
 from mtproto.dispatch import ClientInfo, RequestContext
-from tl import errors
+from tl import errors, layers
 
 log = logging.getLogger("telesrv.edge.rpc")
 
@@ -34,7 +34,12 @@ class EdgeDispatcher:
                 ctx.app["user_id"] = user_id
                 if ctx.session is not None and ctx.session.user_id != user_id:
                     ctx.session.user_id = user_id
-            return await registration.handler(ctx, request)
+            result = await registration.handler(ctx, request)
+            if isinstance(result, list):
+                # Vector<T> results carry no constructor of their own: encode them
+                # with the function's result type for the client's layer.
+                return layers.encode_result(result, request.RESULT_TYPE, ctx.layer)
+            return result
         except errors.RpcError:
             raise
         except Exception:
