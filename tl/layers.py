@@ -43,9 +43,10 @@ def resolve(layer: int) -> int:
 def _invoke_with_layer_reader(r: Reader):
     # The inner query is in the layer the client names here, not the outer one.
     layer = r.read_int()
-    inner = Reader(r.data, r.pos, _REGISTRIES[resolve(layer)])
+    inner = r.sub_reader(_REGISTRIES[resolve(layer)])
     query = inner.read_object()
     r.pos = inner.pos
+    r.gzip_left = inner.gzip_left
     o = object.__new__(functions.InvokeWithLayer)
     o.layer = layer
     o.query = query

@@ -97,7 +97,7 @@ class TLObject:
 class Reader:
     """Reads TL values from a bytes-like buffer; every read checks the bounds."""
 
-    __slots__ = ("data", "end", "pos", "registry")
+    __slots__ = ("data", "end", "gzip_left", "pos", "registry")
 
     def __init__(
         self, data: bytes | bytearray | memoryview, pos: int = 0, registry: dict | None = None
@@ -108,6 +108,8 @@ class Reader:
         # Which constructor ids mean what: the primary layer's by default; tl.layers
         # passes an older layer's table.
         self.registry = REGISTRY if registry is None else registry
+        # What gzip_packed may still inflate to, over all nesting levels of one read.
+        self.gzip_left = MAX_GZIP_SIZE
 
     def remaining(self) -> int:
         return self.end - self.pos
@@ -240,11 +242,27 @@ class Reader:
         if fn is None:
             if cid == GZIP_PACKED_ID:
                 return self.read_gzip_inner()
-            raise DecodeError(f"unknown constructor {cid:#010x} at offset {self.pos - 4}")
-        return fn(self)
+            raise DecodeError(f"unknown constructor {cid:#010x} at offset {p}")
+        try:
+            return fn(self)
+        except RecursionError:
+            # Hostile input can nest objects (inputPeerUserFromMessage.peer, ...)
+            # deeper than the interpreter's stack.
+            raise DecodeError("objects nested too deeply") from None
 
     def read_gzip_inner(self):
-        return Reader(inflate(self.read_bytes()), registry=self.registry).read_object()
+        inner = Reader(inflate(self.read_bytes(), self.gzip_left), registry=self.registry)
+        inner.gzip_left = self.gzip_left - inner.end
+        obj = inner.read_object()
+        self.gzip_left = inner.gzip_left
+        return obj
+
+    def sub_reader(self, registry: dict) -> Reader:
+        """A reader at the same position with another constructor table (the caller
+        copies ``pos`` back when done)."""
+        r = Reader(self.data, self.pos, registry)
+        r.gzip_left = self.gzip_left
+        return r
 
     def _count(self, min_size: int = 4) -> int:
         n = self.read_int()
@@ -307,6 +325,8 @@ def inflate(packed: bytes, limit: int | None = None) -> bytes:
         raise DecodeError(f"gzip_packed: {e}") from None
     if len(out) > limit:
         raise DecodeError(f"gzip_packed inflates beyond {limit} bytes")
+    if not d.eof:
+        raise DecodeError("gzip_packed: truncated stream")
     return out
 
 
