@@ -1,0 +1,216 @@
+"""Supergroups and channels with unmodified clients against the real listener: create,
+invite, live messages / replies / forwards / edits / deletes / read marks, offline
+catch-up through getChannelDifference, broadcast posting rules, access hashes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from accounts_app.access import user_access_hash
+from accounts_app.models import User
+from tests.e2e import harness
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def make_live_telethon(server):
+    """Telethon 1.45 that processes updates (the harness default does not)."""
+    from telethon import TelegramClient, connection
+    from telethon.sessions import MemorySession
+
+    harness.telethon_trust(server.public_pem)
+    session = MemorySession()
+    session.set_dc(2, server.host, server.port)
+    return TelegramClient(
+        session, harness.API_ID, harness.API_HASH, connection=connection.ConnectionTcpAbridged,
+        receive_updates=True, connection_retries=1, retry_delay=0, timeout=10, request_retries=1,
+        auto_reconnect=False, catch_up=False,
+    )  # fmt: skip
+
+
+async def new_user(first_name: str):
+    phone, code = harness.fresh_phone()
+    user = await User.objects.acreate(phone=phone, first_name=first_name)
+    return user, phone, code
+
+
+async def logged_in(server, first_name: str, clients: list):
+    user, phone, code = await new_user(first_name)
+    client = make_live_telethon(server)
+    clients.append(client)
+    await client.connect()
+    sent = await client.send_code_request(phone)
+    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
+    return user, client, phone, code
+
+
+def input_user(viewer, target):
+    from telethon import types
+
+    return types.InputUser(user_id=target.id, access_hash=user_access_hash(viewer.id, target.id))
+
+
+async def wait_for(predicate, timeout: float = 10.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def clients(edge_server):
+    """Clients made by the test (disconnected after it); the server log of the test
+    must show no error or traceback."""
+    start = len(edge_server.log())
+    made: list = []
+    yield made
+    for c in made:
+        await c.disconnect()
+    new = edge_server.log()[start:]
+    trouble = [line for line in new.splitlines() if "Traceback" in line or " ERROR " in line]
+    assert not trouble, new[-3000:]
+
+
+async def test_megagroup_live_messages_replies_edits_deletes_reads(edge_server, edge_db, clients):
+    from telethon import events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+
+    created = await a(functions.messages.CreateChatRequest(users=[input_user(alice, bob)], title="Team"))
+    legacy, channel = created.updates.chats[0], created.updates.chats[1]
+    assert isinstance(legacy, types.Chat) and legacy.migrated_to.channel_id == channel.id
+    assert channel.megagroup and channel.creator
+
+    got_b, edits_b, deletes_b = [], [], []
+    b.add_event_handler(lambda e: got_b.append(e.message), events.NewMessage())
+    b.add_event_handler(lambda e: edits_b.append(e.message), events.MessageEdited())
+    b.add_event_handler(lambda e: deletes_b.append(e.deleted_ids), events.MessageDeleted())
+    await b.get_dialogs()  # B learns the channel (and its pts) like a client opening the app
+
+    group_a = await a.get_input_entity(types.PeerChannel(channel.id))
+    first = await a.send_message(group_a, "hello from Alice")
+    await wait_for(lambda: any(m.message == "hello from Alice" for m in got_b))
+    live = next(m for m in got_b if m.message == "hello from Alice")
+    assert not live.out and live.sender_id == alice.id
+
+    group_b = await b.get_input_entity(types.PeerChannel(channel.id))
+    reply = await b.send_message(group_b, "hi Alice", reply_to=first.id)
+    assert reply.reply_to.reply_to_msg_id == first.id
+
+    await a.edit_message(group_a, first, "hello (edited)")
+    await wait_for(lambda: any(m.message == "hello (edited)" for m in edits_b))
+
+    await a.delete_messages(group_a, [first.id])
+    await wait_for(lambda: any(first.id in ids for ids in deletes_b))
+
+    # B's dialog shows the unread count; reading it clears it and A's outbox mark moves.
+    await a.send_message(group_a, "one more")
+    dialogs = await b.get_dialogs()
+    d = next(
+        d for d in dialogs if d.id == -1000000000000 - channel.id or getattr(d.entity, "id", 0) == channel.id
+    )
+    assert d.unread_count >= 1
+    await b.send_read_acknowledge(group_b)
+    full = await a(functions.channels.GetFullChannelRequest(group_a))
+    assert full.full_chat.read_outbox_max_id >= reply.id
+
+    # The same channel id with a wrong access hash is refused on every method.
+    from telethon.errors import ChannelPrivateError
+
+    wrong = types.InputChannel(channel.id, channel.access_hash ^ 0x5555)
+    for req in (
+        functions.channels.GetFullChannelRequest(wrong),
+        functions.channels.GetParticipantsRequest(wrong, types.ChannelParticipantsRecent(), 0, 10, 0),
+        functions.updates.GetChannelDifferenceRequest(wrong, types.ChannelMessagesFilterEmpty(), 1, 10),
+        functions.messages.GetHistoryRequest(
+            types.InputPeerChannel(channel.id, channel.access_hash ^ 0x5555), 0, 0, 0, 10, 0, 0, 0
+        ),
+    ):
+        with pytest.raises(ChannelPrivateError):
+            await b(req)
+
+
+async def test_offline_member_catches_up_through_channel_difference(edge_server, edge_db, clients):
+    from telethon import functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
+    created = await a(
+        functions.messages.CreateChatRequest(users=[input_user(alice, carol)], title="Catch-up")
+    )
+    channel = created.updates.chats[1]
+    ic_c = types.InputChannel(channel.id, channel.access_hash)
+    d0 = await c(
+        functions.updates.GetChannelDifferenceRequest(
+            ic_c, types.ChannelMessagesFilterEmpty(), channel_pts := 1, 100
+        )
+    )
+    assert isinstance(d0, types.updates.ChannelDifferenceEmpty)
+
+    group_a = types.InputPeerChannel(channel.id, channel.access_hash)
+    for i in range(150):
+        await a(functions.messages.SendMessageRequest(group_a, f"m{i}", random_id=10_000 + i))
+    await a.edit_message(group_a, 5, "m3 edited")
+    await a.delete_messages(group_a, [6, 7])
+
+    # 150+ behind with limit 100: tooLong, with the dialog at the current pts.
+    d = await c(
+        functions.updates.GetChannelDifferenceRequest(
+            ic_c, types.ChannelMessagesFilterEmpty(), channel_pts, 100
+        )
+    )
+    assert isinstance(d, types.updates.ChannelDifferenceTooLong)
+    assert d.dialog.pts == 1 + 150 + 1 + 2
+    assert len(d.messages) == 100 and d.messages[0].message == "m149"
+    # A client that is less behind pages through the log with no gap.
+    pts, seen, edited, deleted = 60, {}, {}, set()
+    while True:
+        d = await c(
+            functions.updates.GetChannelDifferenceRequest(ic_c, types.ChannelMessagesFilterEmpty(), pts, 100)
+        )
+        if isinstance(d, types.updates.ChannelDifferenceEmpty):
+            break
+        for m in d.new_messages:
+            seen[m.id] = m.message
+        for u in d.other_updates:
+            if isinstance(u, types.UpdateEditChannelMessage):
+                edited[u.message.id] = u.message.message
+            elif isinstance(u, types.UpdateDeleteChannelMessages):
+                deleted.update(u.messages)
+        pts = d.pts
+        if d.final:
+            break
+    assert pts == 154
+    assert sorted(seen) == list(range(61, 152))  # pts > 60: ids 61..151 = m59..m149
+    assert deleted == {6, 7} and edited == {5: "m3 edited"}
+    # history agrees with the log
+    hist = await c(
+        functions.messages.GetHistoryRequest(
+            types.InputPeerChannel(channel.id, channel.access_hash), 0, 0, 0, 100, 0, 0, 0
+        )
+    )
+    assert hist.messages[0].message == "m149" and all(m.id not in (6, 7) for m in hist.messages)
+
+
+async def test_broadcast_channel_posting_rules(edge_server, edge_db, clients):
+    from telethon import events, functions, types
+    from telethon.errors import ChatAdminRequiredError
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    res = await a(functions.channels.CreateChannelRequest(title="News", about="daily", broadcast=True))
+    channel = next(ch for ch in res.chats if isinstance(ch, types.Channel))
+    ic = types.InputChannel(channel.id, channel.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ic, [input_user(alice, bob)]))
+    posts = []
+    b.add_event_handler(lambda e: posts.append(e.message), events.NewMessage())
+    await b.get_dialogs()
+    await a.send_message(types.InputPeerChannel(channel.id, channel.access_hash), "first post")
+    await wait_for(lambda: any(p.message == "first post" for p in posts))
+    assert posts[-1].post
+    with pytest.raises(ChatAdminRequiredError):
+        await b.send_message(types.InputPeerChannel(channel.id, channel.access_hash), "subscriber")
