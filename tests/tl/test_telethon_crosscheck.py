@@ -1,5 +1,6 @@
 """Our codec against Telethon's, in both directions: Telethon 1.45 (layer 229, the
-project venv) and Telethon 1.43.2 (layer 224, its own venv, tests/support/client_venvs).
+project venv), 1.44.0 (layer 227) and 1.43.2 (layer 224), each in its own venv
+(tests/support/client_venvs).
 
 For each object: Telethon's bytes equal the schema-driven reference, decode with our
 codec to our equal object, and our encoding for that layer decodes with Telethon and
@@ -60,17 +61,21 @@ def _trees(layer, count=300):
     return [TreeGen(layer, seed=i, avoid=TELETHON_PATCHED).tree(by_name[n]) for i, n in enumerate(names)]
 
 
-@pytest.fixture(scope="module")
-def telethon_224():
+CLIENTS = {229: None, 227: "Telethon==1.44.0", 224: "Telethon==1.43.2"}
+
+
+def _python_for(layer):
+    if CLIENTS[layer] is None:
+        return Path(sys.executable)
     try:
-        return client_python("Telethon==1.43.2")
+        return client_python(CLIENTS[layer])
     except (subprocess.SubprocessError, OSError) as e:  # pragma: no cover - no PyPI
-        pytest.fail(f"cannot create the Telethon 1.43.2 venv: {e}")
+        pytest.fail(f"cannot create the {CLIENTS[layer]} venv: {e}")
 
 
-@pytest.mark.parametrize("layer", [229, 224])
-def test_telethon_agrees_both_ways(layer, request):
-    python = Path(sys.executable) if layer == 229 else request.getfixturevalue("telethon_224")
+@pytest.mark.parametrize("layer", list(CLIENTS))
+def test_telethon_agrees_both_ways(layer):
+    python = _python_for(layer)
     trees = _trees(layer)
     first = _telethon(python, {"trees": [to_json(t, layer) for t in trees]})
     assert first["layer"] == layer
