@@ -1,0 +1,996 @@
+"""The moderator and operator console: admin pages for channels, members, messages, the
+update log, auth keys and authorizations, plus the moderation actions.
+
+Everything here is read-only: editing a row in place would skip the domain (no pts, no
+push, no admin log). Changes happen through the actions, which call
+``console_app.moderation`` (the domain actions, with the operator as actor).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import admin, messages
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from accounts_app.models import Authorization
+from channels_app.models import Channel, ChannelUsername
+from channels_app.rights import ADMIN_FLAGS, BANNED_FLAGS
+from edge_app.models import AuthKeyClient, AuthKeyRecord
+from tl.errors import RpcError
+
+from . import moderation
+from .models import AdminLogEvent, Importer, Invite, Member, Message, UpdateEvent
+from .pagination import BoundedListMixin, PartitionKeyFilter, parse_id, user_id_filter
+from .rowkeys import RowKeyAdmin
+
+MODERATE = "moderate_channels"
+# Messages a text search looks through, newest first, within the one channel selected.
+SEARCH_WINDOW = 50_000
+
+
+def unix_time(value: int) -> str:
+    if not value:
+        return "-"
+    return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def rights_names(mask: int, table: dict[str, int]) -> str:
+    names = [name for name, bit in table.items() if mask & (1 << bit)]
+    return ", ".join(names) if names else "-"
+
+
+class ModerationMixin:
+    """``has_moderate_channels_permission`` for ``@admin.action(permissions=[MODERATE])``."""
+
+    def has_moderate_channels_permission(self, request) -> bool:
+        return request.user.has_perm(f"console_app.{MODERATE}")
+
+    def run_moderation(self, request, what: str, call, *args) -> bool:
+        """Run one domain call; report errors as the client would see them."""
+        try:
+            call(*args)
+        except moderation.NotAvailable as e:
+            self.message_user(
+                request, f"{what}: not available yet ({e.dotted} is missing).", messages.WARNING
+            )
+            return False
+        except RpcError as e:
+            self.message_user(request, f"{what}: refused by the domain: {e.message}", messages.ERROR)
+            return False
+        return True
+
+    def audit(self, request, channel_id: int, text: str) -> None:
+        # The channel admin log records "operator" (actor 0); Django's own log records
+        # which staff account it was.
+        channel = Channel.objects.filter(id=channel_id).first()
+        if channel is not None:
+            self.log_change(request, channel, f"{text} (by {request.user.get_username()})")
+
+
+def channel_links(channel_id: int) -> str:
+    links = [
+        ("members", reverse("admin:console_app_member_changelist")),
+        ("messages", reverse("admin:console_app_message_changelist")),
+        ("invite links", reverse("admin:console_app_invite_changelist")),
+        ("join requests", reverse("admin:console_app_importer_changelist")),
+        ("admin log", reverse("admin:console_app_adminlogevent_changelist")),
+        ("update log", reverse("admin:console_app_updateevent_changelist")),
+    ]
+    out = format_html_join(" | ", '<a href="{}?channel_id={}">{}</a>', ((u, channel_id, n) for n, u in links))
+    pts = reverse("admin:channels_app_channel_pts", args=[channel_id])
+    return format_html('{} | <a href="{}">pts state</a>', out, pts)
+
+
+# --- channels --------------------------------------------------------------------------
+
+
+class ChannelTypeFilter(admin.SimpleListFilter):
+    title = "type"
+    parameter_name = "type"
+
+    def lookups(self, request, model_admin):
+        return (("broadcast", "broadcast channel"), ("megagroup", "supergroup"), ("forum", "forum"))
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value in ("broadcast", "megagroup", "forum"):
+            return queryset.filter(**{value: True})
+        return queryset
+
+
+class DeletedFilter(admin.SimpleListFilter):
+    title = "deleted"
+    parameter_name = "deleted"
+
+    def lookups(self, request, model_admin):
+        return (("0", "live"), ("1", "deleted"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("0", "1"):
+            return queryset.filter(deleted=self.value() == "1")
+        return queryset
+
+
+@admin.register(Channel)
+class ChannelAdmin(ModerationMixin, BoundedListMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "title",
+        "username",
+        "kind",
+        "creator_user_id",
+        "participants_count",
+        "admins_count",
+        "kicked_count",
+        "banned_count",
+        "pts",
+        "top_message_id",
+        "deleted",
+        "pages",
+    )
+    list_display_links = ("id", "title")
+    list_filter = (ChannelTypeFilter, DeletedFilter, user_id_filter("creator_user_id", "owner id"))
+    search_fields = ("title",)  # the real search is get_search_results
+    search_help_text = "A channel id, an @username, or part of a title."
+    ordering = ("-id",)
+    keyset_field = "-id"
+    actions = ("delete_channels",)
+    # The access hash lets anyone holding it reach a private channel: not shown.
+    fieldsets = (
+        (None, {"fields": ("id", "title", "about", "username", "creator_user_id", "date_shown", "deleted")}),
+        (
+            "type and settings",
+            {
+                "fields": (
+                    "broadcast",
+                    "megagroup",
+                    "forum",
+                    "signatures",
+                    "pre_history_hidden",
+                    "participants_hidden",
+                    "noforwards",
+                    "slowmode_seconds",
+                    "ttl_period",
+                    "default_banned_shown",
+                )
+            },
+        ),
+        ("counts", {"fields": ("participants_count", "admins_count", "kicked_count", "banned_count")}),
+        (
+            "state",
+            {
+                "fields": (
+                    "pts",
+                    "top_message_id",
+                    "top_message_date_shown",
+                    "pinned_message_id",
+                    "admin_log_seq",
+                    "pages",
+                )
+            },
+        ),
+    )
+    readonly_fields = (
+        "id",
+        "title",
+        "about",
+        "username",
+        "creator_user_id",
+        "date_shown",
+        "deleted",
+        "broadcast",
+        "megagroup",
+        "forum",
+        "signatures",
+        "pre_history_hidden",
+        "participants_hidden",
+        "noforwards",
+        "slowmode_seconds",
+        "ttl_period",
+        "default_banned_shown",
+        "participants_count",
+        "admins_count",
+        "kicked_count",
+        "banned_count",
+        "pts",
+        "top_message_id",
+        "top_message_date_shown",
+        "pinned_message_id",
+        "admin_log_seq",
+        "pages",
+    )
+
+    @admin.display(description="type")
+    def kind(self, obj: Channel) -> str:
+        if obj.broadcast:
+            return "channel"
+        return "forum" if obj.forum else "supergroup"
+
+    @admin.display(description="created")
+    def date_shown(self, obj: Channel) -> str:
+        return unix_time(obj.date)
+
+    @admin.display(description="top message date")
+    def top_message_date_shown(self, obj: Channel) -> str:
+        return unix_time(obj.top_message_date)
+
+    @admin.display(description="default banned rights")
+    def default_banned_shown(self, obj: Channel) -> str:
+        return rights_names(obj.default_banned_rights, BANNED_FLAGS)
+
+    @admin.display(description="pages")
+    def pages(self, obj: Channel) -> str:
+        return channel_links(obj.id)
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        try:
+            return queryset.filter(id=parse_id(term)), False
+        except ValueError:
+            pass
+        name = term.lstrip("@").lower()
+        if term.startswith("@"):
+            ids = ChannelUsername.objects.filter(username_lower=name).values_list("channel_id", flat=True)
+            return queryset.filter(id__in=list(ids)), False
+        return queryset.filter(title__icontains=term[:128]), False
+
+    def get_urls(self):
+        from . import views
+
+        extra = [
+            path(
+                "<int:channel_id>/pts/",
+                self.admin_site.admin_view(views.PtsStateView.as_view(model_admin=self)),
+                name="channels_app_channel_pts",
+            )
+        ]
+        return extra + super().get_urls()
+
+    @admin.action(
+        description="Delete the selected channels (clients see them disappear)", permissions=[MODERATE]
+    )
+    def delete_channels(self, request, queryset):
+        done = 0
+        for channel in queryset[: moderation_cap()]:
+            if channel.deleted:
+                continue
+            if self.run_moderation(
+                request, f"delete channel {channel.id}", moderation.delete_channel, channel.id
+            ):
+                done += 1
+                self.audit(request, channel.id, "deleted the channel")
+        if done:
+            self.message_user(request, f"Deleted {done} channel(s).", messages.SUCCESS)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def moderation_cap() -> int:
+    from .rowkeys import MAX_SELECTED
+
+    return MAX_SELECTED
+
+
+# --- members ---------------------------------------------------------------------------
+
+
+class MemberStatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return (("active", "active"), ("left", "left"), ("kicked", "kicked (banned)"), ("banned", "banned"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("active", "left", "kicked", "banned"):
+            return queryset.filter(status=self.value())
+        return queryset
+
+
+class MemberRoleFilter(admin.SimpleListFilter):
+    title = "role"
+    parameter_name = "role"
+
+    def lookups(self, request, model_admin):
+        return (("creator", "creator"), ("admin", "admin"), ("member", "member"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("creator", "admin", "member"):
+            return queryset.filter(role=self.value())
+        return queryset
+
+
+class RestrictedFilter(admin.SimpleListFilter):
+    title = "restricted"
+    parameter_name = "restricted"
+
+    def lookups(self, request, model_admin):
+        return (("1", "has banned rights"),)
+
+    def queryset(self, request, queryset):
+        if self.value() == "1":
+            return queryset.exclude(banned_rights=0)
+        return queryset
+
+
+@admin.register(Member)
+class MemberAdmin(ModerationMixin, RowKeyAdmin):
+    list_display = (
+        "channel_id",
+        "user_id",
+        "role",
+        "status",
+        "admin_rights_shown",
+        "banned_rights_shown",
+        "banned_until_shown",
+        "joined_shown",
+        "read_inbox_max_id",
+        "read_outbox_max_id",
+        "available_min_id",
+    )
+    list_display_links = ("user_id",)
+    list_filter = (PartitionKeyFilter, MemberStatusFilter, MemberRoleFilter, RestrictedFilter)
+    ordering = ("channel_id", "user_id")
+    keyset_field = "user_id"
+    keyset_requires = "channel_id"
+    actions = ("ban_members", "unban_members")
+    fields = (
+        "channel_id",
+        "user_id",
+        "role",
+        "status",
+        "rank",
+        "admin_rights_shown",
+        "promoted_by",
+        "banned_rights_shown",
+        "banned_until_shown",
+        "kicked_by",
+        "inviter_user_id",
+        "joined_shown",
+        "left_shown",
+        "available_min_id",
+        "available_min_pts",
+        "read_inbox_max_id",
+        "read_inbox_date_shown",
+        "read_outbox_max_id",
+        "channel_pages",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="admin rights")
+    def admin_rights_shown(self, obj: Member) -> str:
+        return rights_names(obj.admin_rights, ADMIN_FLAGS) if obj.role != "creator" else "all (creator)"
+
+    @admin.display(description="banned rights")
+    def banned_rights_shown(self, obj: Member) -> str:
+        return rights_names(obj.banned_rights, BANNED_FLAGS)
+
+    @admin.display(description="banned until")
+    def banned_until_shown(self, obj: Member) -> str:
+        if not obj.banned_rights:
+            return "-"
+        return unix_time(obj.banned_until) if obj.banned_until else "forever"
+
+    @admin.display(description="joined")
+    def joined_shown(self, obj: Member) -> str:
+        return unix_time(obj.joined_at)
+
+    @admin.display(description="left")
+    def left_shown(self, obj: Member) -> str:
+        return unix_time(obj.left_at)
+
+    @admin.display(description="read inbox date")
+    def read_inbox_date_shown(self, obj: Member) -> str:
+        return unix_time(obj.read_inbox_date)
+
+    @admin.display(description="channel")
+    def channel_pages(self, obj: Member) -> str:
+        return channel_links(obj.channel_id)
+
+    def _each(self, request, queryset, what: str, call) -> int:
+        done = 0
+        for m in queryset[: moderation_cap()]:
+            if self.run_moderation(
+                request, f"{what} user {m.user_id} in {m.channel_id}", call, m.channel_id, m.user_id
+            ):
+                done += 1
+                self.audit(request, m.channel_id, f"{what} user {m.user_id}")
+        return done
+
+    @admin.action(description="Ban the selected members (removed, cannot rejoin)", permissions=[MODERATE])
+    def ban_members(self, request, queryset):
+        done = self._each(request, queryset, "banned", moderation.ban_member)
+        if done:
+            self.message_user(request, f"Banned {done} member(s).", messages.SUCCESS)
+
+    @admin.action(description="Unban the selected members (may rejoin)", permissions=[MODERATE])
+    def unban_members(self, request, queryset):
+        done = self._each(request, queryset, "unbanned", moderation.unban_member)
+        if done:
+            self.message_user(request, f"Unbanned {done} member(s).", messages.SUCCESS)
+
+
+# --- messages --------------------------------------------------------------------------
+
+
+class MessageKindFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        return (("service", "service messages"), ("text", "ordinary messages"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "service":
+            return queryset.filter(action__isnull=False)
+        if self.value() == "text":
+            return queryset.filter(action__isnull=True)
+        return queryset
+
+
+class MessageDeletedFilter(DeletedFilter):
+    pass
+
+
+@admin.register(Message)
+class MessageAdmin(ModerationMixin, RowKeyAdmin):
+    list_display = (
+        "channel_id",
+        "id",
+        "sender_user_id",
+        "date_shown",
+        "kind",
+        "text",
+        "edit_date_shown",
+        "pts",
+        "deleted",
+    )
+    list_display_links = ("id",)
+    list_filter = (
+        PartitionKeyFilter,
+        MessageKindFilter,
+        MessageDeletedFilter,
+        user_id_filter("sender_user_id", "sender id"),
+    )
+    search_fields = ("message",)  # the real search is get_search_results
+    search_help_text = "Text search within the selected channel (its newest 50,000 messages)."
+    ordering = ("-channel_id", "-id")
+    keyset_field = "-id"
+    keyset_requires = "channel_id"
+    actions = ("delete_selected_messages",)
+    fields = (
+        "channel_id",
+        "id",
+        "sender_user_id",
+        "date_shown",
+        "edit_date_shown",
+        "post",
+        "silent",
+        "noforwards",
+        "post_author",
+        "message",
+        "entities",
+        "reply_to_msg_id",
+        "reply_to_top_id",
+        "fwd_from",
+        "action",
+        "pts",
+        "deleted",
+        "channel_pages",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="date")
+    def date_shown(self, obj: Message) -> str:
+        return unix_time(obj.date)
+
+    @admin.display(description="edited")
+    def edit_date_shown(self, obj: Message) -> str:
+        return unix_time(obj.edit_date)
+
+    @admin.display(description="kind")
+    def kind(self, obj: Message) -> str:
+        if obj.action:
+            return f"service: {obj.action.get('_', '?')}" if isinstance(obj.action, dict) else "service"
+        return "message"
+
+    @admin.display(description="text")
+    def text(self, obj: Message) -> str:
+        return obj.message if len(obj.message) <= 120 else obj.message[:119] + "…"
+
+    @admin.display(description="channel")
+    def channel_pages(self, obj: Message) -> str:
+        return channel_links(obj.channel_id)
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()[:256]
+        if not term:
+            return queryset, False
+        try:
+            channel_id = parse_id(request.GET.get("channel_id", ""))
+        except ValueError:
+            self.message_user(
+                request, "Pick a channel (channel id filter) before searching text.", messages.WARNING
+            )
+            return queryset.none(), False
+        top = Channel.objects.filter(id=channel_id).values_list("top_message_id", flat=True).first() or 0
+        return (
+            queryset.filter(channel_id=channel_id, id__gt=top - SEARCH_WINDOW, message__icontains=term),
+            False,
+        )
+
+    @admin.action(description="Delete the selected messages for everyone", permissions=[MODERATE])
+    def delete_selected_messages(self, request, queryset):
+        by_channel: dict[int, list[int]] = {}
+        for m in queryset[: moderation_cap()]:
+            if not m.deleted:
+                by_channel.setdefault(m.channel_id, []).append(m.id)
+        done = 0
+        for channel_id, ids in by_channel.items():
+            if self.run_moderation(
+                request, f"delete messages in {channel_id}", moderation.delete_messages, channel_id, ids
+            ):
+                done += len(ids)
+                self.audit(request, channel_id, f"deleted messages {', '.join(map(str, ids))}")
+        if done:
+            self.message_user(request, f"Deleted {done} message(s).", messages.SUCCESS)
+
+
+# --- the channel update log ------------------------------------------------------------
+
+
+class EventTypeFilter(admin.SimpleListFilter):
+    title = "type"
+    parameter_name = "type"
+    TYPES = ("new_message", "edit_message", "delete_messages", "pin", "noop")
+
+    def lookups(self, request, model_admin):
+        return tuple((t, t) for t in self.TYPES)
+
+    def queryset(self, request, queryset):
+        if self.value() in self.TYPES:
+            return queryset.filter(type=self.value())
+        return queryset
+
+
+@admin.register(UpdateEvent)
+class UpdateEventAdmin(RowKeyAdmin):
+    list_display = (
+        "channel_id",
+        "pts",
+        "pts_count",
+        "type",
+        "date_shown",
+        "message_id",
+        "message_ids",
+        "sender_user_id",
+    )
+    list_display_links = ("pts",)
+    list_filter = (PartitionKeyFilter, EventTypeFilter)
+    ordering = ("-channel_id", "-pts")
+    keyset_field = "-pts"
+    keyset_requires = "channel_id"
+    fields = (
+        "channel_id",
+        "pts",
+        "pts_count",
+        "type",
+        "date_shown",
+        "message_id",
+        "message_ids",
+        "sender_user_id",
+        "user_ids",
+        "payload",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="date")
+    def date_shown(self, obj: UpdateEvent) -> str:
+        return unix_time(obj.date)
+
+
+# --- invites, join requests, admin log ---------------------------------------------------
+
+
+class RevokedFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "revoked"
+
+    def lookups(self, request, model_admin):
+        return (("0", "live"), ("1", "revoked"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("0", "1"):
+            return queryset.filter(revoked=self.value() == "1")
+        return queryset
+
+
+@admin.register(Invite)
+class InviteAdmin(ModerationMixin, RowKeyAdmin):
+    list_display = (
+        "channel_id",
+        "id",
+        "hash",
+        "admin_user_id",
+        "title",
+        "permanent",
+        "revoked",
+        "request_needed",
+        "usage",
+        "expires",
+        "date_shown",
+    )
+    list_display_links = ("id", "hash")
+    list_filter = (PartitionKeyFilter, RevokedFilter, user_id_filter("admin_user_id", "created by (user id)"))
+    search_fields = ("=hash",)
+    search_help_text = "The link's hash (the part after t.me/+)."
+    ordering = ("-channel_id", "-id")
+    keyset_field = "-id"
+    keyset_requires = "channel_id"
+    actions = ("revoke_invites",)
+    fields = (
+        "channel_id",
+        "id",
+        "hash",
+        "admin_user_id",
+        "title",
+        "permanent",
+        "revoked",
+        "request_needed",
+        "usage",
+        "requested_count",
+        "expires",
+        "date_shown",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="used")
+    def usage(self, obj: Invite) -> str:
+        return f"{obj.usage_count}/{obj.usage_limit}" if obj.usage_limit else str(obj.usage_count)
+
+    @admin.display(description="expires")
+    def expires(self, obj: Invite) -> str:
+        return unix_time(obj.expire_date) if obj.expire_date else "never"
+
+    @admin.display(description="created")
+    def date_shown(self, obj: Invite) -> str:
+        return unix_time(obj.date)
+
+    @admin.action(description="Revoke the selected invite links", permissions=[MODERATE])
+    def revoke_invites(self, request, queryset):
+        done = 0
+        for inv in queryset[: moderation_cap()]:
+            if inv.revoked:
+                continue
+            what = f"revoke invite {inv.id} of {inv.channel_id}"
+            if self.run_moderation(request, what, moderation.revoke_invite, inv.channel_id, inv.hash):
+                done += 1
+                self.audit(request, inv.channel_id, f"revoked invite link {inv.id}")
+        if done:
+            self.message_user(request, f"Revoked {done} invite link(s).", messages.SUCCESS)
+
+
+class RequestedFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "requested"
+
+    def lookups(self, request, model_admin):
+        return (("1", "pending join requests"), ("0", "joined through a link"))
+
+    def queryset(self, request, queryset):
+        if self.value() in ("0", "1"):
+            return queryset.filter(requested=self.value() == "1")
+        return queryset
+
+
+@admin.register(Importer)
+class ImporterAdmin(ModerationMixin, RowKeyAdmin):
+    list_display = ("channel_id", "user_id", "requested", "invite_id", "date_shown", "about", "approved_by")
+    list_display_links = ("user_id",)
+    list_filter = (PartitionKeyFilter, RequestedFilter)
+    ordering = ("channel_id", "user_id")
+    keyset_field = "user_id"
+    keyset_requires = "channel_id"
+    actions = ("approve_requests", "dismiss_requests")
+    fields = ("channel_id", "user_id", "requested", "invite_id", "date_shown", "about", "approved_by")
+    readonly_fields = fields
+
+    @admin.display(description="date")
+    def date_shown(self, obj: Importer) -> str:
+        return unix_time(obj.date)
+
+    def _each_request(self, request, queryset, what: str, call) -> int:
+        done = 0
+        for r in queryset.filter(requested=True)[: moderation_cap()]:
+            if self.run_moderation(
+                request, f"{what} {r.user_id} in {r.channel_id}", call, r.channel_id, r.user_id
+            ):
+                done += 1
+                self.audit(request, r.channel_id, f"{what} the join request of user {r.user_id}")
+        return done
+
+    @admin.action(description="Approve the selected join requests", permissions=[MODERATE])
+    def approve_requests(self, request, queryset):
+        done = self._each_request(request, queryset, "approved", moderation.approve_join_request)
+        if done:
+            self.message_user(request, f"Approved {done} request(s).", messages.SUCCESS)
+
+    @admin.action(description="Dismiss the selected join requests", permissions=[MODERATE])
+    def dismiss_requests(self, request, queryset):
+        done = self._each_request(request, queryset, "dismissed", moderation.dismiss_join_request)
+        if done:
+            self.message_user(request, f"Dismissed {done} request(s).", messages.SUCCESS)
+
+
+class AdminLogTypeFilter(admin.SimpleListFilter):
+    title = "event type"
+    parameter_name = "event_type"
+
+    def lookups(self, request, model_admin):
+        from channels_app.actions.admin_log import EVENT_TYPES
+
+        return tuple((t, t.replace("_", " ")) for t in sorted(EVENT_TYPES))
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(event_type=self.value()[:32])
+        return queryset
+
+
+class RecentFilter(admin.SimpleListFilter):
+    title = "date"
+    parameter_name = "since"
+    PERIODS = {"1d": 86400, "7d": 7 * 86400, "30d": 30 * 86400}
+
+    def lookups(self, request, model_admin):
+        return (("1d", "past 24 hours"), ("7d", "past 7 days"), ("30d", "past 30 days"))
+
+    def queryset(self, request, queryset):
+        seconds = self.PERIODS.get(self.value() or "")
+        if seconds:
+            import time
+
+            return queryset.filter(date__gte=int(time.time()) - seconds)
+        return queryset
+
+
+@admin.register(AdminLogEvent)
+class AdminLogEventAdmin(RowKeyAdmin):
+    list_display = ("channel_id", "id", "date_shown", "actor", "event_type", "target_user_id", "summary")
+    list_display_links = ("id",)
+    list_filter = (
+        PartitionKeyFilter,
+        AdminLogTypeFilter,
+        user_id_filter("actor_user_id", "actor (user id, 0 = operator)"),
+        RecentFilter,
+    )
+    ordering = ("-channel_id", "-id")
+    keyset_field = "-id"
+    keyset_requires = "channel_id"
+    fields = ("channel_id", "id", "date_shown", "actor", "event_type", "target_user_id", "data", "query")
+    readonly_fields = fields
+
+    @admin.display(description="date")
+    def date_shown(self, obj: AdminLogEvent) -> str:
+        return unix_time(obj.date)
+
+    @admin.display(description="actor")
+    def actor(self, obj: AdminLogEvent) -> str:
+        return "operator console" if obj.actor_user_id == 0 else str(obj.actor_user_id)
+
+    @admin.display(description="what")
+    def summary(self, obj: AdminLogEvent) -> str:
+        data = obj.data if isinstance(obj.data, dict) else {}
+        prev, new = data.get("prev") or {}, data.get("new") or {}
+        if prev or new:
+            changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
+            return ", ".join(f"{k}: {prev.get(k)!r} → {new.get(k)!r}" for k in changed[:4]) or "-"
+        return (obj.query or "")[:120] or "-"
+
+
+# --- edge: auth keys and clients -------------------------------------------------------
+
+
+def key_id_hex(key_id: int | None) -> str:
+    return "-" if key_id is None else f"{key_id & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+@admin.register(AuthKeyRecord)
+class AuthKeyAdmin(BoundedListMixin, admin.ModelAdmin):
+    # ``key`` (the key bytes) is in no list, form or field set: it is the credential.
+    list_display = ("key_id_shown", "kind", "created", "expires_at", "perm_key_shown", "bound_at", "dc_id")
+    list_filter = ("dc_id",)
+    search_fields = ("=auth_key_id", "=perm_auth_key_id")
+    fields = ("key_id_shown", "kind", "created", "expires_at", "perm_key_shown", "bound_at", "dc_id")
+    readonly_fields = fields
+    exclude = ("key",)
+    ordering = ("-created",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("key")
+
+    @admin.display(description="auth key id")
+    def key_id_shown(self, obj) -> str:
+        return key_id_hex(obj.auth_key_id)
+
+    @admin.display(description="bound to permanent key")
+    def perm_key_shown(self, obj) -> str:
+        return key_id_hex(obj.perm_auth_key_id) if obj.perm_auth_key_id is not None else "-"
+
+    @admin.display(description="kind")
+    def kind(self, obj) -> str:
+        return "temporary" if obj.expires_at else "permanent"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AuthKeyClient)
+class AuthKeyClientAdmin(BoundedListMixin, admin.ModelAdmin):
+    list_display = (
+        "key_id_shown",
+        "device_model",
+        "app_version",
+        "api_id",
+        "layer",
+        "lang_code",
+        "ip",
+        "last_seen",
+    )
+    list_filter = ("layer",)
+    search_fields = ("=auth_key_id", "device_model", "app_version", "ip")
+    ordering = ("-last_seen",)
+    readonly_fields = (
+        "key_id_shown",
+        "api_id",
+        "device_model",
+        "system_version",
+        "app_version",
+        "system_lang_code",
+        "lang_pack",
+        "lang_code",
+        "layer",
+        "ip",
+        "first_seen",
+        "last_seen",
+    )
+    fields = readonly_fields
+
+    @admin.display(description="auth key id")
+    def key_id_shown(self, obj) -> str:
+        return key_id_hex(obj.auth_key_id)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+# --- accounts: authorizations with what the edge saw of them ---------------------------
+
+
+def _client_of(field: str):
+    """The newest initConnection seen on the permanent key or a temporary key bound to it."""
+    from django.db.models import OuterRef, Q, Subquery
+
+    bound = AuthKeyRecord.objects.filter(perm_auth_key_id=OuterRef(OuterRef("perm_auth_key_id"))).values(
+        "auth_key_id"
+    )
+    clients = AuthKeyClient.objects.filter(
+        Q(auth_key_id=OuterRef("perm_auth_key_id")) | Q(auth_key_id__in=bound)
+    ).order_by("-last_seen")
+    return Subquery(clients.values(field)[:1])
+
+
+def _extend_authorization_admin():
+    """accounts_app.admin registers Authorization; the console adds the edge's view of
+    each session (layer, last seen) and the terminate action on top of it."""
+    base = (
+        type(admin.site._registry[Authorization])
+        if admin.site.is_registered(Authorization)
+        else admin.ModelAdmin
+    )
+
+    class ConsoleAuthorizationAdmin(BoundedListMixin, base):
+        list_display = (
+            "id",
+            "user",
+            "device_model",
+            "platform",
+            "app_name",
+            "app_version",
+            "layer",
+            "last_seen",
+            "ip",
+            "created",
+        )
+        search_fields = ("=user__id", "user__phone", "device_model")
+        list_select_related = ("user",)
+        ordering = ("-id",)
+        actions = ("terminate",)
+        fields = (
+            "user",
+            "device_model",
+            "platform",
+            "system_version",
+            "app_name",
+            "app_version",
+            "api_id",
+            "layer",
+            "last_seen",
+            "ip",
+            "created",
+            "active",
+        )
+        readonly_fields = fields
+
+        def get_queryset(self, request):
+            return (
+                super()
+                .get_queryset(request)
+                .annotate(edge_layer=_client_of("layer"), edge_last_seen=_client_of("last_seen"))
+            )
+
+        @admin.display(description="layer")
+        def layer(self, obj) -> str:
+            return str(obj.edge_layer) if obj.edge_layer else "-"
+
+        @admin.display(description="last seen")
+        def last_seen(self, obj):
+            return obj.edge_last_seen or obj.active
+
+        def has_add_permission(self, request):
+            return False
+
+        def has_change_permission(self, request, obj=None):
+            return False
+
+        def has_delete_permission(self, request, obj=None):
+            return False
+
+        def has_terminate_authorizations_permission(self, request) -> bool:
+            return request.user.has_perm("console_app.terminate_authorizations")
+
+        @admin.action(
+            description="Terminate the selected sessions (log the devices out)",
+            permissions=["terminate_authorizations"],
+        )
+        def terminate(self, request, queryset):
+            done = 0
+            for auth in queryset[: moderation_cap()]:
+                try:
+                    moderation.terminate_authorization(auth)
+                except moderation.NotAvailable as e:
+                    self.message_user(request, f"terminate: not available yet ({e.dotted})", messages.WARNING)
+                    return
+                done += 1
+                self.log_change(request, auth, f"terminated the session (by {request.user.get_username()})")
+            self.message_user(request, f"Terminated {done} session(s).", messages.SUCCESS)
+
+    if admin.site.is_registered(Authorization):
+        admin.site.unregister(Authorization)
+    admin.site.register(Authorization, ConsoleAuthorizationAdmin)
+
+
+_extend_authorization_admin()

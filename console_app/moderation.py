@@ -1,0 +1,114 @@
+"""The console's moderation actions: calls into the same domain actions the RPC handlers
+use, with the operator as actor (``actor_user_id=None``, recorded in the channel's admin
+log as actor 0), so clients are told through the normal push path.
+
+The console never changes channel state itself: a domain action that does not exist (yet)
+raises :class:`NotAvailable`, which the admin shows as such.
+
+The admin's views are synchronous and the channel domain is async on per-event-loop
+pools; each call runs on a loop of its own and closes that loop's pool and Redis
+clients before returning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels_app.rights import BANNED_FLAGS
+
+# A ban as Telegram clients make it: every banned right, view_messages included (which
+# removes the user and keeps them out), with no end date.
+BAN_ALL_RIGHTS = sum(1 << bit for bit in BANNED_FLAGS.values())
+
+
+class NotAvailable(Exception):
+    """The domain action this moderation step needs is not in the code base."""
+
+    def __init__(self, dotted: str):
+        super().__init__(f"{dotted} is not available yet")
+        self.dotted = dotted
+
+
+def domain_function(dotted: str) -> Callable[..., Any]:
+    module_name, _, name = dotted.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise NotAvailable(dotted) from None
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise NotAvailable(dotted)
+    return fn
+
+
+def run_domain(fn: Callable[..., Awaitable[Any]], *args, **kwargs) -> Any:
+    async def call():
+        from channels_app import counters, db
+
+        try:
+            return await fn(*args, **kwargs)
+        finally:
+            await db.close_pools()
+            await counters.close_clients()
+
+    return asyncio.run(call())
+
+
+# --- channels and members ----------------------------------------------------------
+
+
+def ban_member(channel_id: int, user_id: int) -> Any:
+    fn = domain_function("channels_app.actions.admin.do_edit_banned")
+    return run_domain(fn, None, channel_id, user_id, BAN_ALL_RIGHTS, 0)
+
+
+def unban_member(channel_id: int, user_id: int) -> Any:
+    fn = domain_function("channels_app.actions.admin.do_edit_banned")
+    return run_domain(fn, None, channel_id, user_id, 0, 0)
+
+
+def delete_channel(channel_id: int) -> Any:
+    fn = domain_function("channels_app.actions.admin.do_delete_channel")
+    return run_domain(fn, None, channel_id)
+
+
+def delete_messages(channel_id: int, ids: list[int]) -> Any:
+    # The operator form of channels.deleteMessages (actor None, every right).
+    fn = domain_function("channels_app.actions.admin.do_delete_messages_as_operator")
+    return run_domain(fn, channel_id, ids)
+
+
+# --- invites and join requests -------------------------------------------------------
+
+
+def revoke_invite(channel_id: int, link: str) -> Any:
+    fn = domain_function("channels_app.actions.invites.do_revoke_invite")
+    return run_domain(fn, None, channel_id, link)
+
+
+def approve_join_request(channel_id: int, user_id: int) -> Any:
+    fn = domain_function("channels_app.actions.invites.do_hide_join_request")
+    return run_domain(fn, None, channel_id, user_id, approved=True)
+
+
+def dismiss_join_request(channel_id: int, user_id: int) -> Any:
+    fn = domain_function("channels_app.actions.invites.do_hide_join_request")
+    return run_domain(fn, None, channel_id, user_id, approved=False)
+
+
+# --- accounts ---------------------------------------------------------------------------
+
+
+def terminate_authorization(authorization) -> int | None:
+    """Log one device out, as account.resetAuthorization does for the user: the
+    authorization goes and every edge drops the key's cached login."""
+    reset = domain_function("accounts_app.actions.do_reset_authorization")
+    # current_key_id 0: no key of the user is exempt (the operator has none).
+    key_id = reset(authorization.user_id, authorization.hash, 0)
+    if key_id is not None:
+        forget = domain_function("edge_app.registry.forget_authorization")
+        forget(key_id)
+    return key_id
