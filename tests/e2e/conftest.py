@@ -87,13 +87,20 @@ async def edge_db(django_db_blocker):
 
 @pytest.fixture
 async def telethon_client(edge_server):
-    """``await telethon_client(transport="full", session=None, connect=True)``: a Telethon
-    1.45 client on the test server (transports: full, abridged, intermediate,
-    obfuscated); disconnected after the test."""
+    """``await telethon_client(transport="full", session=None, connect=True,
+    receive_updates=False)``: a Telethon 1.45 client on the test server (transports: full,
+    abridged, intermediate, obfuscated); disconnected after the test. Pass
+    ``receive_updates=True`` for a client that gets pushed updates."""
     clients = []
 
-    async def make(transport: str = "full", session=None, connect: bool = True, server=None):
-        client = harness.make_telethon(server or edge_server, transport, session)
+    async def make(
+        transport: str = "full",
+        session=None,
+        connect: bool = True,
+        server=None,
+        receive_updates: bool = False,
+    ):
+        client = harness.make_telethon(server or edge_server, transport, session, receive_updates)
         clients.append(client)
         if connect:
             await client.connect()

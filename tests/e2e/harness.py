@@ -122,8 +122,12 @@ def telethon_trust(pem: bytes) -> None:
     telethon_rsa.add_key(pem.decode(), old=False)
 
 
-def make_telethon(server: EdgeServer, transport_name: str = "full", session=None):
-    """A not yet connected ``TelegramClient`` pointing at ``server``."""
+def make_telethon(
+    server: EdgeServer, transport_name: str = "full", session=None, receive_updates: bool = False
+):
+    """A not yet connected ``TelegramClient`` pointing at ``server``. Without
+    ``receive_updates`` Telethon wraps every call in invokeWithoutUpdates, so the server
+    pushes nothing to it."""
     from telethon import TelegramClient, connection
     from telethon.sessions import MemorySession
 
@@ -135,7 +139,7 @@ def make_telethon(server: EdgeServer, transport_name: str = "full", session=None
         API_ID,
         API_HASH,
         connection=getattr(connection, TELETHON_CONNECTIONS[transport_name]),
-        receive_updates=False,
+        receive_updates=receive_updates,
         connection_retries=1,
         retry_delay=0,
         timeout=10,
@@ -197,7 +201,7 @@ def make_kurigram(server: EdgeServer, transport_name: str = "abridged", name: st
 _phone_counter = [0]
 
 
-def test_phone(dc_id: int = 2) -> tuple[str, str]:
+def fresh_phone(dc_id: int = 2) -> tuple[str, str]:
     """A fresh test phone number (99966XYYYY, X = the DC) and its login code (XXXXX)."""
     _phone_counter[0] += 1
     suffix = (os.getpid() * 37 + _phone_counter[0] + int(time.time())) % 10000
@@ -210,16 +214,25 @@ async def login_telethon(client, phone: str | None = None, first_name: str = "Te
     from telethon.errors import PhoneNumberUnoccupiedError
 
     if phone is None:
-        phone, code = test_phone()
+        phone, code = fresh_phone()
     else:
         code = phone[5] * 5
     sent = await client.send_code_request(phone)
     try:
         return await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
     except PhoneNumberUnoccupiedError:
-        return await client.sign_up(
-            code, first_name, last_name, phone=phone, phone_code_hash=sent.phone_code_hash
+        # Telethon refuses sign_up() for third-party apps; the raw request is the same thing.
+        from telethon import functions
+
+        result = await client(
+            functions.auth.SignUpRequest(
+                phone_number=phone,
+                phone_code_hash=sent.phone_code_hash,
+                first_name=first_name,
+                last_name=last_name,
+            )
         )
+        return await client._on_login(result.user)
 
 
 # --- raw client ----------------------------------------------------------------------
