@@ -1,0 +1,423 @@
+"""Channel settings: title, about, photo (stub), default rights, toggles, slow mode, pins.
+
+Each returns the channel after the change (and, where a visible message or pin event
+took a pts, a ``ChannelChange`` with that event). Settings are channel state, not pts
+events: clients get ``updateChannel`` online and re-read the channel. Plain members
+never change settings here; admins need the right the design names for each.
+``actor_user_id`` None is the operator console.
+"""
+
+from __future__ import annotations
+
+from tl.errors import (
+    ChatAboutNotModifiedError,
+    ChatNotModifiedError,
+    PhotoInvalidError,
+    RpcError,
+)
+
+from .. import db, limits, notify
+from ..domain import ChannelChange, ChannelEvent
+from ..errors import (
+    ChannelInvalidError,
+    ChatAboutTooLongError,
+    ChatTitleEmptyError,
+    MessageIdInvalidError,
+)
+from ..rights import BANNED_FLAGS
+from . import admin_log
+from .admin import load_for_actor, publish_channel_updated, require_creator, require_right
+from .common import MESSAGE_COLUMNS, load_channel, now, with_pts
+
+SLOWMODE_SECONDS = (0, 10, 30, 60, 300, 900, 3600)
+UNPIN_ALL_PAGE = 1000
+
+
+class SecondsInvalidError(RpcError):
+    def __init__(self):
+        super().__init__(400, "SECONDS_INVALID")
+
+
+async def _fresh(channel_id: int) -> dict:
+    async with db.connection() as conn:
+        return await load_channel(conn, channel_id)
+
+
+async def _set_columns(
+    channel_id: int,
+    actor_user_id: int | None,
+    values: dict,
+    log_type: str | None,
+    log_data: dict,
+    query: str = "",
+) -> dict:
+    """UPDATE channels + the admin log entry in one transaction, then updateChannel."""
+    sets = ", ".join(f"{k} = %({k})s" for k in values)
+    async with db.connection() as conn, conn.transaction():
+        await conn.execute(f"UPDATE channels SET {sets} WHERE id = %(id)s", {**values, "id": channel_id})
+        if log_type:
+            await admin_log.record(conn, channel_id, actor_user_id, log_type, data=log_data, query=query)
+    await publish_channel_updated(channel_id, [admin_log.actor_id(actor_user_id)])
+    return await _fresh(channel_id)
+
+
+# ---- title / about / photo ----
+
+
+async def do_edit_title(actor_user_id: int | None, channel_id: int, title: str) -> ChannelChange:
+    """channels.editTitle: change_info; a visible chatEditTitle service message (pts)."""
+    title = (title or "").strip()
+    if not title:
+        raise ChatTitleEmptyError()
+    title = title[: limits.TITLE_MAX]
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if title == channel["title"]:
+        raise ChatNotModifiedError()
+    date = now()
+
+    async def body(conn, msg_id, pts):
+        from .channels import _insert_service_message
+
+        locked = await load_channel(conn, channel_id, lock=True)
+        await conn.execute("UPDATE channels SET title = %s WHERE id = %s", (title, channel_id))
+        await admin_log.record(
+            conn, channel_id, actor_user_id, "change_title",
+            data={"prev": locked["title"], "new": title}, query=f"{locked['title']} {title}", date=date,
+        )  # fmt: skip
+        locked["title"] = title
+        sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
+        return await _insert_service_message(
+            conn, locked, msg_id, pts, sender, {"_": "chatEditTitle", "title": title}, date
+        )
+
+    event = await with_pts(channel_id, 1, body, message_ids=1)
+    await notify.publish(
+        "channel.event",
+        {
+            "event": event.to_payload(),
+            "extra_user_ids": [],
+            "exclude_user_id": admin_log.actor_id(actor_user_id),
+        },
+    )
+    await publish_channel_updated(channel_id)
+    return ChannelChange(
+        channel=await _fresh(channel_id), events=[event], user_ids={event.message["sender_user_id"]}
+    )
+
+
+async def do_edit_about(actor_user_id: int | None, channel_id: int, about: str) -> dict:
+    """messages.editChatAbout: change_info; no message, no pts."""
+    about = about or ""
+    if len(about) > limits.ABOUT_MAX:
+        raise ChatAboutTooLongError()
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if about == channel["about"]:
+        raise ChatAboutNotModifiedError()
+    return await _set_columns(
+        channel_id, actor_user_id, {"about": about}, "change_about",
+        {"prev": channel["about"], "new": about}, query=about,
+    )  # fmt: skip
+
+
+async def do_edit_photo(actor_user_id: int | None, channel_id: int, *, empty: bool) -> dict:
+    """channels.editPhoto until photos are stored: deleting the (absent) photo is an
+    accepted no-op; an upload or an existing photo is PHOTO_INVALID, so no client
+    believes a photo was set."""
+    _channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if not empty:
+        raise PhotoInvalidError()
+    return await _fresh(channel_id)
+
+
+# ---- rights and toggles ----
+
+
+async def do_edit_default_banned_rights(
+    actor_user_id: int | None, channel_id: int, banned_rights: int
+) -> dict:
+    """messages.editChatDefaultBannedRights: megagroups only, ban_users. The send and
+    invite paths read channels.default_banned_rights (rights.effective_banned)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if channel["broadcast"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "ban_users")
+    # view_messages cannot be a default: it would ban everyone.
+    banned_rights &= ~(1 << BANNED_FLAGS["view_messages"])
+    if banned_rights == channel["default_banned_rights"]:
+        raise ChatNotModifiedError()
+    return await _set_columns(
+        channel_id, actor_user_id, {"default_banned_rights": banned_rights}, "default_banned_rights",
+        {"prev": channel["default_banned_rights"], "new": banned_rights},
+    )  # fmt: skip
+
+
+async def _toggle(
+    actor_user_id: int | None,
+    channel_id: int,
+    column: str,
+    enabled: bool,
+    *,
+    right: str | None,
+    log_type: str | None,
+    megagroup_only: bool = False,
+    broadcast_only: bool = False,
+) -> dict:
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if (megagroup_only and not channel["megagroup"]) or (broadcast_only and not channel["broadcast"]):
+        raise ChannelInvalidError()
+    if right is None:
+        require_creator(actor_user_id, member)
+    else:
+        require_right(actor_user_id, member, right)
+    if bool(channel[column]) == bool(enabled):
+        raise ChatNotModifiedError()
+    return await _set_columns(
+        channel_id, actor_user_id, {column: bool(enabled)}, log_type, {"new": bool(enabled)}
+    )
+
+
+async def do_toggle_signatures(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    return await _toggle(
+        actor_user_id, channel_id, "signatures", enabled, right="change_info", log_type="toggle_signatures",
+        broadcast_only=True,
+    )  # fmt: skip
+
+
+async def do_toggle_pre_history_hidden(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    """Creator only (the design). Later joiners get available_min_id = the top message
+    at their join (the join path reads channels.pre_history_hidden)."""
+    return await _toggle(
+        actor_user_id, channel_id, "pre_history_hidden", enabled, right=None,
+        log_type="toggle_prehistory_hidden", megagroup_only=True,
+    )  # fmt: skip
+
+
+async def do_toggle_participants_hidden(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    return await _toggle(
+        actor_user_id, channel_id, "participants_hidden", enabled, right="ban_users", log_type=None,
+        megagroup_only=True,
+    )  # fmt: skip
+
+
+async def do_toggle_noforwards(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    return await _toggle(
+        actor_user_id, channel_id, "noforwards", enabled, right="change_info", log_type="toggle_noforwards"
+    )
+
+
+async def do_toggle_slow_mode(actor_user_id: int | None, channel_id: int, seconds: int) -> dict:
+    """channels.toggleSlowMode: megagroups, change_info; only Telegram's steps. The send
+    path answers SLOWMODE_WAIT_X from channel_members.slowmode_last_send_date."""
+    if seconds not in SLOWMODE_SECONDS:
+        raise SecondsInvalidError()
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "change_info")
+    if seconds == channel["slowmode_seconds"]:
+        raise ChatNotModifiedError()
+    return await _set_columns(
+        channel_id, actor_user_id, {"slowmode_seconds": seconds}, "toggle_slow_mode",
+        {"prev": channel["slowmode_seconds"], "new": seconds},
+    )  # fmt: skip
+
+
+async def get_join_settings(channel_ids: list[int]) -> dict[int, dict]:
+    """join_to_send / join_request / gigagroup per channel (absent: all off); the
+    channel conversion reads this for Channel flags 26/28/29."""
+    if not channel_ids:
+        return {}
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT channel_id, join_to_send, join_request, antispam, gigagroup FROM channel_join_settings"
+            " WHERE channel_id = ANY(%s)",
+            (list(channel_ids),),
+        )
+        return {r["channel_id"]: r for r in await cur.fetchall()}
+
+
+async def _set_join_setting(
+    actor_user_id, channel_id: int, column: str, enabled: bool, *, need_public: bool
+) -> dict:
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "ban_users")
+    if need_public and enabled and not channel["username"]:
+        raise ChannelInvalidError()  # join requests of a private group go through request-needed links
+    current = (await get_join_settings([channel_id])).get(channel_id) or {}
+    if bool(current.get(column)) == bool(enabled):
+        raise ChatNotModifiedError()
+    async with db.connection() as conn, conn.transaction():
+        await conn.execute(
+            f"INSERT INTO channel_join_settings (channel_id, {column}) VALUES (%s, %s)"
+            f" ON CONFLICT (channel_id) DO UPDATE SET {column} = EXCLUDED.{column}",
+            (channel_id, bool(enabled)),
+        )
+        if column == "join_request":
+            await admin_log.record(
+                conn, channel_id, actor_user_id, "toggle_invites", data={"new": not enabled}
+            )
+    await publish_channel_updated(channel_id, [admin_log.actor_id(actor_user_id)])
+    return await _fresh(channel_id)
+
+
+async def do_toggle_join_to_send(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    """Members must join a (discussion) group before writing; the send path checks it."""
+    return await _set_join_setting(actor_user_id, channel_id, "join_to_send", enabled, need_public=False)
+
+
+async def do_toggle_join_request(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    """Public megagroups only: a joinChannel becomes a pending request (invites.py)."""
+    return await _set_join_setting(actor_user_id, channel_id, "join_request", enabled, need_public=True)
+
+
+async def do_convert_to_gigagroup(actor_user_id: int | None, channel_id: int) -> dict:
+    """channels.convertToGigagroup: a megagroup here already has no member cap, so this
+    only records the choice (creator only); a second call is CHAT_NOT_MODIFIED."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_creator(actor_user_id, member)
+    current = (await get_join_settings([channel_id])).get(channel_id) or {}
+    if current.get("gigagroup"):
+        raise ChatNotModifiedError()
+    async with db.connection() as conn, conn.transaction():
+        await conn.execute(
+            "INSERT INTO channel_join_settings (channel_id, gigagroup) VALUES (%s, true)"
+            " ON CONFLICT (channel_id) DO UPDATE SET gigagroup = true",
+            (channel_id,),
+        )
+    await publish_channel_updated(channel_id)
+    return await _fresh(channel_id)
+
+
+async def do_migrate_chat(actor_user_id: int | None, chat_id: int) -> dict:
+    """messages.migrateChat: no legacy chats exist, a chat id *is* its megagroup; after
+    the creator/change_info check the answer is that channel (updateChannel)."""
+    channel, member = await load_for_actor(chat_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "change_info")
+    return channel
+
+
+# ---- pins ----
+
+
+async def do_update_pinned_message(
+    actor_user_id: int | None, channel_id: int, message_id: int, *, unpin: bool = False, silent: bool = False
+) -> ChannelChange:
+    """messages.updatePinnedMessage: pin_messages (broadcast: edit_messages). One
+    ``pin_messages`` pts event (updatePinnedChannelMessages, pts_count 1); a no-op when
+    the message already is in that state (no pts)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "edit_messages" if channel["broadcast"] else "pin_messages")
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted",
+            (channel_id, message_id),
+        )
+        message = await cur.fetchone()
+        if message is None or message.get("action"):
+            raise MessageIdInvalidError()
+        cur = await conn.execute(
+            "SELECT 1 FROM channel_pinned_messages WHERE channel_id = %s AND message_id = %s",
+            (channel_id, message_id),
+        )
+        is_pinned = await cur.fetchone() is not None
+    if is_pinned == (not unpin):
+        return ChannelChange(channel=channel)
+    date = now()
+
+    async def body(conn, _mid, pts):
+        if unpin:
+            await conn.execute(
+                "DELETE FROM channel_pinned_messages WHERE channel_id = %s AND message_id = %s",
+                (channel_id, message_id),
+            )
+        else:
+            await conn.execute(
+                "INSERT INTO channel_pinned_messages (channel_id, message_id, date) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (channel_id, message_id, date),
+            )
+        await _refresh_pinned_top(conn, channel_id, pts)
+        payload = {"pinned": not unpin, "messages": [message_id], "silent": silent}
+        await _insert_pin_event(conn, channel_id, pts, 1, date, [message_id], payload)
+        await admin_log.record(
+            conn, channel_id, actor_user_id, "update_pinned", data={"message": _loggable(message), "pinned": not unpin},
+            query=message["message"], date=date,
+        )  # fmt: skip
+        return ChannelEvent(channel_id, pts, 1, "pin_messages", date, payload, [message_id])
+
+    event = await with_pts(channel_id, 1, body)
+    await notify.publish("channel_admin.pinned", {"event": event.to_payload(), "user_ids": []})
+    return ChannelChange(channel=await _fresh(channel_id), events=[event])
+
+
+async def do_unpin_all_messages(actor_user_id: int | None, channel_id: int) -> tuple[ChannelChange, int]:
+    """messages.unpinAllMessages: one page (1000) per call; returns the change and the
+    affectedHistory offset (non-zero while pins remain)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "edit_messages" if channel["broadcast"] else "pin_messages")
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT message_id FROM channel_pinned_messages WHERE channel_id = %s ORDER BY message_id DESC LIMIT %s",
+            (channel_id, UNPIN_ALL_PAGE + 1),
+        )
+        ids = [r["message_id"] for r in await cur.fetchall()]
+    more = len(ids) > UNPIN_ALL_PAGE
+    ids = ids[:UNPIN_ALL_PAGE]
+    if not ids:
+        return ChannelChange(channel=channel), 0
+    date = now()
+
+    async def body(conn, _mid, pts):
+        await conn.execute(
+            "DELETE FROM channel_pinned_messages WHERE channel_id = %s AND message_id = ANY(%s)",
+            (channel_id, ids),
+        )
+        await _refresh_pinned_top(conn, channel_id, pts)
+        payload = {"pinned": False, "messages": ids, "silent": True}
+        await _insert_pin_event(conn, channel_id, pts, 1, date, ids, payload)
+        return ChannelEvent(channel_id, pts, 1, "pin_messages", date, payload, ids)
+
+    event = await with_pts(channel_id, 1, body)
+    await notify.publish("channel_admin.pinned", {"event": event.to_payload(), "user_ids": []})
+    return ChannelChange(channel=await _fresh(channel_id), events=[event]), (1 if more else 0)
+
+
+async def pinned_message_ids(channel_id: int, limit: int = 100) -> list[int]:
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT message_id FROM channel_pinned_messages WHERE channel_id = %s ORDER BY message_id DESC LIMIT %s",
+            (channel_id, min(limit, 100)),
+        )
+        return [r["message_id"] for r in await cur.fetchall()]
+
+
+async def _refresh_pinned_top(conn, channel_id: int, pts: int) -> None:
+    await conn.execute(
+        "UPDATE channels SET pinned_message_id = COALESCE((SELECT max(message_id) FROM channel_pinned_messages"
+        " WHERE channel_id = %(c)s), 0), pts = GREATEST(pts, %(p)s) WHERE id = %(c)s",
+        {"c": channel_id, "p": pts},
+    )
+
+
+async def _insert_pin_event(conn, channel_id, pts, pts_count, date, ids, payload) -> None:
+    from .common import insert_event
+
+    await insert_event(
+        conn, channel_id=channel_id, pts=pts, pts_count=pts_count, type="pin_messages", date=date,
+        message_ids=ids, payload=payload,
+    )  # fmt: skip
+
+
+def _loggable(message: dict) -> dict:
+    from .common import message_snapshot
+
+    return message_snapshot(message)
