@@ -214,3 +214,14 @@ def test_padding_is_12_to_1024_and_aligned():
         assert 12 <= pad < 28 and (n + pad) % 16 == 0
     with pytest.raises(ValueError):
         crypto.padding_length(32, extra_blocks=64)
+
+
+def test_without_cryptg_the_fallback_gives_the_same_bytes(monkeypatch):
+    from mtproto.crypto import aes
+
+    key, iv, data = bytes(range(32)), bytes(range(32, 64)), bytes(range(48))
+    with_cryptg = crypto.ige_encrypt(data, key, iv)
+    monkeypatch.setattr(aes, "_cryptg", None)
+    assert not crypto.using_cryptg()
+    assert crypto.ige_encrypt(data, key, iv) == with_cryptg
+    assert crypto.ige_decrypt(with_cryptg, key, iv) == data
