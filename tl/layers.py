@@ -88,7 +88,10 @@ def encode(obj: TLObject | bool, layer: int) -> bytes:
     if layer == PRIMARY:
         return obj.to_bytes()
     b = bytearray()
-    _MODULES[layer].WRITERS[obj.__class__](obj, b)
+    try:
+        _MODULES[layer].WRITERS[obj.__class__](obj, b)
+    except (AttributeError, TypeError, struct.error) as e:
+        raise EncodeError(f"cannot encode {getattr(obj, 'TL_NAME', type(obj).__name__)}: {e}") from e
     return bytes(b)
 
 

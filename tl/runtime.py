@@ -73,7 +73,11 @@ class TLObject:
 
     def to_bytes(self) -> bytes:
         b = bytearray()
-        self._write(b)
+        try:
+            self._write(b)
+        except (AttributeError, TypeError, struct.error) as e:
+            # A required field left None, or a value of the wrong type somewhere inside.
+            raise EncodeError(f"cannot encode {self.TL_NAME}: {e}") from e
         return bytes(b)
 
     def __eq__(self, other: object) -> bool:

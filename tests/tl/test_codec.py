@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from tl import functions, mt, types
-from tl.runtime import DecodeError, Reader, Writer
+from tl import functions, layers, mt, types
+from tl.runtime import DecodeError, EncodeError, Reader, Writer
 
 
 def roundtrip(obj):
@@ -150,3 +150,13 @@ def test_repr_and_equality():
     assert a != types.PeerChannel(channel_id=6)
     assert a != types.PeerUser(user_id=5)
     assert types.messages.ChannelMessages.TL_NAME == "messages.channelMessages"
+
+
+def test_missing_required_field_is_an_encode_error():
+    bad = types.UpdateNewChannelMessage(message=None, pts=1, pts_count=1)
+    with pytest.raises(EncodeError, match="updateNewChannelMessage"):
+        bad.to_bytes()
+    with pytest.raises(EncodeError):
+        layers.encode(types.Updates(updates=[bad], users=[], chats=[], date=1, seq=0), 224)
+    with pytest.raises(EncodeError, match="peerUser"):
+        types.PeerUser(user_id=2**64).to_bytes()
