@@ -94,7 +94,8 @@ class MemoryAuthKeyStore:
         temp = self.keys.get(temp_auth_key_id)
         if temp is None or not temp.is_temporary:
             raise KeyError(temp_auth_key_id)
-        if perm_auth_key_id not in self.keys:
+        perm = self.keys.get(perm_auth_key_id)
+        if perm is None or perm.is_temporary:
             raise KeyError(perm_auth_key_id)
         temp.perm_auth_key_id = perm_auth_key_id
         # the binding cannot outlive the key the handshake created

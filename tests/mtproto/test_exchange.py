@@ -418,6 +418,8 @@ async def test_memory_store_binds_expires_and_deletes():
     temp = AuthKey.create(bytes(reversed(PERM)), created=NOW, expires_at=NOW + 100)
     await store.put(perm)
     await store.put(temp)
+    with pytest.raises(KeyError):  # a temporary key cannot be the permanent side
+        await store.bind(temp.auth_key_id, temp.auth_key_id, NOW + 50)
     await store.bind(temp.auth_key_id, perm.auth_key_id, NOW + 50)
     assert temp.perm_auth_key_id == perm.auth_key_id and temp.expires_at == NOW + 50
     assert temp.effective_perm_id == perm.auth_key_id and perm.effective_perm_id == perm.auth_key_id
