@@ -28,6 +28,8 @@ MAX_BATCH = 1000
 MAX_BATCH_BYTES = 512 * 1024
 # Without a valid message for this long, a connection is closed.
 IDLE_TIMEOUT = 600.0
+# Bytes written but not yet taken by the client, past which the connection is dropped.
+MAX_WRITE_BUFFER = 16 * 1024 * 1024
 SWEEP_INTERVAL = 60.0
 
 
@@ -118,6 +120,17 @@ class Connection:
                 log.exception("%s: cannot write to %r", self.transport.peer, session)
                 self.close()
                 return
+        if self._buffered() > MAX_WRITE_BUFFER:
+            # A client that does not read is not going to catch up; its sessions keep
+            # what it has not acknowledged for the next connection.
+            log.info("%s: not reading (%d bytes queued); closing", self.transport.peer, self._buffered())
+            self.close()
+
+    def _buffered(self) -> int:
+        try:
+            return self.transport._writer.transport.get_write_buffer_size()
+        except AttributeError:
+            return 0
 
     def _write(self, session: Session, msgs: list[OutMessage]) -> None:
         batch: list[OutMessage] = []
@@ -298,11 +311,23 @@ class MTProtoServer:
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         stream = transport.Transport(reader, writer)
         if len(self._connections) >= self.max_connections:
-            writer.close()
+            await self._refuse(stream)
             return
         conn = Connection(self, stream)
         self._connections.add(conn)
         await conn.run()
+
+    async def _refuse(self, stream: transport.Transport) -> None:
+        """Over the connection limit: answer the first packet with -429 (the transport
+        is only known once the client has spoken), then hang up."""
+        try:
+            await asyncio.wait_for(stream.read_packet(), 5)
+            stream.write_transport_error(transport.ERROR_FLOOD)
+            await stream.drain()
+        except Exception:
+            pass
+        finally:
+            stream.close()
 
     # --- what the app and the sessions use ----------------------------------------------
 

@@ -23,6 +23,8 @@ IDLE_TTL = 15 * 60
 MAX_SESSIONS_PER_KEY = 64
 # Initial salts of keys created by this process, remembered for their first window.
 MAX_INITIAL_SALTS = 10000
+# Last announced layer per auth key, for sessions that have not announced one yet.
+MAX_KEY_LAYERS = 200_000
 
 BindHandler = Callable[[Session, int, Any], Awaitable[Any]]
 DestroyKeyHandler = Callable[[Session], Awaitable[bytes]]
@@ -51,6 +53,7 @@ class SessionManager:
         self._by_user: dict[int, set[Session]] = {}
         self._tasks: set[asyncio.Task] = set()
         self.initial_salts: OrderedDict[int, tuple[int, float]] = OrderedDict()
+        self.key_layers: OrderedDict[int, int] = OrderedDict()
 
     def remember_initial_salt(self, auth_key_id: int, salt: int) -> None:
         """The key exchange's salt (new_nonce xor server_nonce) of a key just created:
@@ -58,6 +61,12 @@ class SessionManager:
         self.initial_salts[auth_key_id] = (salt, time.time())
         while len(self.initial_salts) > MAX_INITIAL_SALTS:
             self.initial_salts.popitem(last=False)
+
+    def remember_layer(self, auth_key_id: int, layer: int) -> None:
+        self.key_layers[auth_key_id] = layer
+        self.key_layers.move_to_end(auth_key_id)
+        while len(self.key_layers) > MAX_KEY_LAYERS:
+            self.key_layers.popitem(last=False)
 
     # --- lookup -------------------------------------------------------------------------
 

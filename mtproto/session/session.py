@@ -107,7 +107,9 @@ class Session:
         self.auth_key_id: int = auth_key.auth_key_id
         self.perm_auth_key_id: int = getattr(auth_key, "perm_auth_key_id", None) or self.auth_key_id
         self.session_id = session_id
-        self.layer: int = manager.codec.primary
+        # A new session of a known key speaks the layer the key's client last announced
+        # until it says otherwise (pushes may reach it before its first request).
+        self.layer: int = manager.key_layers.get(self.auth_key_id, manager.codec.primary)
         self.client: ClientInfo | None = None
         self._user_id: int | None = None
         self.links: list[Link] = []
@@ -436,6 +438,7 @@ class Session:
             return
         if call.layer is not None:
             self.layer = self.manager.codec.resolve_layer(call.layer)
+            self.manager.remember_layer(self.auth_key_id, self.layer)
         if call.no_updates:
             link.no_updates = True
         self._acks.append(msg_id)
@@ -506,8 +509,8 @@ class Session:
 
 def rpc_error_of(exc: BaseException) -> tuple[int, str] | None:
     """(code, message) if ``exc`` is a typed RPC error (``tl.errors.RpcError``)."""
-    code = getattr(exc, "code", None)
-    message = getattr(exc, "message", None)
-    if isinstance(code, int) and isinstance(message, str) and type(exc).__name__.endswith("Error"):
-        return code, message
+    from tl.errors import RpcError
+
+    if isinstance(exc, RpcError):
+        return exc.code, exc.message
     return None

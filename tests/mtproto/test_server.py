@@ -245,3 +245,15 @@ async def test_sessions_of_user_and_push(server):
     await session.push(b"\xae\x64\xd6\xe4")  # updatesTooLong... any bytes: the fake codec passes them
     body = await c.expect(0xE4D664AE)
     assert body == b"\xae\x64\xd6\xe4"
+
+
+async def test_connections_over_the_limit_get_429(server):
+    first = await client(server).connect()
+    await first.handshake()
+    server.max_connections = 1
+    second = await client(server).connect()
+    second.send(struct.pack("<Iq", wire.PING, 1))
+    with pytest.raises(TransportErrorReceived) as err:
+        await second.recv()
+    assert err.value.code == -429
+    await first.ping()

@@ -13,6 +13,7 @@ import pytest
 from mtproto.dispatch import ClientInfo
 from mtproto.session import SaltSchedule, SessionManager, wire
 from mtproto.session.clock import MsgIdClock, check_client_msg_id
+from tl.errors import RpcError
 
 KEY_ID = 0x1122334455667788
 SESSION_ID = 0x0BADF00D
@@ -76,16 +77,6 @@ class FakeCodec:
         return min(layer, 229)
 
 
-class TypedError(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        self.code = code
-        self.message = message
-
-
-class FakeRpcError(TypedError):
-    pass
-
-
 class Dispatcher:
     def __init__(self) -> None:
         self.calls: list = []
@@ -99,7 +90,7 @@ class Dispatcher:
             assert self.gate is not None
             await self.gate.wait()
         if request.data.startswith(b"fail"):
-            raise FakeRpcError(400, "PEER_ID_INVALID")
+            raise RpcError(400, "PEER_ID_INVALID")
         if request.data.startswith(b"boom"):
             raise KeyError("bug")
         if request.data.startswith(b"big!"):
@@ -543,6 +534,15 @@ async def test_push_and_user_index(manager, env):
     assert pushed.msg_id % 4 == 3 and pushed.seqno % 2 == 1
     session.user_id = None
     assert manager.sessions_of_user(7) == []
+
+
+async def test_new_session_of_a_key_starts_with_the_keys_layer(manager, env):
+    session, link, client, salt = env
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), with_layer(224, b"xxxx"))
+    await settle()
+    later = manager.get_or_create(FakeKey(), 4242)
+    assert later.layer == 224
+    assert manager.get_or_create(FakeKey(auth_key_id=99), 1).layer == 229
 
 
 async def test_invoke_without_updates_connection_gets_no_push(env):
