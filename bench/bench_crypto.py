@@ -80,8 +80,19 @@ def bench_handshake() -> None:
     block = rsa_pad_encrypt(key, b"x" * 100)
     print(f"RSA-2048 raw decrypt (CRT): {rate(lambda: key.decrypt_raw(block)):10.0f} /s")
 
+    server_seconds = [0.0, 0]
+
+    class TimedExchange(KeyExchange):
+        async def handle(self, body):
+            start = time.perf_counter()
+            try:
+                return await super().handle(body)
+            finally:
+                server_seconds[0] += time.perf_counter() - start
+
     async def one_exchange():
-        exchange = KeyExchange(key, MemoryAuthKeyStore())
+        exchange = TimedExchange(key, MemoryAuthKeyStore())
+        server_seconds[1] += 1
         nonce = os.urandom(16)
         res_pq = Reader(await exchange.handle(mt.ReqPqMulti(nonce=nonce).to_bytes())).read_object()
         p, q = sorted(cryptg.factorize_pq_pair(int.from_bytes(res_pq.pq, "big")))
@@ -134,6 +145,10 @@ def bench_handshake() -> None:
     finally:
         loop.close()
     print(f"full key exchange (server + simulated client, one core): {per_s:6.1f} /s")
+    per_exchange_ms = server_seconds[0] / server_seconds[1] * 1000
+    print(
+        f"server CPU per key exchange: {per_exchange_ms:6.1f} ms (= {1000 / per_exchange_ms:.0f} exchanges/s/core)"
+    )
 
 
 if __name__ == "__main__":
