@@ -62,25 +62,22 @@ def renderer(kind: str) -> Callable[[Renderer], Renderer]:
 
 
 def _client():
+    """A Redis client for the running event loop: redis-py's asyncio connections belong
+    to the loop that opened them, and sync callers (the admin, commands) get a new loop
+    per ``async_to_sync`` call."""
     global _redis
-    if _redis is None:
+    loop = asyncio.get_running_loop()
+    if _redis is None or _redis[0] is not loop:
         import redis.asyncio as aioredis
 
-        _redis = aioredis.Redis.from_url(settings.REDIS_URL)
-    return _redis
+        _redis = (loop, aioredis.Redis.from_url(settings.REDIS_URL))
+    return _redis[1]
 
 
 async def publish(kind: str, payload: dict) -> None:
     """Send ``payload`` (JSON-serialisable) to every edge process, this one included."""
     message = json.dumps({"kind": kind, "payload": payload}, separators=(",", ":"))
-    try:
-        await _client().publish(channel_name(), message)
-    except RuntimeError:
-        # A client bound to an event loop that is gone (the admin runs one per request):
-        # start over with a fresh one.
-        global _redis
-        _redis = None
-        await _client().publish(channel_name(), message)
+    await _client().publish(channel_name(), message)
 
 
 def publish_soon(kind: str, payload: dict) -> None:
@@ -135,6 +132,17 @@ async def _deliver_to_users(event: dict, edge: Any) -> None:
             continue
         for session in sessions:
             await session.push(updates)
+
+
+@subscriber("edge.auth_key_dropped")
+async def _auth_key_dropped(event: dict, edge: Any) -> None:
+    edge.drop_auth_key(int(event["auth_key_id"]))
+
+
+async def announce_auth_key_dropped(auth_key_id: int) -> None:
+    """Tell every edge that a key was deleted outside the listener (the admin): they
+    forget it and hang up its connections; the client then creates a new key."""
+    await publish("edge.auth_key_dropped", {"auth_key_id": auth_key_id})
 
 
 @subscriber("edge.forget_authorization")

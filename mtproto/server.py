@@ -375,6 +375,16 @@ class MTProtoServer:
             other.user_id = None  # re-resolved through the permanent key's authorization
         return wire.bool_true()
 
+    def drop_auth_key(self, auth_key_id: int) -> None:
+        """A key was deleted elsewhere: forget it, its sessions and its connections."""
+        forget = getattr(self.keys, "forget", None)
+        if forget is not None:
+            forget(auth_key_id)
+        self.sessions.drop_key(auth_key_id)
+        for conn in list(self._connections):
+            if conn.auth_key is not None and conn.auth_key.auth_key_id == auth_key_id:
+                conn.close()
+
     async def _destroy_auth_key(self, session: Session) -> bytes:
         try:
             await self.keys.delete(session.auth_key_id)

@@ -28,6 +28,9 @@ class FakeEdge:
     def sessions_of_perm_key(self, perm):
         return []
 
+    def drop_auth_key(self, auth_key_id):
+        self.dropped = auth_key_id
+
 
 @pytest.fixture
 async def edge(monkeypatch):
@@ -41,7 +44,7 @@ async def edge(monkeypatch):
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     if push._redis is not None:
-        await push._redis.aclose()
+        await push._redis[1].aclose()
 
 
 async def wait_for(cond, timeout=3.0):
@@ -92,12 +95,31 @@ async def test_events_arrive_in_order(edge, monkeypatch):
     assert edge.sessions[2].pushed == list(range(20))
 
 
-def test_publish_from_sync_code(monkeypatch):
-    sent = []
+def test_publish_from_sync_code_like_the_admin():
+    import json
+    import time
 
-    async def fake_publish(kind, payload):
-        sent.append((kind, payload))
+    import redis
+    from django.conf import settings
 
-    monkeypatch.setattr(push, "publish", fake_publish)
-    push.publish_soon("test.sync", {"a": 1})
-    assert sent == [("test.sync", {"a": 1})]
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    sub = client.pubsub(ignore_subscribe_messages=True)
+    sub.subscribe(push.channel_name())
+    try:
+        push.publish_soon("test.sync", {"a": 1})
+        push.publish_soon("test.sync", {"a": 2})  # a second event loop, a second client
+        got = []
+        deadline = time.monotonic() + 3
+        while len(got) < 2 and time.monotonic() < deadline:
+            message = sub.get_message(timeout=0.2)
+            if message:
+                got.append(json.loads(message["data"]))
+    finally:
+        sub.close()
+        client.close()
+    assert got == [{"kind": "test.sync", "payload": {"a": 1}}, {"kind": "test.sync", "payload": {"a": 2}}]
+
+
+async def test_dropped_key_reaches_the_edge(edge):
+    await push.announce_auth_key_dropped(-5)
+    await wait_for(lambda: getattr(edge, "dropped", None) == -5)

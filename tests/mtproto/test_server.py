@@ -257,3 +257,16 @@ async def test_connections_over_the_limit_get_429(server):
         await second.recv()
     assert err.value.code == -429
     await first.ping()
+
+
+async def test_drop_auth_key_hangs_up_its_connections(server):
+    key = server.store.add(os.urandom(256))
+    c = await client(server, key).connect()
+    await c.handshake()
+    other = await client(server).connect()
+    await other.handshake()
+    server.drop_auth_key(key.auth_key_id)
+    with pytest.raises((ConnectionError, TimeoutError)):
+        await c.read_packet(timeout=2)
+    assert server.sessions.sessions_of_key(key.auth_key_id) == []
+    await other.ping()
