@@ -9,6 +9,8 @@ same-id megagroup, resolved internally with hash 0 (so membership decides).
 
 from __future__ import annotations
 
+import time
+
 from tl import types
 
 from . import db, tl_convert
@@ -78,13 +80,35 @@ async def chats_for(
     return out
 
 
+# (viewer, user) -> (expiry, TL user). Every message response and every push carries
+# the sender; rendering it through accounts (an ORM query per viewer) would dominate a
+# busy group, and a profile a few seconds stale in a push is harmless.
+USER_CACHE_SECONDS = 5.0
+USER_CACHE_MAX = 100_000
+_user_cache: dict[tuple[int, int], tuple[float, object]] = {}
+
+
 async def users_for(viewer_id: int, user_ids) -> list:
     ids = sorted({int(u) for u in user_ids if u})
     if not ids:
         return []
-    from accounts_app.tl_convert import users_to_tl
+    now = time.monotonic()
+    out, missing = {}, []
+    for uid in ids:
+        hit = _user_cache.get((viewer_id, uid))
+        if hit is not None and hit[0] > now:
+            out[uid] = hit[1]
+        else:
+            missing.append(uid)
+    if missing:
+        from accounts_app.tl_convert import users_to_tl
 
-    return await users_to_tl(ids, viewer_id)
+        if len(_user_cache) > USER_CACHE_MAX:
+            _user_cache.clear()
+        for user in await users_to_tl(missing, viewer_id):
+            out[user.id] = user
+            _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS, user)
+    return [out[u] for u in ids if u in out]
 
 
 def resolve_input_user(viewer_id: int):

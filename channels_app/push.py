@@ -9,7 +9,9 @@ its own layer. Offline members write nothing and catch up by getChannelDifferenc
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 
 from edge_app.push import publish, push_to_users, renderer, subscriber
 from tl.runtime import Reader
@@ -25,6 +27,7 @@ EVENT = "channels.event"
 TYPING = "channels.typing"
 UPDATE_CHANNEL = "channels.update_channel"
 READ_OUTBOX = "channels.read_outbox"
+MEMBERS_CHANGED = "channels.members_changed"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -36,12 +39,23 @@ def _local_user_ids(edge) -> list[int]:
     return list(by_user)
 
 
+# channel_id -> (expiry, online user ids it was computed for, channel row, members):
+# a busy channel's events reuse one lookup for a moment; membership changes drop it.
+MEMBERS_CACHE_SECONDS = 1.0
+_members_cache: dict[int, tuple[float, frozenset, dict, dict]] = {}
+
+
 async def _local_members(
     edge, channel_id: int, extra: list[int], cap: int
 ) -> tuple[dict | None, dict[int, dict]]:
     online = _local_user_ids(edge)
     if not online:
         return None, {}
+    key = frozenset(online)
+    hit = _members_cache.get(channel_id)
+    now = time.monotonic()
+    if hit is not None and hit[0] > now and hit[1] == key and not extra:
+        return hit[2], hit[3]
     async with db.connection() as conn:
         cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = %s", (channel_id,))
         channel = await cur.fetchone()
@@ -51,7 +65,45 @@ async def _local_members(
             (channel_id, online, list(extra), cap),
         )
         members = {r["user_id"]: r for r in await cur.fetchall()}
+    if channel is not None and not extra:
+        if len(_members_cache) > 10_000:
+            _members_cache.clear()
+        _members_cache[channel_id] = (now + MEMBERS_CACHE_SECONDS, key, channel, members)
     return channel, members
+
+
+# Events of one channel are rendered in order by one worker task per channel, so the
+# edge's single subscriber loop is not held up and channels proceed side by side.
+_queues: dict[int, asyncio.Queue] = {}
+
+
+def _enqueue(channel_id: int, job) -> None:
+    q = _queues.get(channel_id)
+    if q is None:
+        q = _queues[channel_id] = asyncio.Queue()
+        asyncio.get_running_loop().create_task(_drain(channel_id, q))
+    q.put_nowait(job)
+
+
+async def _drain(channel_id: int, q: asyncio.Queue) -> None:
+    try:
+        while True:
+            try:
+                job = await asyncio.wait_for(q.get(), timeout=30)
+            except TimeoutError:
+                if q.empty():
+                    return
+                continue
+            try:
+                await job()
+            except Exception:
+                log.exception("channel %d push failed", channel_id)
+    finally:
+        if _queues.get(channel_id) is q:
+            del _queues[channel_id]
+            if not q.empty():  # raced with a new event: keep going in a fresh worker
+                for _ in range(q.qsize()):
+                    _enqueue(channel_id, q.get_nowait())
 
 
 def _sessions(edge, user_id: int, exclude):
@@ -66,6 +118,7 @@ async def _sink(kind: str, payload: dict) -> None:
     elif kind == "channel.typing":
         await publish(TYPING, payload)
     elif kind == "channel.updated":
+        await publish(MEMBERS_CHANGED, {"channel_id": payload["channel_id"]})
         await push_to_users(
             payload["user_ids"], UPDATE_CHANNEL, {"channel_id": payload["channel_id"]}, exclude=origin
         )
@@ -76,6 +129,10 @@ async def _sink(kind: str, payload: dict) -> None:
 
 @subscriber(EVENT)
 async def _on_event(payload: dict, edge) -> None:
+    _enqueue(payload["event"]["channel_id"], lambda: _deliver_event(payload, edge))
+
+
+async def _deliver_event(payload: dict, edge) -> None:
     ev = ChannelEvent.from_payload(payload["event"])
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
     channel, members = await _local_members(
@@ -100,6 +157,11 @@ async def _on_event(payload: dict, edge) -> None:
             continue
         for s in sessions:
             await s.push(updates)
+
+
+@subscriber(MEMBERS_CHANGED)
+async def _on_members_changed(payload: dict, edge) -> None:
+    _members_cache.pop(payload["channel_id"], None)
 
 
 @subscriber(TYPING)
