@@ -160,14 +160,24 @@ class Connection:
 
     # --- reading ------------------------------------------------------------------------
 
+    def _check_idle(self) -> None:
+        idle = self._loop.time() - self._last_read
+        if idle >= IDLE_TIMEOUT:
+            log.info("%s: idle for %.0f s; closing", self.transport.peer, idle)
+            self.close()
+        elif not self.closed:
+            self._watchdog = self._loop.call_later(IDLE_TIMEOUT - idle, self._check_idle)
+
     async def run(self) -> None:
         peer = self.transport.peer
+        # One timer per connection, not one per read: wait_for() on every packet costs
+        # a task and a timer each time.
+        self._last_read = self._loop.time()
+        self._watchdog = self._loop.call_later(IDLE_TIMEOUT, self._check_idle)
         try:
             while not self.closed:
-                try:
-                    packet = await asyncio.wait_for(self.transport.read_packet(), IDLE_TIMEOUT)
-                except TimeoutError:
-                    break
+                packet = await self.transport.read_packet()
+                self._last_read = self._loop.time()
                 await self._handle(packet)
                 await self.transport.drain()
         except (transport.TransportClosed, ConnectionError):
@@ -178,6 +188,7 @@ class Connection:
             log.exception("%s: connection failed", peer)
         finally:
             self.close()
+            self._watchdog.cancel()
             if self._disconnect_timer is not None:
                 self._disconnect_timer.cancel()
             for session in self.sessions:

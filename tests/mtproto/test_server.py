@@ -270,3 +270,24 @@ async def test_drop_auth_key_hangs_up_its_connections(server):
         await c.read_packet(timeout=2)
     assert server.sessions.sessions_of_key(key.auth_key_id) == []
     await other.ping()
+
+
+async def test_idle_connection_is_closed(server, monkeypatch):
+    import mtproto.server as server_mod
+
+    monkeypatch.setattr(server_mod, "IDLE_TIMEOUT", 0.3)
+    c = await client(server).connect()
+    await c.handshake()
+    await asyncio.sleep(0.1)
+    await c.ping()  # activity keeps it open
+    with pytest.raises((ConnectionError, TimeoutError)):
+        await c.read_packet(timeout=2)
+
+
+async def test_ping_delay_disconnect_closes_after_the_delay(server):
+    c = await client(server).connect()
+    await c.handshake()
+    c.send(struct.pack("<Iqi", wire.PING_DELAY_DISCONNECT, 5, 1))
+    await c.expect(wire.PONG)
+    with pytest.raises((ConnectionError, TimeoutError)):
+        await c.read_packet(timeout=3)
