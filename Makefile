@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEPS   := $(VENV)/.deps-installed
 
-.PHONY: serve test lint services db venv regen clean
+.PHONY: serve test lint services db venv regen clean browser
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,3 +36,8 @@ regen: venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+# Headless Chromium + chromedriver for the console's browser tests (tests/e2e/test_console.py
+# skips without them). Debian packages; run as root or with sudo.
+browser:
+	test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || (apt-get update && apt-get install -y chromium chromium-driver)

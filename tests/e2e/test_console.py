@@ -1,0 +1,198 @@
+"""The console in a real browser (headless Chromium driven by Selenium) against the real
+admin server (daphne) and the real MTProto listener: a moderator logs in, finds a
+channel, bans a member, and the member's connected Telethon client is told; a moderator
+cannot open authorizations.
+
+Needs Debian's chromium and chromium-driver (``make browser`` installs them); skipped
+when they are missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e import harness
+from tests.e2e.test_channels import input_user, logged_in, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+)
+MOD_PASSWORD = "moderate-me-123"
+
+if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+    pytest.skip("chromium / chromium-driver are not installed (make browser)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver")
+
+
+@pytest.fixture(scope="module")
+def admin_server(edge_env, tmp_path_factory):
+    """daphne serving the console on the test database (what ``manage.py serve`` runs)."""
+    port = harness.free_port()
+    env = dict(os.environ)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    env.update(edge_env)
+    log_path = tmp_path_factory.mktemp("admin-log") / "daphne.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "telesrv_project.asgi:application",
+            ],
+            cwd=harness.ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        harness.wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+async def clients(edge_server):
+    """Telethon clients the test made, disconnected after it."""
+    made: list = []
+    yield made
+    for c in made:
+        await c.disconnect()
+
+
+@pytest.fixture
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+async def moderator(edge_db):
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(_make_moderator)()
+
+
+def _make_moderator():
+    from django.contrib.auth.models import Group, User
+    from django.core.management import call_command
+
+    call_command("create_staff_groups", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    name = f"mod{os.getpid()}{harness.free_port()}"
+    user = User.objects.create_user(name, f"{name}@example.invalid", MOD_PASSWORD, is_staff=True)
+    user.groups.add(Group.objects.get(name="moderator"))
+    return name
+
+
+def log_in(driver, base: str, username: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base}/admin/login/?next=/admin/")
+    driver.find_element(By.NAME, "username").send_keys(username)
+    driver.find_element(By.NAME, "password").send_keys(MOD_PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    assert "Site administration" in driver.page_source
+
+
+def ban_in_browser(driver, base: str, username: str, title: str, channel_id: int, user_id: int) -> str:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    log_in(driver, base, username)
+    # find the channel by its title from the channel list's search box
+    driver.find_element(By.LINK_TEXT, "Channels").click()
+    box = driver.find_element(By.ID, "searchbar")
+    box.send_keys(title)
+    box.submit()
+    driver.find_element(By.LINK_TEXT, title).click()
+    assert str(channel_id) in driver.page_source
+    driver.find_element(By.LINK_TEXT, "members").click()
+    driver.find_element(By.CSS_SELECTOR, f'input.action-select[value="{channel_id}.{user_id}"]').click()
+    Select(driver.find_element(By.NAME, "action")).select_by_value("ban_members")
+    driver.find_element(By.NAME, "index").click()
+    return driver.find_element(By.CSS_SELECTOR, "ul.messagelist").text
+
+
+async def test_moderator_bans_a_member_who_is_told_live(
+    edge_server, admin_server, browser, moderator, clients
+):
+    from telethon import events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    title = f"Console e2e {os.getpid()}"
+    created = await a(functions.messages.CreateChatRequest(users=[input_user(alice, bob)], title=title))
+    channel = created.updates.chats[1]
+    await b.get_dialogs()  # Bob's client knows the channel, as after opening the app
+
+    seen: list = []
+    b.add_event_handler(lambda u: seen.append(u), events.Raw())
+
+    report = await asyncio.to_thread(
+        ban_in_browser, browser, admin_server, moderator, title, channel.id, bob.id
+    )
+    assert "Banned 1 member(s)." in report
+
+    def told_removed(u) -> bool:
+        if isinstance(u, types.UpdateNewChannelMessage):
+            action = getattr(u.message, "action", None)
+            return isinstance(action, types.MessageActionChatDeleteUser) and action.user_id == bob.id
+        if isinstance(u, types.UpdateChannelParticipant):
+            return u.user_id == bob.id
+        return False
+
+    await wait_for(lambda: any(told_removed(u) for u in seen), timeout=15)
+    # and the channel is closed to Bob now
+    from telethon.errors import ChannelPrivateError
+
+    with pytest.raises(ChannelPrivateError):
+        await b(functions.channels.GetFullChannelRequest(types.InputChannel(channel.id, channel.access_hash)))
+
+
+def look_at_authorizations(driver, base: str, username: str) -> tuple[str, str, str]:
+    log_in(driver, base, username)
+    index = driver.page_source
+    driver.get(f"{base}/admin/accounts_app/authorization/")
+    return index, driver.title, driver.page_source
+
+
+async def test_moderator_cannot_see_authorizations(admin_server, browser, moderator):
+    index, title, page = await asyncio.to_thread(look_at_authorizations, browser, admin_server, moderator)
+    assert "Channels" in index and "Authorizations" not in index
+    assert "403" in title or "Forbidden" in page
+    assert "device" not in page.lower()
