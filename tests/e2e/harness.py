@@ -309,6 +309,22 @@ class RawClient:
         self.send_packet(self.encrypt(body, msg_id, seqno))
         return msg_id
 
+    async def plain_call(self, body: bytes, timeout: float = 10.0) -> bytes:
+        """One unencrypted round trip (the key exchange): send ``body``, return the answer's."""
+        self.send_packet(struct.pack("<qqi", 0, self.new_msg_id(), len(body)) + body)
+        packet = await self.read_packet(timeout)
+        code = transport.transport_error_code(packet.payload)
+        if code is not None:
+            raise TransportErrorReceived(code)
+        (length,) = struct.unpack_from("<i", packet.payload, 16)
+        return packet.payload[20 : 20 + length]
+
+    def use_key(self, auth_key: bytes, salt: int = 0) -> None:
+        """Switch to another auth key on the same connection (after creating one)."""
+        self.auth_key = auth_key
+        self.auth_key_id = crypto.auth_key_id_of(auth_key)
+        self.salt = salt
+
     async def read_packet(self, timeout: float = 5.0):
         assert self._reader is not None and self._stream is not None
         while not self._packets:
