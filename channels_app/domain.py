@@ -52,6 +52,7 @@ class ChannelChange:
     user_ids: set[int] = field(default_factory=set)
     missing_user_ids: list[int] = field(default_factory=list)
     duplicate: bool = False  # random_id retry: events hold the original snapshot
+    member: dict | None = None  # the actor's member row, when the action loaded it
 
 
 @dataclass(slots=True)

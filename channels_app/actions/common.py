@@ -49,6 +49,25 @@ async def load_member(conn, channel_id: int, user_id: int, *, lock: bool = False
     return await cur.fetchone()
 
 
+_SEND_CONTEXT = (
+    "SELECT row_to_json(c) AS channel,"
+    " (SELECT row_to_json(m) FROM channel_members m WHERE m.channel_id = %(c)s AND m.user_id = %(u)s) AS member,"
+    " (SELECT json_agg(json_build_object('random_id', o.random_id, 'pts', o.pts)) FROM channel_messages o"
+    "   WHERE o.channel_id = %(c)s AND o.sender_user_id = %(u)s AND o.random_id = ANY(%(r)s)) AS originals"
+    " FROM channels c WHERE c.id = %(c)s"
+)
+
+
+async def load_send_context(conn, channel_id: int, user_id: int, random_ids: list[int]):
+    """Channel, the sender's member row and earlier sends with these random ids, in
+    one round trip (the hot path of every send)."""
+    cur = await conn.execute(_SEND_CONTEXT, {"c": channel_id, "u": user_id, "r": random_ids})
+    row = await cur.fetchone()
+    if row is None:
+        return None, None, []
+    return row["channel"], row["member"], row["originals"] or []
+
+
 async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:
     """The channel (raising CHANNEL_INVALID when absent) and the viewer's member row."""
     async with db.connection() as conn:
@@ -88,11 +107,13 @@ async def with_pts(
     body: Callable[[Any, int | None, int], Awaitable[Any]],
     *,
     message_ids: int = 0,
+    single_statement: bool = False,
 ) -> Any:
     """Allocate ``pts_count`` pts (and ``message_ids`` message ids), then run ``body``
     in one transaction; if it fails, the pts range becomes a ``noop`` event.
 
-    ``body(conn, last_message_id, last_pts)``.
+    ``body(conn, last_message_id, last_pts)``. ``single_statement``: the body runs one
+    statement, atomic on its own in autocommit, which saves BEGIN/COMMIT round trips.
     """
     if message_ids:
         last_id, last_pts = await counters.allocate(
@@ -101,8 +122,11 @@ async def with_pts(
     else:
         last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
     try:
-        async with db.connection() as conn, conn.transaction():
-            return await body(conn, last_id, last_pts)
+        async with db.connection() as conn:
+            if single_statement:
+                return await body(conn, last_id, last_pts)
+            async with conn.transaction():
+                return await body(conn, last_id, last_pts)
     except BaseException:
         await write_noop(channel_id, last_pts, pts_count)
         raise

@@ -41,6 +41,7 @@ from .common import (
     jsonb,
     load_channel,
     load_member,
+    load_send_context,
     message_refs,
     now,
     require_visible,
@@ -249,7 +250,7 @@ async def _write_messages(
                 )
         return events
 
-    return await with_pts(channel_id, n, body, message_ids=n)
+    return await with_pts(channel_id, n, body, message_ids=n, single_statement=True)
 
 
 async def do_send_message(
@@ -265,25 +266,29 @@ async def do_send_message(
     quote_entities: list[dict] | None = None,
     quote_offset: int | None = None,
     silent: bool = False,
-    sender_name: str = "",
+    sender_name="",
+    access_hash: int = 0,
 ) -> ChannelChange:
+    """messages.sendMessage into a channel. A non-zero ``access_hash`` (what the client
+    sent) is checked here, saving the handler a lookup on the hottest path."""
     if not random_id:
         raise RandomIdEmptyError()
     entities = validate_text(message, entities)
     async with db.connection() as conn:
-        channel = await load_channel(conn, channel_id)
+        channel, member, earlier = await load_send_context(conn, channel_id, sender_id, [random_id])
         if channel is None:
             raise ChannelPrivateError()
-        member = await load_member(conn, channel_id, sender_id)
+        if access_hash and access_hash != channel["access_hash"]:
+            raise ChannelPrivateError()
         _check_can_send(channel, member)
         # An idempotent retry returns the original durable snapshot, even if the message
         # was edited or deleted since, and does not count against slowmode.
-        original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id])
+        original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id]) if earlier else {}
         if random_id in original:
             ev = original[random_id]
             refs_u, refs_c = {sender_id}, {channel_id}
             message_refs([ev.message], refs_u, refs_c)
-            return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True)
+            return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
         date = now()
         _check_slowmode(channel, member, date)
         reply_top = 0
@@ -306,11 +311,11 @@ async def do_send_message(
                     "entities": validate_text(quote_text, quote_entities),
                     "offset": max(0, min(int(quote_offset or 0), limits.MESSAGE_MAX)),
                 }
-    post_author = (
-        (sender_name or "")[: limits.POST_AUTHOR_MAX]
-        if channel["broadcast"] and channel["signatures"]
-        else ""
-    )
+    post_author = ""
+    if channel["broadcast"] and channel["signatures"]:
+        # A callable is only awaited here: the name costs a lookup only when signed.
+        name = await sender_name() if callable(sender_name) else sender_name
+        post_author = (name or "")[: limits.POST_AUTHOR_MAX]
     row = {
         "message": message,
         "entities": entities,
@@ -331,9 +336,7 @@ async def do_send_message(
     users, chans = {sender_id}, {channel_id}
     message_refs([e.message for e in events], users, chans)
     channel = {**channel, "top_message_id": max(channel["top_message_id"], events[-1].message["id"])}
-    change = ChannelChange(channel=channel, events=events, user_ids=users, duplicate=duplicate)
-    change.missing_user_ids = sorted(chans - {channel_id})  # other channels referenced
-    return change
+    return ChannelChange(channel=channel, events=events, user_ids=users, duplicate=duplicate, member=member)
 
 
 async def _publish_new(events: list[ChannelEvent], sender_id: int) -> None:

@@ -26,6 +26,8 @@ async def context_for(me: int, messages, user_ids=(), channel_ids=(), known=None
 
 async def change_to_updates(me: int, change, *, extra=(), known=None):
     channel = change.channel
+    if known is None and change.member is not None:
+        known = {channel["id"]: (channel, change.member)}
     msgs = [e.message for e in change.events if e.message]
     users, chats = await context_for(me, msgs, change.user_ids, [channel["id"]], known)
     return tl_convert.sent_updates_to_tl(change.events, me, users, chats, extra=extra)

@@ -71,12 +71,12 @@ async def create_chat(ctx, req: functions.messages.CreateChat):
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
     me = viewer(ctx)
-    channel, _ = await _checked_peer(me, req.peer)
+    cid, access_hash = _channel_peer(req.peer)
     reply_to_msg_id = top_msg_id = 0
     quote_text = quote_entities = quote_offset = None
     r = req.reply_to
     if isinstance(r, types.InputReplyToMessage):
-        if r.reply_to_peer_id is not None and _channel_peer(r.reply_to_peer_id)[0] != channel["id"]:
+        if r.reply_to_peer_id is not None and _channel_peer(r.reply_to_peer_id)[0] != cid:
             raise PeerIdInvalidError()  # cross-chat replies are not modelled
         reply_to_msg_id, top_msg_id = r.reply_to_msg_id, r.top_msg_id or 0
         quote_text, quote_offset = r.quote_text, r.quote_offset
@@ -86,11 +86,10 @@ async def send_message(ctx, req: functions.messages.SendMessage):
             else None
         )
     entities = tl_convert.entities_from_tl(req.entities, resolve_input_user(me))
-    name = await _sender_name(me) if channel["broadcast"] and channel["signatures"] else ""
     change = await actions.do_send_message(
-        me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
+        me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
-        silent=req.silent, sender_name=name,
+        silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
     )  # fmt: skip
     return await change_to_updates(me, change)
 
