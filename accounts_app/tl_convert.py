@@ -494,22 +494,6 @@ STARTUP_ANSWERS = {
 }
 
 
-# Dialog lists: empty until the channel module answers them (only
-# accounts_app/rpc/dialogs_placeholder.py uses these).
-def empty_dialogs_to_tl():
-    return types.messages.Dialogs(dialogs=[], messages=[], chats=[], users=[])
-
-
-def empty_peer_dialogs_to_tl(pts: int, date: datetime):
-    return types.messages.PeerDialogs(
-        dialogs=[], messages=[], chats=[], users=[], state=state_to_tl(pts, date)
-    )
-
-
-def empty_saved_dialogs_to_tl():
-    return types.messages.SavedDialogs(dialogs=[], messages=[], chats=[], users=[])
-
-
 def contact_status_to_tl(user: User):
     return types.ContactStatus(user_id=user.id, status=status_to_tl(user))
 

@@ -65,3 +65,12 @@ def _close_executor_connections(django_db_setup, django_db_blocker):
     yield
     with django_db_blocker.unblock():
         asyncio.run(sync_to_async(connections.close_all)())
+
+
+@pytest.fixture(autouse=True)
+def _only_accounts_contributors(monkeypatch):
+    """Difference contributors of other apps (the channel nudges) query their own
+    storage; these tests are about the account log alone."""
+    from accounts_app import updates
+
+    monkeypatch.setattr(updates, "_contributors", [])
