@@ -92,6 +92,17 @@ class _ParamError:
         RpcError.__init__(self, message=f"{self.prefix}{value}")  # type: ignore[arg-type]
 
 
+class _NamedError:
+    """Mixin for errors with a fixed message. An optional ``detail`` is for the logs
+    (``str(err)``), never sent to the client."""
+
+    def __init__(self, detail: str | None = None) -> None:
+        RpcError.__init__(self)  # type: ignore[arg-type]
+        self.detail = detail
+        if detail:
+            self.args = (f"{self.code} {self.message}: {detail}",)  # type: ignore[attr-defined]
+
+
 BY_MESSAGE: dict[str, type[RpcError]] = {}
 _BY_PREFIX: dict[str, type[RpcError]] = {}
 
@@ -109,7 +120,7 @@ def _load() -> dict[str, type[RpcError]]:
                 cls = type(name, (_ParamError, base), ns)
                 _BY_PREFIX[message[:-1]] = cls
             else:
-                cls = type(name, (base,), ns)
+                cls = type(name, (_NamedError, base), ns)
             cls.__doc__ = f"{code} {message}: {row['description']}"
             classes[name] = cls
             BY_MESSAGE[message] = cls

@@ -80,3 +80,9 @@ def test_to_tl_and_from_rpc():
     assert isinstance(errors.from_rpc(420, "FLOOD_WAIT_7"), FloodWaitError)
     assert errors.from_rpc(420, "FLOOD_WAIT_7").seconds == 7
     assert type(errors.from_rpc(400, "NO_SUCH_THING")) is RpcError
+
+
+def test_detail_goes_to_the_log_not_the_client():
+    e = errors.ChannelInvalidError("channel 5 has no such access hash")
+    assert (e.code, e.message) == (400, "CHANNEL_INVALID")
+    assert "channel 5" in str(e) and e.to_tl().error_message == "CHANNEL_INVALID"

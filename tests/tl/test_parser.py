@@ -47,3 +47,10 @@ def test_generic_query():
 def test_unknown_syntax_names_file_and_line(line, msg):
     with pytest.raises(parser.SchemaError, match=rf"x\.tl:2: .*{msg}|x\.tl:2: {msg}"):
         parser.parse_text("// comment\n" + line + "\n", "x.tl")
+
+
+def test_declaration_without_id_gets_the_crc32_id():
+    c = parser.parse_text(
+        "resPQ nonce:int128 server_nonce:int128 pq:string server_public_key_fingerprints:Vector<long> = ResPQ;"
+    ).constructors[0]
+    assert c.id == 0x05162463 and not c.explicit_id
