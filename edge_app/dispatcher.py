@@ -50,7 +50,7 @@ class EdgeDispatcher:
         if self.key_store is None:
             return
         try:
-            await self.key_store.record_client(ctx.auth_key_id, info, ctx.layer)
+            await self.key_store.record_client(ctx.auth_key_id, info, ctx.layer, ctx.ip)
         except Exception:
             log.exception("cannot record the client of key %#x", ctx.auth_key_id)
 

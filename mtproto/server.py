@@ -54,6 +54,8 @@ class Connection:
         self.transport = stream
         self.closed = False
         self.no_updates = False
+        peer = stream.peer
+        self.peer_ip = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         self.auth_key: Any = None
         self.sessions: set[Session] = set()
         self._exchange: Any = None

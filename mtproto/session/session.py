@@ -85,6 +85,7 @@ class Link(Protocol):
 
     closed: bool
     no_updates: bool
+    peer_ip: str
 
     def enqueue(self, session: Session, msg: OutMessage) -> None: ...
 
@@ -442,12 +443,12 @@ class Session:
         if call.no_updates:
             link.no_updates = True
         self._acks.append(msg_id)
-        task = self.manager.start(self._run_request(msg_id, call))
+        task = self.manager.start(self._run_request(msg_id, call, getattr(link, "peer_ip", "")))
         self._pending[msg_id] = task
 
-    async def _run_request(self, msg_id: int, call: Unwrapped) -> None:
+    async def _run_request(self, msg_id: int, call: Unwrapped, ip: str = "") -> None:
         try:
-            data = await self._execute(msg_id, call)
+            data = await self._execute(msg_id, call, ip)
         except asyncio.CancelledError:
             return  # rpc_drop_answer, destroy_session or shutdown: nothing to send
         finally:
@@ -462,7 +463,7 @@ class Session:
         self._mark(msg_id, FLAG_ANSWERED | FLAG_ACKED)
         self.send(wire.rpc_result(msg_id, data), response=True, content=True, req_msg_id=msg_id)
 
-    async def _execute(self, msg_id: int, call: Unwrapped) -> bytes:
+    async def _execute(self, msg_id: int, call: Unwrapped, ip: str = "") -> bytes:
         for after in call.after_msg_ids[:64]:
             earlier = self._pending.get(after)
             if earlier is not None:
@@ -477,6 +478,7 @@ class Session:
             client=self.client,
             session=self,
             no_updates=call.no_updates,
+            ip=ip,
         )
         try:
             if call.client is not None and call.client != self.client:

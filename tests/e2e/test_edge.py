@@ -47,6 +47,7 @@ async def test_telethon_creates_a_key_and_gets_config(telethon_client, edge_serv
     assert record.expires_at is None and bytes(record.key) == client.session.auth_key.key
     info = await AuthKeyClient.objects.aget(auth_key_id=record.auth_key_id)
     assert info.layer == 229 and info.api_id == harness.API_ID and info.device_model
+    assert info.ip == "127.0.0.1"
 
 
 @pytest.mark.parametrize("transport", ["abridged", "obfuscated"])

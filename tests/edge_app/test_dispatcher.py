@@ -121,11 +121,11 @@ async def test_connection_initialized_records_the_client():
     recorded = []
 
     class Store:
-        async def record_client(self, auth_key_id, info, layer):
-            recorded.append((auth_key_id, info.device_model, layer))
+        async def record_client(self, auth_key_id, info, layer, ip):
+            recorded.append((auth_key_id, info.device_model, layer, ip))
 
     info = ClientInfo(api_id=1, device_model="Desktop")
     c = ctx()
-    c.layer = 224
+    c.layer, c.ip = 224, "192.0.2.1"
     await EdgeDispatcher(Store()).connection_initialized(c, info)
-    assert recorded == [(10, "Desktop", 224)]
+    assert recorded == [(10, "Desktop", 224, "192.0.2.1")]

@@ -30,6 +30,7 @@ class FakeLink:
         self.sent: list = []
         self.closed = False
         self.no_updates = False
+        self.peer_ip = "198.51.100.4"
         self.flushes: list[float] = []
         self.disconnect_in: float | None = None
 
@@ -328,7 +329,7 @@ async def test_wrappers_set_layer_and_client_info(env, dispatcher):
     assert req.data == b"getConfig" and req.layer == 224
     assert ctx.layer == 224 and session.layer == 224
     assert dispatcher.inits[0].api_id == 4 and dispatcher.inits[0].device_model == "PC"
-    assert ctx.client.lang_code == "en"
+    assert ctx.client.lang_code == "en" and ctx.ip == "198.51.100.4"
     assert rpc_results(link)[mid][4:8] == struct.pack("<i", 224)  # result encoded for 224
     # The same client info again is not reported twice; a change is.
     session.handle_packet(link, salt, client.msg_id(), client.seqno(True), init_connection(b"xxxx"))
