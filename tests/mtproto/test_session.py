@@ -575,3 +575,46 @@ def test_idle_sessions_are_swept(manager):
     assert manager.sweep(time.monotonic() + 10) == 0
     assert manager.sweep(time.monotonic() + manager.idle_ttl + 1) == 1
     assert s.destroyed and len(manager) == 0
+
+
+async def test_init_connection_with_proxy_and_nested_params(env, dispatcher):
+    session, link, client, salt = env
+    fields = [struct.pack("<IIi", wire.INIT_CONNECTION, 3, 9)]
+    fields += [wire.w_string(s) for s in ("Phone", "Android 14", "11.0", "de", "android", "de")]
+    proxy = (
+        struct.pack("<I", wire.INPUT_CLIENT_PROXY) + wire.w_string("proxy.example") + struct.pack("<i", 443)
+    )
+    inner = struct.pack("<IIi", wire.JSON_ARRAY, wire.VECTOR, 2)
+    inner += struct.pack("<I", wire.JSON_NULL) + struct.pack("<II", wire.JSON_BOOL, 0x997275B5)
+    params = struct.pack("<IIi", wire.JSON_OBJECT, wire.VECTOR, 1)
+    params += struct.pack("<I", wire.JSON_OBJECT_VALUE) + wire.w_string("list") + inner
+    body = b"".join(fields) + proxy + params + b"qqqq"
+    mid = client.msg_id()
+    session.handle_packet(link, salt, mid, client.seqno(True), with_layer(229, body))
+    await settle()
+    assert dispatcher.inits[0].system_version == "Android 14"
+    assert dispatcher.calls[0][1].data == b"qqqq"
+
+
+async def test_malformed_wrappers_get_input_request_invalid(env, dispatcher):
+    session, link, client, salt = env
+    too_deep = struct.pack("<I", wire.INVOKE_WITHOUT_UPDATES) * 20 + b"qqqq"
+    truncated = struct.pack("<IIi", wire.INIT_CONNECTION, 0, 1) + b"\x05ab"
+    ids = []
+    for body in (too_deep, truncated):
+        ids.append(client.msg_id())
+        session.handle_packet(link, salt, ids[-1], client.seqno(True), body)
+    await settle()
+    results = rpc_results(link)
+    assert [results[i] for i in ids] == [wire.rpc_error(400, "INPUT_REQUEST_INVALID")] * 2
+    assert dispatcher.calls == []
+
+
+async def test_oversized_gzip_is_refused(env, monkeypatch):
+    monkeypatch.setattr(wire, "MAX_INFLATED", 1000)
+    session, link, client, salt = env
+    comp = zlib.compressobj(wbits=31)
+    bomb = struct.pack("<I", wire.GZIP_PACKED) + wire.w_bytes(comp.compress(b"\0" * 100_000) + comp.flush())
+    mid = client.msg_id()
+    session.handle_packet(link, salt, mid, client.seqno(True), bomb)
+    assert bad_codes(link) == [64]
