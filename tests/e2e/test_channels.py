@@ -214,3 +214,154 @@ async def test_broadcast_channel_posting_rules(edge_server, edge_db, clients):
     assert posts[-1].post
     with pytest.raises(ChatAdminRequiredError):
         await b.send_message(types.InputPeerChannel(channel.id, channel.access_hash), "subscriber")
+
+
+def make_live_kurigram(server, name: str):
+    """Kurigram 2.2.26 with updates on (the harness default has them off)."""
+    from pyrogram import Client
+    from pyrogram.connection import Connection
+    from pyrogram.connection.transport import TCPAbridged
+
+    harness.kurigram_trust(server)
+    host, port = server.host, server.port
+
+    class LocalConnection(Connection):
+        def __init__(self, **kw):
+            kw["server_address"], kw["port"] = host, port
+            super().__init__(**kw)
+
+    return Client(
+        name, api_id=harness.API_ID, api_hash=harness.API_HASH, in_memory=True,
+        connection_factory=LocalConnection, protocol_factory=TCPAbridged,
+    )  # fmt: skip
+
+
+# Telethon 1.43.2 (layer 224) in its own venv: follows a line protocol on stdin/stdout.
+OLD_TELETHON_MEMBER = r"""
+import asyncio, json, sys
+from telethon import TelegramClient, events, functions, types
+from telethon.crypto import rsa
+from telethon.sessions import MemorySession
+
+host, port, pem, phone, code = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read(), sys.argv[4], sys.argv[5]
+rsa.add_key(pem, old=False)
+
+def say(**kw):
+    print(json.dumps(kw), flush=True)
+
+async def line():
+    return (await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)).strip()
+
+async def main():
+    session = MemorySession()
+    session.set_dc(2, host, port)
+    client = TelegramClient(session, 611335, "d524b414d21f4d37f08684c1df41ac9c", connection_retries=1,
+                            auto_reconnect=False, catch_up=False)
+    live = asyncio.Queue()
+    client.add_event_handler(lambda e: live.put_nowait(e.message), events.NewMessage())
+    await client.start(phone=phone, code_callback=lambda: code)
+    await client.get_dialogs()
+    say(ready=True)
+    msg = await asyncio.wait_for(live.get(), 20)
+    while "from Alice" not in msg.message:
+        msg = await asyncio.wait_for(live.get(), 20)
+    channel = await client.get_input_entity(msg.peer_id)
+    sent = await client.send_message(channel, "C here", reply_to=msg.id)
+    say(live=msg.message, out=msg.out, sent=sent.id)
+    await client.disconnect()
+    say(offline=True)
+    await line()  # the test sent 150 messages meanwhile
+    await client.connect()
+    await client.catch_up()
+    hist = await client.get_messages(channel, limit=200)
+    say(history=[[m.id, m.message or ""] for m in hist if isinstance(m, types.Message)])
+    await client.disconnect()
+
+asyncio.run(main())
+"""
+
+
+async def test_three_clients_telethon_kurigram_and_layer_224(
+    edge_server, edge_db, clients, old_telethon_python, tmp_path
+):
+    import json
+    import subprocess
+
+    from pyrogram import filters
+    from pyrogram.handlers import MessageHandler
+    from telethon import events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b_phone, b_code = await new_user("Bob")
+    carol, c_phone, c_code = await new_user("Carol")
+
+    bob_client = make_live_kurigram(edge_server, "bob")
+    await bob_client.connect()
+    sent_code = await bob_client.send_code(b_phone)
+    await bob_client.sign_in(b_phone, sent_code.phone_code_hash, b_code)
+    bob_seen: list = []
+    bob_client.add_handler(MessageHandler(lambda _c, m: bob_seen.append(m), filters.all))
+    await bob_client.initialize()
+
+    pem = tmp_path / "server.pub"
+    pem.write_bytes(edge_server.public_pem)
+    script = tmp_path / "old_member.py"
+    script.write_text(OLD_TELETHON_MEMBER)
+    carol_proc = await asyncio.create_subprocess_exec(
+        str(old_telethon_python), str(script), edge_server.host, str(edge_server.port), str(pem), c_phone, c_code,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+    async def carol_says():
+        while True:  # Telethon's start() prints its own lines too
+            raw = await asyncio.wait_for(carol_proc.stdout.readline(), 60)
+            if not raw:
+                err = await carol_proc.stderr.read()
+                raise AssertionError(err.decode()[-3000:])
+            if raw.startswith(b"{"):
+                return json.loads(raw)
+
+    try:
+        created = await a(
+            functions.messages.CreateChatRequest(
+                users=[input_user(alice, bob), input_user(alice, carol)], title="Three"
+            )
+        )
+        channel = created.updates.chats[1]
+        assert (await carol_says()) == {"ready": True}
+        alice_seen = []
+        a.add_event_handler(lambda e: alice_seen.append(e.message), events.NewMessage())
+        await a.get_dialogs()
+        group = types.InputPeerChannel(channel.id, channel.access_hash)
+        first = await a.send_message(group, "hello from Alice")
+
+        said = await carol_says()  # layer 224 got it live and replied
+        assert said["live"] == "hello from Alice" and said["out"] is False
+        await wait_for(lambda: any(m.text == "hello from Alice" for m in bob_seen))
+        await wait_for(lambda: any(m.message == "C here" for m in alice_seen))
+        c_reply = next(m for m in alice_seen if m.message == "C here")
+        assert c_reply.reply_to.reply_to_msg_id == first.id and c_reply.sender_id == carol.id
+        await wait_for(lambda: any(m.text == "C here" for m in bob_seen))
+        from_kurigram = await bob_client.send_message(
+            channel_id := -1000000000000 - channel.id, "Bob via Kurigram"
+        )
+        assert from_kurigram.text == "Bob via Kurigram" and channel_id
+        await wait_for(lambda: any(m.message == "Bob via Kurigram" for m in alice_seen))
+
+        assert (await carol_says()) == {"offline": True}
+        for i in range(150):
+            await a(functions.messages.SendMessageRequest(group, f"m{i}", random_id=50_000 + i))
+        await a.edit_message(group, said["sent"] + 3, "m1 edited")
+        await a.delete_messages(group, [said["sent"] + 4])
+        carol_proc.stdin.write(b"reconnect\n")
+        await carol_proc.stdin.drain()
+        history = dict((await carol_says())["history"])
+        base = said["sent"] + 2  # m0's id
+        assert history[base + 1] == "m1 edited"
+        assert base + 2 not in history
+        assert history[base + 149] == "m149" and len([i for i in history if i >= base]) == 149
+    finally:
+        if carol_proc.returncode is None:
+            carol_proc.kill()
+            await carol_proc.wait()
+        await bob_client.stop() if bob_client.is_initialized else await bob_client.disconnect()
