@@ -246,3 +246,45 @@ async def test_telethon_1_43_signs_in(old_telethon_python, edge_server, edge_db,
     assert proc.returncode == 0, err.decode()[-3000:]
     answer = json.loads(out.decode().strip().splitlines()[-1])
     assert answer == {"layer": 224, "id": user.id, "first_name": "Old", "about": "layer 224"}
+
+
+async def test_profile_change_is_pushed_live_to_the_other_session(telethon_client, edge_server, edge_db):
+    """A second device that listens for updates sees the name change at once, and its
+    pts stays in step with the server (no gap, so no getDifference round trip)."""
+    from telethon import TelegramClient, connection, events, functions, types
+    from telethon.sessions import MemorySession
+
+    first = await telethon_client("abridged")
+    user, phone, code = await sign_up_telethon(first, "Eve")
+    harness.telethon_trust(edge_server.public_pem)
+    session = MemorySession()
+    session.set_dc(2, edge_server.host, edge_server.port)
+    listener = TelegramClient(
+        session,
+        harness.API_ID,
+        harness.API_HASH,
+        connection=connection.ConnectionTcpAbridged,
+        receive_updates=True,
+        connection_retries=1,
+        auto_reconnect=False,
+    )
+    got: asyncio.Queue = asyncio.Queue()
+
+    @listener.on(events.Raw(types.UpdateUserName))
+    async def on_name(update):
+        await got.put(update)
+
+    try:
+        await listener.start(phone=phone, code_callback=lambda: code)
+        before = await listener(functions.updates.GetStateRequest())
+        await first(functions.account.UpdateProfileRequest(first_name="Evelyn"))
+        update = await asyncio.wait_for(got.get(), 10)
+        assert (update.user_id, update.first_name) == (user.id, "Evelyn")
+        after = await listener(functions.updates.GetStateRequest())
+        assert after.pts == before.pts + 1
+        # The push carried the event's pts: the client's state moved without a gap.
+        await asyncio.sleep(0.2)
+        assert listener._message_box.session_state()[0]["pts"] == after.pts
+        assert not listener._message_box.possible_gaps and not listener._message_box.getting_diff_for
+    finally:
+        await listener.disconnect()
