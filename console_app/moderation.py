@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -76,17 +77,24 @@ def delete_channel(channel_id: int) -> Any:
 
 
 def delete_messages(channel_id: int, ids: list[int]) -> Any:
-    # The operator form of channels.deleteMessages (actor None, every right).
-    fn = domain_function("channels_app.actions.admin.do_delete_messages_as_operator")
-    return run_domain(fn, channel_id, ids)
+    """channels.deleteMessages by the operator: ``do_delete_messages(None, ...)``, once
+    the channel domain declares that it takes ``user_id=None`` (every right, admin log
+    actor 0) in its signature. Until then the action is not available: calling it with
+    a user id would make that user the actor, and None would be refused as a non-member."""
+    fn = domain_function("channels_app.actions.messages.do_delete_messages")
+    first = next(iter(inspect.signature(fn).parameters.values()))
+    if "None" not in str(first.annotation):
+        raise NotAvailable("channels_app.actions.messages.do_delete_messages(user_id=None)")
+    return run_domain(fn, None, channel_id, ids)
 
 
 # --- invites and join requests -------------------------------------------------------
 
 
 def revoke_invite(channel_id: int, link: str) -> Any:
-    fn = domain_function("channels_app.actions.invites.do_revoke_invite")
-    return run_domain(fn, None, channel_id, link)
+    # messages.editExportedChatInvite(revoked=True); a revoked permanent link is replaced.
+    fn = domain_function("channels_app.actions.invites.do_edit_invite")
+    return run_domain(fn, None, channel_id, link, revoked=True)
 
 
 def approve_join_request(channel_id: int, user_id: int) -> Any:
