@@ -157,6 +157,11 @@ class PostgresAuthKeyStore:
             )
         for kid in [*gone, auth_key_id]:
             self._remember(kid, None)
+        # Other edge processes have the keys cached: tell them.
+        from edge_app import push
+
+        for kid in {*gone, auth_key_id}:
+            push.publish_soon("edge.auth_key_dropped", {"auth_key_id": kid})
 
     async def expire(self, now: float | None = None) -> int:
         moment = _dt(time.time() if now is None else now)

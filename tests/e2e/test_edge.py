@@ -240,3 +240,22 @@ async def test_encrypted_rpc_from_raw_client(raw_client):
 
     config = Reader(result).read_object()
     assert isinstance(config, types.Config) and config.this_dc == 2
+
+
+async def test_destroy_auth_key_reaches_every_edge(raw_client, start_edge_server, edge_db):
+    raw = await raw_client()
+    other = start_edge_server()
+    there = await harness.RawClient(other.host, other.port, raw.auth_key).connect()
+    await there.handshake()
+    raw.send(struct.pack("<I", wire.DESTROY_AUTH_KEY))
+    await raw.expect(wire.DESTROY_AUTH_KEY_OK)
+    assert not await AuthKeyRecord.objects.filter(auth_key_id=raw.auth_key_id).aexists()
+    # The other edge had the key cached; it hangs up, and the key is unknown there now.
+    with pytest.raises(ConnectionError):
+        while True:
+            await there.read_packet(timeout=5)
+    again = await harness.RawClient(other.host, other.port, raw.auth_key).connect()
+    again.send(struct.pack("<Iq", wire.PING, 1))
+    with pytest.raises(harness.TransportErrorReceived) as err:
+        await again.recv()
+    assert err.value.code == -404
