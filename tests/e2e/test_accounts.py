@@ -42,7 +42,7 @@ async def sign_up_telethon(client, first_name: str, last_name: str = ""):
     last step is the raw auth.signUp, followed by what Telethon does after any login."""
     from telethon import errors, functions
 
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     sent = await client.send_code_request(phone)
     with pytest.raises(errors.PhoneNumberUnoccupiedError):
         await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
@@ -134,13 +134,13 @@ async def test_login_errors(telethon_client, edge_server, edge_db):
     client = await telethon_client("abridged")
 
     # Unknown phone: signIn says "sign up first" (Telethon raises PhoneNumberUnoccupied).
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     sent = await client.send_code_request(phone)
     with pytest.raises(errors.PhoneNumberUnoccupiedError):
         await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
 
     # Wrong code, then too many wrong codes.
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     wrong = "1" * 5 if code != "1" * 5 else "3" * 5
     sent = await client.send_code_request(phone)
     for _ in range(4):
@@ -153,7 +153,7 @@ async def test_login_errors(telethon_client, edge_server, edge_db):
         await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
 
     # Expired code.
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     sent = await client.send_code_request(phone)
     await LoginCode.objects.filter(phone_code_hash=sent.phone_code_hash).aupdate(
         expires=timezone.now() - timedelta(seconds=1)
@@ -185,7 +185,7 @@ async def test_telethon_start_then_first_screen_calls(telethon_client, edge_serv
 
 
 async def test_kurigram_start_non_interactive(kurigram_client, edge_server, edge_db):
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     user = await User.objects.acreate(phone=phone, first_name="Kuri", last_name="Gram")
     log = ServerLog(edge_server)
     client = await kurigram_client("abridged", connect=False, phone_number=phone, phone_code=code)
@@ -225,7 +225,7 @@ asyncio.run(main())
 
 
 async def test_telethon_1_43_signs_in(old_telethon_python, edge_server, edge_db, tmp_path):
-    phone, code = harness.test_phone()
+    phone, code = harness.fresh_phone()
     user = await User.objects.acreate(phone=phone, first_name="Old", about="layer 224")
     pem = tmp_path / "server.pub"
     pem.write_bytes(edge_server.public_pem)
@@ -251,40 +251,25 @@ async def test_telethon_1_43_signs_in(old_telethon_python, edge_server, edge_db,
 async def test_profile_change_is_pushed_live_to_the_other_session(telethon_client, edge_server, edge_db):
     """A second device that listens for updates sees the name change at once, and its
     pts stays in step with the server (no gap, so no getDifference round trip)."""
-    from telethon import TelegramClient, connection, events, functions, types
-    from telethon.sessions import MemorySession
+    from telethon import events, functions, types
 
     first = await telethon_client("abridged")
     user, phone, code = await sign_up_telethon(first, "Eve")
-    harness.telethon_trust(edge_server.public_pem)
-    session = MemorySession()
-    session.set_dc(2, edge_server.host, edge_server.port)
-    listener = TelegramClient(
-        session,
-        harness.API_ID,
-        harness.API_HASH,
-        connection=connection.ConnectionTcpAbridged,
-        receive_updates=True,
-        connection_retries=1,
-        auto_reconnect=False,
-    )
+    listener = await telethon_client("abridged", connect=False, receive_updates=True)
     got: asyncio.Queue = asyncio.Queue()
 
     @listener.on(events.Raw(types.UpdateUserName))
     async def on_name(update):
         await got.put(update)
 
-    try:
-        await listener.start(phone=phone, code_callback=lambda: code)
-        before = await listener(functions.updates.GetStateRequest())
-        await first(functions.account.UpdateProfileRequest(first_name="Evelyn"))
-        update = await asyncio.wait_for(got.get(), 10)
-        assert (update.user_id, update.first_name) == (user.id, "Evelyn")
-        after = await listener(functions.updates.GetStateRequest())
-        assert after.pts == before.pts + 1
-        # The push carried the event's pts: the client's state moved without a gap.
-        await asyncio.sleep(0.2)
-        assert listener._message_box.session_state()[0]["pts"] == after.pts
-        assert not listener._message_box.possible_gaps and not listener._message_box.getting_diff_for
-    finally:
-        await listener.disconnect()
+    await listener.start(phone=phone, code_callback=lambda: code)
+    before = await listener(functions.updates.GetStateRequest())
+    await first(functions.account.UpdateProfileRequest(first_name="Evelyn"))
+    update = await asyncio.wait_for(got.get(), 10)
+    assert (update.user_id, update.first_name) == (user.id, "Evelyn")
+    after = await listener(functions.updates.GetStateRequest())
+    assert after.pts == before.pts + 1
+    # The push carried the event's pts: the client's state moved without a gap.
+    await asyncio.sleep(0.2)
+    assert listener._message_box.session_state()[0]["pts"] == after.pts
+    assert not listener._message_box.possible_gaps and not listener._message_box.getting_diff_for
