@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from accounts_app.models import Authorization
+from accounts_app.models import Authorization, User
 from channels_app.models import Channel, ChannelUsername
 from channels_app.rights import ADMIN_FLAGS, BANNED_FLAGS
 from edge_app.models import AuthKeyClient, AuthKeyRecord
@@ -69,18 +69,67 @@ class ModerationMixin:
             self.log_change(request, channel, f"{text} (by {request.user.get_username()})")
 
 
-def channel_links(channel_id: int) -> str:
-    links = [
-        ("members", reverse("admin:console_app_member_changelist")),
-        ("messages", reverse("admin:console_app_message_changelist")),
-        ("invite links", reverse("admin:console_app_invite_changelist")),
-        ("join requests", reverse("admin:console_app_importer_changelist")),
-        ("admin log", reverse("admin:console_app_adminlogevent_changelist")),
-        ("update log", reverse("admin:console_app_updateevent_changelist")),
-    ]
-    out = format_html_join(" | ", '<a href="{}?channel_id={}">{}</a>', ((u, channel_id, n) for n, u in links))
-    pts = reverse("admin:channels_app_channel_pts", args=[channel_id])
-    return format_html('{} | <a href="{}">pts state</a>', out, pts)
+# (label, admin url name, the permission a staff member needs to open it)
+CHANNEL_PAGES = (
+    ("members", "admin:console_app_member_changelist", "console_app.view_member"),
+    ("messages", "admin:console_app_message_changelist", "console_app.view_message"),
+    ("invite links", "admin:console_app_invite_changelist", "console_app.view_invite"),
+    ("join requests", "admin:console_app_importer_changelist", "console_app.view_importer"),
+    ("admin log", "admin:console_app_adminlogevent_changelist", "console_app.view_adminlogevent"),
+    ("update log", "admin:console_app_updateevent_changelist", "console_app.view_updateevent"),
+)
+
+
+def channel_links(channel_id: int, user) -> str:
+    """Links to the channel's other pages, only those ``user`` may open."""
+    links = [(reverse(name), channel_id, label) for label, name, perm in CHANNEL_PAGES if user.has_perm(perm)]
+    out = format_html_join(" | ", '<a href="{}?channel_id={}">{}</a>', links)
+    if user.has_perm("console_app.view_pts_state"):
+        pts = reverse("admin:channels_app_channel_pts", args=[channel_id])
+        out = format_html('{} | <a href="{}">pts state</a>', out, pts)
+    return out
+
+
+class ChannelLinksMixin:
+    """A "pages" column / field whose links depend on who is looking: list_display and
+    readonly fields get a callable bound to the request's user (one per request, so the
+    field set and the read-only set name the same object)."""
+
+    LINKS = "pages"
+
+    @admin.display(description="pages")
+    def pages(self, obj) -> str:
+        return ""  # what the system checks see; each request gets _links instead
+
+    def _links(self, request):
+        fn = getattr(request, "_console_links", None)
+        if fn is None:
+            user = request.user
+
+            def pages(obj):
+                return channel_links(getattr(obj, "channel_id", None) or obj.pk, user)
+
+            pages.short_description = "pages"
+            fn = request._console_links = pages
+        return fn
+
+    def _swap(self, request, names):
+        return [self._links(request) if n == self.LINKS else n for n in names]
+
+    def get_list_display(self, request):
+        return self._swap(request, super().get_list_display(request))
+
+    def get_readonly_fields(self, request, obj=None):
+        return self._swap(request, super().get_readonly_fields(request, obj))
+
+    def get_fields(self, request, obj=None):
+        return self._swap(request, super().get_fields(request, obj))
+
+    def get_fieldsets(self, request, obj=None):
+        return [
+            (name, {**opts, "fields": self._swap(request, opts["fields"])})
+            for name, opts in super().get_fieldsets(request, obj)
+        ]
 
 
 # --- channels --------------------------------------------------------------------------
@@ -114,7 +163,7 @@ class DeletedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Channel)
-class ChannelAdmin(ModerationMixin, BoundedListMixin, admin.ModelAdmin):
+class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "title",
@@ -220,10 +269,6 @@ class ChannelAdmin(ModerationMixin, BoundedListMixin, admin.ModelAdmin):
     def default_banned_shown(self, obj: Channel) -> str:
         return rights_names(obj.default_banned_rights, BANNED_FLAGS)
 
-    @admin.display(description="pages")
-    def pages(self, obj: Channel) -> str:
-        return channel_links(obj.id)
-
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()
         if not term:
@@ -325,7 +370,7 @@ class RestrictedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Member)
-class MemberAdmin(ModerationMixin, RowKeyAdmin):
+class MemberAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
     list_display = (
         "channel_id",
         "user_id",
@@ -364,7 +409,7 @@ class MemberAdmin(ModerationMixin, RowKeyAdmin):
         "read_inbox_max_id",
         "read_inbox_date_shown",
         "read_outbox_max_id",
-        "channel_pages",
+        "pages",
     )
     readonly_fields = fields
 
@@ -393,10 +438,6 @@ class MemberAdmin(ModerationMixin, RowKeyAdmin):
     @admin.display(description="read inbox date")
     def read_inbox_date_shown(self, obj: Member) -> str:
         return unix_time(obj.read_inbox_date)
-
-    @admin.display(description="channel")
-    def channel_pages(self, obj: Member) -> str:
-        return channel_links(obj.channel_id)
 
     def _each(self, request, queryset, what: str, call) -> int:
         done = 0
@@ -444,7 +485,7 @@ class MessageDeletedFilter(DeletedFilter):
 
 
 @admin.register(Message)
-class MessageAdmin(ModerationMixin, RowKeyAdmin):
+class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
     list_display = (
         "channel_id",
         "id",
@@ -487,7 +528,7 @@ class MessageAdmin(ModerationMixin, RowKeyAdmin):
         "action",
         "pts",
         "deleted",
-        "channel_pages",
+        "pages",
     )
     readonly_fields = fields
 
@@ -508,10 +549,6 @@ class MessageAdmin(ModerationMixin, RowKeyAdmin):
     @admin.display(description="text")
     def text(self, obj: Message) -> str:
         return obj.message if len(obj.message) <= 120 else obj.message[:119] + "…"
-
-    @admin.display(description="channel")
-    def channel_pages(self, obj: Message) -> str:
-        return channel_links(obj.channel_id)
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()[:256]
@@ -994,3 +1031,46 @@ def _extend_authorization_admin():
 
 
 _extend_authorization_admin()
+
+
+class SessionInline(admin.TabularInline):
+    """A user's logged-in devices on the user's page (terminate them from the
+    authorizations list, which goes through the domain)."""
+
+    model = Authorization
+    fields = ("device_model", "platform", "app_name", "app_version", "api_id", "ip", "created", "active")
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+    verbose_name = "session"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _extend_user_admin():
+    """accounts_app.admin registers User; the console adds its sessions and last seen."""
+    if not admin.site.is_registered(User):
+        return
+    base = type(admin.site._registry[User])
+
+    class ConsoleUserAdmin(base):
+        inlines = (*getattr(base, "inlines", ()), SessionInline)
+
+        def get_list_display(self, request):
+            shown = list(super().get_list_display(request))
+            return shown if "last_seen" in shown else [*shown, "last_seen"]
+
+    admin.site.unregister(User)
+    admin.site.register(User, ConsoleUserAdmin)
+
+
+_extend_user_admin()

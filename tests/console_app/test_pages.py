@@ -218,3 +218,24 @@ def test_bounded_count_and_keyset_next_rows(moderator_client, group, monkeypatch
     assert f"{group}.601/change/" in page and f"{group}.600/change/" not in page
     # across channels the key is not unique: no keyset link is offered
     assert "user_id__gt" not in moderator_client.get(base).content.decode()
+
+
+def test_channel_pages_link_only_what_the_viewer_may_open(moderator_client, operator_client, group):
+    url = f"/admin/channels_app/channel/{group}/change/"
+    mod = moderator_client.get(url).content.decode()
+    op = operator_client.get(url).content.decode()
+    assert f"/admin/console_app/member/?channel_id={group}" in mod
+    assert f"/admin/console_app/adminlogevent/?channel_id={group}" in mod
+    assert "/admin/console_app/updateevent/" not in mod and f"/channel/{group}/pts/" not in mod
+    assert f"/admin/console_app/updateevent/?channel_id={group}" in op and f"/channel/{group}/pts/" in op
+    listing = moderator_client.get("/admin/console_app/member/", {"channel_id": group}).content.decode()
+    assert f"/admin/console_app/message/?channel_id={group}" not in listing  # list rows: no link column
+    detail = moderator_client.get(f"/admin/console_app/member/{group}.{ALICE}/change/").content.decode()
+    assert f"/admin/console_app/message/?channel_id={group}" in detail
+
+
+def test_user_page_lists_sessions_and_last_seen(operator_client, secrets):
+    _key, auth = secrets
+    page = operator_client.get(f"/admin/accounts_app/user/{auth.user_id}/change/").content.decode()
+    assert "Pixel 8" in page and "11.2" in page
+    assert "Last seen" in operator_client.get("/admin/accounts_app/user/").content.decode()
