@@ -206,3 +206,41 @@ async def test_broadcast_posting_rules(users):
     with pytest.raises(RpcError) as e:
         await call(a, functions.channels.CreateChannel(title="x", about="", megagroup=True, for_import=True))
     assert e.value.message == "CHAT_INVALID"
+
+
+async def test_account_difference_carries_read_inbox_and_channel_too_long(users):
+    a, b, _ = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    await call(a, functions.messages.SendMessage(peer=peer, message="hi", random_id=1))
+    await call(
+        b,
+        functions.channels.ReadHistory(
+            channel=types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash), max_id=2
+        ),
+    )
+    # Another device of B replays the account log: the read mark (durable, account pts)
+    # and a computed nudge to fetch the channel's own difference.
+    diff = await call(b, functions.updates.GetDifference(pts=0, date=0, qts=0))
+    kinds = {type(u).__name__: u for u in diff.other_updates}
+    assert kinds["UpdateReadChannelInbox"].max_id == 2 and kinds["UpdateReadChannelInbox"].channel_id == ch.id
+    assert kinds["UpdateChannelTooLong"].channel_id == ch.id and kinds["UpdateChannelTooLong"].pts == 2
+    assert ch.id in {c.id for c in diff.chats}
+
+
+async def test_typing_is_published_once_and_top_msg_id_checked(users, chan):
+    a, b, _ = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    chan.clear()
+    assert (
+        await call(b, functions.messages.SetTyping(peer=peer, action=types.SendMessageTypingAction())) is True
+    )
+    assert [k for k, _ in chan] == ["channel.typing"]
+    with pytest.raises(RpcError) as e:
+        await call(
+            b, functions.messages.SetTyping(peer=peer, action=types.SendMessageTypingAction(), top_msg_id=-1)
+        )
+    assert e.value.message == "MSG_ID_INVALID"

@@ -52,6 +52,15 @@ def input_user(viewer, target):
     return types.InputUser(user_id=target.id, access_hash=user_access_hash(viewer.id, target.id))
 
 
+def collect(into: list, attr: str | None = None):
+    """An async event handler appending the event (or one of its attributes)."""
+
+    async def handler(event):
+        into.append(getattr(event, attr) if attr else event)
+
+    return handler
+
+
 async def wait_for(predicate, timeout: float = 10.0):
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
@@ -86,9 +95,9 @@ async def test_megagroup_live_messages_replies_edits_deletes_reads(edge_server, 
     assert channel.megagroup and channel.creator
 
     got_b, edits_b, deletes_b = [], [], []
-    b.add_event_handler(lambda e: got_b.append(e.message), events.NewMessage())
-    b.add_event_handler(lambda e: edits_b.append(e.message), events.MessageEdited())
-    b.add_event_handler(lambda e: deletes_b.append(e.deleted_ids), events.MessageDeleted())
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    b.add_event_handler(collect(edits_b, "message"), events.MessageEdited())
+    b.add_event_handler(collect(deletes_b, "deleted_ids"), events.MessageDeleted())
     await b.get_dialogs()  # B learns the channel (and its pts) like a client opening the app
 
     group_a = await a.get_input_entity(types.PeerChannel(channel.id))
@@ -100,6 +109,19 @@ async def test_megagroup_live_messages_replies_edits_deletes_reads(edge_server, 
     group_b = await b.get_input_entity(types.PeerChannel(channel.id))
     reply = await b.send_message(group_b, "hi Alice", reply_to=first.id)
     assert reply.reply_to.reply_to_msg_id == first.id
+
+    # A forward keeps its origin, and the header's peer comes with the update.
+    got_a: list = []
+    a.add_event_handler(collect(got_a, "message"), events.NewMessage())
+    fwd = await b.forward_messages(group_b, first.id, group_b)
+    assert fwd.fwd_from.from_id.user_id == alice.id
+    await wait_for(lambda: any(m.fwd_from is not None for m in got_a))
+    live_fwd = next(m for m in got_a if m.fwd_from is not None)
+    assert live_fwd.fwd_from.from_id.user_id == alice.id and live_fwd.sender_id == bob.id
+    typing = []
+    a.add_event_handler(collect(typing), events.UserUpdate())
+    await b(functions.messages.SetTypingRequest(group_b, types.SendMessageTypingAction()))
+    await wait_for(lambda: any(getattr(e, "typing", False) for e in typing))
 
     await a.edit_message(group_a, first, "hello (edited)")
     await wait_for(lambda: any(m.message == "hello (edited)" for m in edits_b))
@@ -207,7 +229,7 @@ async def test_broadcast_channel_posting_rules(edge_server, edge_db, clients):
     ic = types.InputChannel(channel.id, channel.access_hash)
     await a(functions.channels.InviteToChannelRequest(ic, [input_user(alice, bob)]))
     posts = []
-    b.add_event_handler(lambda e: posts.append(e.message), events.NewMessage())
+    b.add_event_handler(collect(posts, "message"), events.NewMessage())
     await b.get_dialogs()
     await a.send_message(types.InputPeerChannel(channel.id, channel.access_hash), "first post")
     await wait_for(lambda: any(p.message == "first post" for p in posts))
@@ -330,7 +352,7 @@ async def test_three_clients_telethon_kurigram_and_layer_224(
         channel = created.updates.chats[1]
         assert (await carol_says()) == {"ready": True}
         alice_seen = []
-        a.add_event_handler(lambda e: alice_seen.append(e.message), events.NewMessage())
+        a.add_event_handler(collect(alice_seen, "message"), events.NewMessage())
         await a.get_dialogs()
         group = types.InputPeerChannel(channel.id, channel.access_hash)
         first = await a.send_message(group, "hello from Alice")
