@@ -234,3 +234,13 @@ async def test_startup_calls_answer(make_ctx):
         functions.photos.GetUserPhotos(user_id=types.InputUserSelf(), offset=0, max_id=0, limit=10),
     ):
         assert await call(ctx, request) is not None
+
+
+async def test_a_temporary_key_authorizes_as_its_permanent_key(make_ctx):
+    perm = make_ctx()
+    user = await login(perm, "15558880001")
+    temp = make_ctx()
+    temp.perm_auth_key_id = perm.perm_auth_key_id  # bound with auth.bindTempAuthKey
+    assert temp.auth_key_id != perm.perm_auth_key_id
+    assert await authorize(temp) == user.id
+    assert temp.session.user_id == user.id
