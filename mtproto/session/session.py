@@ -267,6 +267,9 @@ class Session:
     def handle_packet(self, link: Link, salt: int, msg_id: int, seqno: int, body: bytes) -> None:
         """One decrypted message from ``link`` (its outer msg_id, seqno and body)."""
         self.attach(link)
+        if msg_id in self._received:
+            self._duplicate(link, msg_id)
+            return
         code = clock.check_client_msg_id(msg_id)
         if code:
             self._bad_msg(link, msg_id, seqno, code)
@@ -291,19 +294,25 @@ class Session:
     def _bad_msg(self, link: Link, msg_id: int, seqno: int, code: int) -> None:
         self.send(wire.bad_msg_notification(msg_id, seqno, code), response=True, content=False, link=link)
 
+    def _duplicate(self, link: Link, msg_id: int) -> None:
+        # Processed once already (a client re-sent it after a reconnect, or a replay):
+        # never again, but a kept answer goes out once more.
+        if self._received[msg_id] & FLAG_ANSWERED:
+            answer = self._answer_of.get(msg_id)
+            if answer is not None and answer in self._outbox:
+                self._resend(link, self._outbox[answer])
+
     def _handle_message(self, link: Link, msg_id: int, seqno: int, body: bytes, in_container: bool) -> None:
+        # Duplicates first: a request re-sent with its old msg_id inside a new container
+        # may by now be older than the time window, and must not run a second time.
+        if msg_id in self._received:
+            self._duplicate(link, msg_id)
+            return
         if in_container:
             code = clock.check_client_msg_id(msg_id)
             if code:
                 self._bad_msg(link, msg_id, seqno, code)
                 return
-        if msg_id in self._received:
-            # A duplicate (a client re-sent it, or a replay): processed once already.
-            if self._received[msg_id] & FLAG_ANSWERED:
-                answer = self._answer_of.get(msg_id)
-                if answer is not None and answer in self._outbox:
-                    self._resend(link, self._outbox[answer])
-            return
         if msg_id <= self._low_water:
             self._bad_msg(link, msg_id, seqno, clock.MSG_ID_TOO_OLD)
             return

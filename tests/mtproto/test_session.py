@@ -618,3 +618,22 @@ async def test_oversized_gzip_is_refused(env, monkeypatch):
     mid = client.msg_id()
     session.handle_packet(link, salt, mid, client.seqno(True), bomb)
     assert bad_codes(link) == [64]
+
+
+async def test_request_resent_in_a_new_container_after_the_window_is_not_run_again(
+    env, dispatcher, monkeypatch
+):
+    from mtproto.session import clock as clock_mod
+
+    session, link, client, salt = env
+    mid, seq = client.msg_id(), client.seqno(True)
+    session.handle_packet(link, salt, mid, seq, b"once")
+    await settle()
+    # 301 s later the client reconnects and re-sends it, same msg_id, in a fresh container.
+    real = clock_mod.check_client_msg_id
+    monkeypatch.setattr(clock_mod, "check_client_msg_id", lambda m, now=None: real(m, time.time() + 301))
+    container = wire.pack_container([(mid, seq, b"once")])
+    session.handle_packet(link, salt, int((time.time() + 301) * 2**32) & ~3, client.seqno(False), container)
+    await settle()
+    assert len(dispatcher.calls) == 1
+    assert 16 not in bad_codes(link)
