@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accounts_app import tl_convert
+from accounts_app import full_user, tl_convert
 from accounts_app.access import check_input_user
 from accounts_app.rpc.context import viewer_id
 from edge_app.registry import rpc
@@ -29,7 +29,8 @@ async def get_users(ctx, req: functions.users.GetUsers):
 async def get_full_user(ctx, req: functions.users.GetFullUser):
     me = viewer_id(ctx)
     user_id = check_input_user(me, req.id)
-    full = await tl_convert.user_full_to_tl(user_id, me)
+    common = await full_user.common_chats_count(me, user_id)
+    full = await tl_convert.user_full_to_tl(user_id, me, common_chats_count=common)
     if full is None:
         raise UserIdInvalidError()
     return full

@@ -244,3 +244,29 @@ async def test_a_temporary_key_authorizes_as_its_permanent_key(make_ctx):
     assert temp.auth_key_id != perm.perm_auth_key_id
     assert await authorize(temp) == user.id
     assert temp.session.user_id == user.id
+
+
+async def test_full_user_counts_common_chats_from_the_registered_counter(make_ctx, monkeypatch):
+    from accounts_app import full_user
+
+    a, b = make_ctx(), make_ctx()
+    alice = await login(a, "15558880011", "Alice")
+    bob = await login(b, "15558880012", "Bob")
+    asked = []
+
+    async def counter(viewer_id, user_id):
+        asked.append((viewer_id, user_id))
+        return 3
+
+    monkeypatch.setattr(full_user, "_common_chats_counter", counter)
+    found = await call(a, functions.contacts.Search(q="Bob", limit=5))
+    assert not found.users  # not a contact and no username: not findable
+    # Alice gets Bob's hash from a username lookup.
+    await call(b, functions.account.UpdateUsername(username="bob_common"))
+    resolved = await call(a, functions.contacts.ResolveUsername(username="bob_common"))
+    input_bob = types.InputUser(user_id=bob.id, access_hash=resolved.users[0].access_hash)
+    full = await call(a, functions.users.GetFullUser(id=input_bob))
+    assert full.full_user.common_chats_count == 3
+    assert asked == [(alice.id, bob.id)]
+    own = await call(a, functions.users.GetFullUser(id=types.InputUserSelf()))
+    assert own.full_user.common_chats_count == 0

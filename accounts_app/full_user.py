@@ -1,0 +1,32 @@
+"""What other apps add to users.getFullUser.
+
+The channel module knows which supergroups two users share; it registers
+``async fn(viewer_id, user_id) -> int`` here for ``userFull.common_chats_count``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger("telesrv.accounts")
+
+CommonChatsCounter = Callable[[int, int], Awaitable[int]]
+_common_chats_counter: CommonChatsCounter | None = None
+
+
+def register_common_chats_counter(fn: CommonChatsCounter) -> CommonChatsCounter:
+    global _common_chats_counter
+    _common_chats_counter = fn
+    return fn
+
+
+async def common_chats_count(viewer_id: int, user_id: int) -> int:
+    if viewer_id == user_id or _common_chats_counter is None:
+        return 0
+    try:
+        return max(0, int(await _common_chats_counter(viewer_id, user_id)))
+    except Exception:
+        # A profile page must open even when the count cannot be had.
+        log.exception("common chats count of %d for %d failed", user_id, viewer_id)
+        return 0
