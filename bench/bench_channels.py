@@ -102,8 +102,14 @@ async def full_stack(senders: int, messages: int, diff_calls: int) -> None:
         clients = await asyncio.gather(*(login(server, u, p, c) for u, p, c in users))
         owner = users[0][0]
         invite = [types.InputUser(u.id, user_access_hash(owner.id, u.id)) for u, _, _ in users[1:]]
-        created = await clients[0](functions.messages.CreateChatRequest(users=invite, title="bench"))
-        ch = created.updates.chats[1]
+        created = await clients[0](
+            functions.channels.CreateChannelRequest(title="bench", about="", megagroup=True)
+        )
+        ch = next(c for c in created.chats if isinstance(c, types.Channel))
+        if invite:
+            await clients[0](
+                functions.channels.InviteToChannelRequest(types.InputChannel(ch.id, ch.access_hash), invite)
+            )
         peer = types.InputPeerChannel(ch.id, ch.access_hash)
         for c in clients[1:]:
             await c(functions.channels.GetFullChannelRequest(types.InputChannel(ch.id, ch.access_hash)))

@@ -114,3 +114,15 @@ async def test_delete_history_for_everyone_is_one_bounded_page(chan):
         await actions.do_send_message(A, g["id"], f"m{i}", random_id=i + 1)
     ch, ev, _, more = await actions.do_delete_history(A, g["id"], 0, for_everyone=True)
     assert ev.pts_count == 6 and not more and ch["top_message_id"] == 0
+
+
+async def test_difference_stops_before_a_pts_still_being_committed(chan):
+    g = await group(B)
+    await counters.next_pts(g["id"], 1)  # pts 2: allocated, its transaction not committed yet
+    await actions.do_send_message(A, g["id"], "later", random_id=1)  # pts 3 commits first
+    d = await actions.get_channel_difference(B, g["id"], 1, 100)
+    # Returning pts 3 now would make the client skip pts 2 forever.
+    assert d.kind == "empty" and d.pts == 1 and not d.final
+    await write_noop(g["id"], 2, 1)  # the slow writer failed: its pts is a noop
+    d = await actions.get_channel_difference(B, g["id"], 1, 100)
+    assert d.kind == "difference" and d.pts == 3 and [m["message"] for m in d.new_messages] == ["later"]
