@@ -328,7 +328,10 @@ class MTProtoServer:
             return
         conn = Connection(self, stream)
         self._connections.add(conn)
-        await conn.run()
+        # Cancelled at shutdown: the connection cleans up in run(); letting the
+        # cancellation out only makes asyncio's stream callback log it.
+        with contextlib.suppress(asyncio.CancelledError):
+            await conn.run()
 
     async def _refuse(self, stream: transport.Transport) -> None:
         """Over the connection limit: answer the first packet with -429 (the transport

@@ -16,16 +16,26 @@ import time
 
 WINDOW = 1800
 MAX_FUTURE = 64
+MAX_CACHED = 100_000
 
 
 class SaltSchedule:
     def __init__(self, secret: bytes, window: int = WINDOW) -> None:
         self._secret = secret
         self.window = window
+        # Every packet checks one salt and stamps another: remember them.
+        self._cache: dict[tuple[int, int], int] = {}
 
     def salt(self, auth_key_id: int, index: int) -> int:
+        cached = self._cache.get((auth_key_id, index))
+        if cached is not None:
+            return cached
         mac = hmac.new(self._secret, struct.pack("<qq", auth_key_id, index), hashlib.sha256).digest()
-        return struct.unpack_from("<q", mac)[0]
+        value = struct.unpack_from("<q", mac)[0]
+        if len(self._cache) >= MAX_CACHED:
+            self._cache.clear()
+        self._cache[(auth_key_id, index)] = value
+        return value
 
     def current(self, auth_key_id: int, now: float | None = None) -> int:
         return self.salt(auth_key_id, int((time.time() if now is None else now) // self.window))
