@@ -1,10 +1,26 @@
 """End-to-end fixtures: the real listener as a subprocess on the pytest-django test
-database, and factories for real clients (see tests/e2e/harness.py).
+database, and factories for real clients (helpers in tests/e2e/harness.py).
 
-    async def test_something(telethon_client, edge_db):
-        client = await telethon_client("abridged")      # connected, key created
-        me = await login_telethon(client)               # logged in with a test number
+Fixtures
+    edge_server          the running ``manage.py runmtproto`` (session-wide): .host, .port,
+                         .public_pem, .log(), .alive()
+    start_edge_server    factory for more server processes on the same DB (restart, 2nd edge)
+    edge_db              ORM access from the test, committed for real (the server sees it)
+    telethon_client      ``await telethon_client("full"|"abridged"|"intermediate"|"obfuscated",
+                         session=None, receive_updates=False, server=None)`` -> connected client
+    telethon_user        ``await telethon_user(first_name="Test", transport="abridged",
+                         receive_updates=False, phone=None)`` -> (client, me, phone), logged in
+    kurigram_client      ``await kurigram_client("abridged"|"obfuscated"|...)`` -> connected
+    raw_client           ``await raw_client(kind=..., obfuscated=...)`` -> RawClient on a fresh key
+    old_telethon_python  python of a venv with Telethon 1.43.2 (layer 224): run a script with it
+
+    async def test_something(telethon_user, edge_db):
+        client, me, phone = await telethon_user("Ada")
         ...
+
+Logging in by hand: ``harness.fresh_phone()`` gives a test number (99966XYYYY, code
+XXXXX; the server runs with TELESRV_TEST_PHONE_NUMBERS=1) and
+``await harness.login_telethon(client, phone)`` signs in or up.
 """
 
 from __future__ import annotations
@@ -109,6 +125,23 @@ async def telethon_client(edge_server):
     yield make
     for client in clients:
         await client.disconnect()
+
+
+@pytest.fixture
+async def telethon_user(telethon_client):
+    """``await telethon_user(first_name="Test", transport="abridged", receive_updates=False,
+    phone=None)``: a Telethon client logged in as a new user (or as ``phone``'s user);
+    returns (client, me, phone)."""
+
+    async def make(
+        first_name: str = "Test", transport: str = "abridged", receive_updates: bool = False, phone=None
+    ):
+        phone = phone or harness.fresh_phone()[0]
+        client = await telethon_client(transport, receive_updates=receive_updates)
+        me = await harness.login_telethon(client, phone, first_name=first_name)
+        return client, me, phone
+
+    return make
 
 
 @pytest.fixture

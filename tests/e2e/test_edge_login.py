@@ -8,13 +8,11 @@ import asyncio
 from tests.e2e.harness import fresh_phone, login_telethon
 
 
-async def test_logged_in_client_and_push_to_another_device(telethon_client, edge_db):
+async def test_logged_in_client_and_push_to_another_device(telethon_user, telethon_client, edge_db):
     from telethon import events, functions, types
 
-    phone, _code = fresh_phone()
-    first = await telethon_client("abridged")
-    me = await login_telethon(first, phone, first_name="Ada")
-    assert (await first.get_me()).id == me.id
+    first, me, phone = await telethon_user("Ada")
+    assert (await first.get_me()).id == me.id and me.first_name == "Ada"
 
     # A second device of the same account, one that takes updates.
     second = await telethon_client("intermediate", receive_updates=True)
