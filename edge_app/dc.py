@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import ipaddress
+import socket
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -17,6 +20,10 @@ class Endpoint:
     host: str
     port: int
     media_only: bool = False
+
+    @property
+    def ipv6(self) -> bool:
+        return ":" in self.host
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +57,22 @@ def this_dc() -> int:
     return settings.MTPROTO_DC_ID
 
 
+@functools.lru_cache(maxsize=16)
+def address_of(host: str) -> str:
+    """dcOption carries an IP address, not a name (Telegram Desktop does not resolve it):
+    a configured host name is resolved once."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        return socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0]
+    except OSError:
+        return host
+
+
 def endpoints() -> list[Endpoint]:
-    host, port = settings.MTPROTO_PUBLIC_HOST, settings.MTPROTO_PUBLIC_PORT
+    host, port = address_of(settings.MTPROTO_PUBLIC_HOST), settings.MTPROTO_PUBLIC_PORT
     out = [Endpoint(dc_id, host, port) for dc_id in DC_IDS]
     if this_dc() not in DC_IDS:
         out.append(Endpoint(this_dc(), host, port))

@@ -7,7 +7,9 @@ from tl import types
 
 
 def dc_option_to_tl(ep: Endpoint) -> types.DcOption:
-    return types.DcOption(id=ep.dc_id, ip_address=ep.host, port=ep.port, media_only=ep.media_only)
+    return types.DcOption(
+        id=ep.dc_id, ip_address=ep.host, port=ep.port, media_only=ep.media_only, ipv6=ep.ipv6
+    )
 
 
 def config_to_tl(now: int, this_dc: int, endpoints: list[Endpoint], limits: Limits) -> types.Config:

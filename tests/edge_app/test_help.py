@@ -36,3 +36,15 @@ async def test_config_encodes_for_every_shipped_layer():
 async def test_nearest_dc_is_this_dc():
     nearest = await help_rpc.get_nearest_dc(None, None)
     assert (nearest.this_dc, nearest.nearest_dc) == (2, 2)
+
+
+@override_settings(MTPROTO_PUBLIC_HOST="localhost", MTPROTO_PUBLIC_PORT=443)
+async def test_a_host_name_is_advertised_as_an_address():
+    config = await help_rpc.get_config(None, None)
+    assert {o.ip_address for o in config.dc_options} <= {"127.0.0.1", "::1"}
+
+
+@override_settings(MTPROTO_PUBLIC_HOST="2001:db8::5", MTPROTO_PUBLIC_PORT=443)
+async def test_an_ipv6_address_is_flagged():
+    config = await help_rpc.get_config(None, None)
+    assert all(o.ipv6 and o.ip_address == "2001:db8::5" for o in config.dc_options)
