@@ -127,11 +127,15 @@ async def _deliver_to_users(event: dict, edge: Any) -> None:
         sessions = [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
         if not sessions:
             continue
-        updates = await render(event["payload"], user_id)
-        if updates is None:
-            continue
-        for session in sessions:
-            await session.push(updates)
+        try:
+            updates = await render(event["payload"], user_id)
+            if updates is None:
+                continue
+            for session in sessions:
+                await session.push(updates)
+        except Exception:
+            # One viewer's failure must not cost the others their update.
+            log.exception("rendering %r for user %s failed", event["kind"], user_id)
 
 
 @subscriber("edge.auth_key_dropped")

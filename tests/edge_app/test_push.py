@@ -84,6 +84,18 @@ async def test_push_to_users_renders_per_viewer_and_skips_the_excluded_session(e
     assert sorted(rendered) == [1, 2]  # user 3 has no session here: not even rendered
 
 
+async def test_a_failing_viewer_does_not_stop_the_others(edge, monkeypatch):
+    async def render(payload, viewer):
+        if viewer == 1:
+            raise ValueError("broken for this viewer")
+        return "ok"
+
+    monkeypatch.setitem(push._renderers, "test.partial", render)
+    await push.push_to_users([1, 2], "test.partial", {})
+    await wait_for(lambda: edge.sessions[2].pushed)
+    assert edge.sessions[2].pushed == ["ok"] and edge.sessions[0].pushed == []
+
+
 async def test_events_arrive_in_order(edge, monkeypatch):
     async def render(payload, viewer):
         return payload["i"]
