@@ -339,3 +339,10 @@ def do_add_contact(owner_id: int, user_id: int, first_name: str, last_name: str)
         user_id=user_id,
         defaults={"first_name": clean_first_name(first_name), "last_name": clean_last_name(last_name)},
     )
+
+
+def contact_owners_of(user_id: int, limit: int) -> list[int]:
+    """Users that have ``user_id`` in their contact list (at most ``limit``)."""
+    return list(
+        Contact.objects.filter(user_id=user_id).order_by("id").values_list("owner_id", flat=True)[:limit]
+    )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 from accounts_app import tl_convert
 from accounts_app.updates import PUSH_KIND, Rendered, UserUpdate, render_event
-from edge_app.push import renderer
+from edge_app.push import push_to_users, renderer
 
 
 @renderer(PUSH_KIND)
@@ -15,3 +17,30 @@ async def render_user_update(payload: dict, viewer_user_id: int):
     # An event with nothing to show still moves the session's pts over it.
     rendered = await render_event(event, viewer_user_id) or Rendered()
     return await tl_convert.push_updates_to_tl(event, rendered, viewer_user_id)
+
+
+NAME_KIND = "accounts.user_name"
+WATCHERS_CAP = 5000  # contacts told live about a name change; the rest see it on next fetch
+
+
+@renderer(NAME_KIND)
+async def render_user_name(payload: dict, viewer_user_id: int):
+    # Not part of the viewer's account log (Telegram sends updateUserName without pts):
+    # it only refreshes the name the viewer's client shows.
+    users = await tl_convert.users_to_tl([int(payload["user_id"])], viewer_user_id)
+    return tl_convert.updates_to_tl([tl_convert.user_name_update_to_tl(payload)], users)
+
+
+async def push_name_to_watchers(user_id: int, payload: dict) -> None:
+    """Tell the users who have ``user_id`` in their contacts about its new name."""
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.actions import contact_owners_of
+
+    try:
+        watchers = await sync_to_async(contact_owners_of)(user_id, WATCHERS_CAP)
+        if watchers:
+            await push_to_users(watchers, NAME_KIND, payload)
+    except Exception:
+        # Best effort: the change is saved; contacts see it on their next fetch.
+        logging.getLogger("telesrv.accounts").exception("name push for user %d failed", user_id)

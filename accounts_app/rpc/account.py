@@ -6,7 +6,7 @@ import os
 
 from asgiref.sync import sync_to_async
 
-from accounts_app import actions, tl_convert
+from accounts_app import actions, push, tl_convert
 from accounts_app.models import Authorization
 from accounts_app.rpc.context import own_session, viewer_id
 from accounts_app.updates import push_user_updates
@@ -21,6 +21,9 @@ AUTHORIZATION_TTL_DAYS = 180
 
 async def _self_after(ctx, change: actions.ProfileChange):
     await push_user_updates(change.events, exclude=own_session(ctx))
+    for event in change.events:
+        if event.type == actions.USER_NAME_UPDATE:
+            await push.push_name_to_watchers(change.user.id, event.payload)
     (me,) = await tl_convert.users_to_tl([change.user.id], change.user.id)
     return me
 

@@ -273,3 +273,28 @@ async def test_profile_change_is_pushed_live_to_the_other_session(telethon_clien
     await asyncio.sleep(0.2)
     assert listener._message_box.session_state()[0]["pts"] == after.pts
     assert not listener._message_box.possible_gaps and not listener._message_box.getting_diff_for
+
+
+async def test_contacts_see_a_name_change_live(telethon_client, edge_server, edge_db):
+    from telethon import events, functions, types
+
+    alice_client = await telethon_client("abridged")
+    alice, alice_phone, _ = await sign_up_telethon(alice_client, "Alice")
+    bob_client = await telethon_client("abridged", connect=False, receive_updates=True)
+    _, bob_phone, bob_code = await sign_up_telethon(await telethon_client("abridged"), "Bob")
+    got: asyncio.Queue = asyncio.Queue()
+
+    @bob_client.on(events.Raw(types.UpdateUserName))
+    async def on_name(update):
+        await got.put(update)
+
+    await bob_client.start(phone=bob_phone, code_callback=lambda: bob_code)
+    imported = await bob_client(
+        functions.contacts.ImportContactsRequest(
+            contacts=[types.InputPhoneContact(client_id=1, phone=alice_phone, first_name="Al", last_name="")]
+        )
+    )
+    assert [i.user_id for i in imported.imported] == [alice.id]
+    await alice_client(functions.account.UpdateProfileRequest(first_name="Alicia"))
+    update = await asyncio.wait_for(got.get(), 10)
+    assert (update.user_id, update.first_name) == (alice.id, "Alicia")
