@@ -72,9 +72,42 @@ def validate_text(message: str, entities: list[dict] | None, *, allow_empty: boo
 
 
 def mention_user_ids(entities: list[dict] | None) -> list[int]:
+    """Users a message mentions: mention-name entities, and @username entities the
+    server resolved when the message was written (their ``user_id``)."""
     return sorted(
-        {int(e["user_id"]) for e in entities or () if e.get("type") == "mentionName" and e.get("user_id")}
+        {
+            int(e["user_id"])
+            for e in entities or ()
+            if e.get("type") in ("mentionName", "mention") and e.get("user_id")
+        }
     )
+
+
+MENTION_LOOKUPS_MAX = 20  # @username lookups per message
+
+
+async def resolve_username_mentions(message: str, entities: list[dict]) -> list[dict]:
+    """Give each ``@username`` entity the id of the user it names (if any), so every
+    viewer's copy can say whether it mentions them without parsing text again."""
+    wanted = [e for e in entities if e.get("type") == "mention"][:MENTION_LOOKUPS_MAX]
+    if not wanted:
+        return entities
+    from asgiref.sync import sync_to_async
+
+    try:
+        from accounts_app.actions import find_user_by_username
+    except ImportError:
+        return entities
+    units = message.encode("utf-16-le")
+    for e in wanted:
+        text = units[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le", "replace")
+        try:
+            uid = await sync_to_async(find_user_by_username)(text)
+        except Exception:  # not a valid username: an ordinary @word
+            uid = None
+        if uid:
+            e["user_id"] = uid
+    return entities
 
 
 def _check_can_send(channel: dict, member: dict | None, *, plain: bool = True) -> None:
@@ -273,7 +306,7 @@ async def do_send_message(
     sent) is checked here, saving the handler a lookup on the hottest path."""
     if not random_id:
         raise RandomIdEmptyError()
-    entities = validate_text(message, entities)
+    entities = await resolve_username_mentions(message, validate_text(message, entities))
     async with db.connection() as conn:
         channel, member, earlier = await load_send_context(conn, channel_id, sender_id, [random_id])
         if channel is None:
@@ -453,7 +486,7 @@ async def do_edit_message(
 ) -> ChannelChange:
     if message is None:
         raise MessageNotModifiedError()  # media/markup-only edits are not modelled
-    entities = validate_text(message, entities)
+    entities = await resolve_username_mentions(message, validate_text(message, entities))
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
         if channel is None:

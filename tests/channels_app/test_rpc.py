@@ -244,3 +244,33 @@ async def test_typing_is_published_once_and_top_msg_id_checked(users, chan):
             b, functions.messages.SetTyping(peer=peer, action=types.SendMessageTypingAction(), top_msg_id=-1)
         )
     assert e.value.message == "MSG_ID_INVALID"
+
+
+async def test_mentions_are_per_viewer(users):
+    from accounts_app.models import User
+
+    a, b, c = users
+    await User.objects.filter(id=c).aupdate(username="carol_m")
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b), iu(a, c)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    text = "hi Bob and @carol_m"
+    await call(
+        a,
+        functions.messages.SendMessage(
+            peer=peer, message=text, random_id=5,
+            entities=[
+                types.InputMessageEntityMentionName(offset=3, length=3, user_id=iu(a, b)),
+                types.MessageEntityMention(offset=text.index("@"), length=8),
+            ],
+        ),
+    )  # fmt: skip
+    get = functions.messages.GetHistory(
+        peer=peer, offset_id=0, offset_date=0, add_offset=0, limit=1, max_id=0, min_id=0, hash=0
+    )
+    for viewer, expected in ((a, False), (b, True), (c, True)):
+        (msg,) = (await call(viewer, get)).messages
+        assert msg.mentioned is expected, viewer
+    # the mention-name entity goes back out as messageEntityMentionName with the user id
+    (msg,) = (await call(c, get)).messages
+    assert any(isinstance(e, types.MessageEntityMentionName) and e.user_id == b for e in msg.entities)
