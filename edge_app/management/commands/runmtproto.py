@@ -14,7 +14,7 @@ import os
 import signal
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from edge_app import current, push
 from edge_app.dispatcher import EdgeDispatcher
@@ -45,7 +45,13 @@ class Command(BaseCommand):
         run(self._serve(host, port, rsa_key))
 
     async def _serve(self, host: str, port: int, rsa_key) -> None:
-        store = await PostgresAuthKeyStore.open()
+        try:
+            store = await PostgresAuthKeyStore.open()
+        except Exception as exc:
+            db = settings.DATABASES["default"]
+            raise CommandError(
+                f"cannot reach PostgreSQL database {db['NAME']!r} at {db['HOST']}:{db['PORT']}: {exc}"
+            ) from None
         server = MTProtoServer(EdgeDispatcher(store), store, rsa_key, dc_id=settings.MTPROTO_DC_ID)
         bound = await server.start(host, port)
         # Unless told otherwise, advertise the address actually listened on.
