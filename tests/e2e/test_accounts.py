@@ -298,3 +298,31 @@ async def test_contacts_see_a_name_change_live(telethon_client, edge_server, edg
     await alice_client(functions.account.UpdateProfileRequest(first_name="Alicia"))
     update = await asyncio.wait_for(got.get(), 10)
     assert (update.user_id, update.first_name) == (alice.id, "Alicia")
+
+
+async def test_kurigram_signs_up_a_new_number_and_accepts_the_terms(
+    kurigram_client, edge_server, edge_db, monkeypatch
+):
+    """Kurigram asks for the name on a terminal; the prompt is answered here."""
+    import pyrogram.client
+
+    answers = {"Enter first name: ": "Neu", "Enter last name (empty to skip): ": "Ling"}
+    prompts = []
+
+    async def fake_input(prompt="", *args, **kwargs):
+        prompts.append(prompt)
+        return answers[prompt]
+
+    monkeypatch.setattr(pyrogram.client, "ainput", fake_input)
+    phone, code = harness.fresh_phone()
+    log = ServerLog(edge_server)
+    client = await kurigram_client("intermediate", connect=False, phone_number=phone, phone_code=code)
+    await client.start()
+    try:
+        me = await client.get_me()
+        assert (me.first_name, me.last_name, me.is_self) == ("Neu", "Ling", True)
+    finally:
+        await client.stop()
+    assert prompts == list(answers)
+    assert await User.objects.filter(phone=phone, first_name="Neu").aexists()
+    log.assert_clean()
