@@ -281,7 +281,9 @@ class Session:
             return
         if not self._announced:
             self._announced = True
-            body_out = wire.new_session_created(msg_id, self.unique_id, self.current_salt())
+            body_out = wire.new_session_created(
+                self._first_msg_id(msg_id, body), self.unique_id, self.current_salt()
+            )
             self.send(body_out, response=False, content=True, link=link)
         try:
             self._handle_message(link, msg_id, seqno, body, in_container=False)
@@ -290,6 +292,17 @@ class Session:
             self._bad_msg(link, msg_id, seqno, clock.BAD_CONTAINER)
         if self._acks:
             link.flush_later(self, 0 if len(self._acks) >= 16 else ACK_DELAY)
+
+    @staticmethod
+    def _first_msg_id(msg_id: int, body: bytes) -> int:
+        """The first message of the session: inside a container, its first message (a
+        client re-sends whatever it sent before first_msg_id)."""
+        try:
+            if wire.constructor_of(body) == wire.MSG_CONTAINER:
+                return min([m for m, _, _ in wire.unpack_container(body)] or [msg_id])
+        except WireError:
+            pass
+        return msg_id
 
     def _bad_msg(self, link: Link, msg_id: int, seqno: int, code: int) -> None:
         self.send(wire.bad_msg_notification(msg_id, seqno, code), response=True, content=False, link=link)

@@ -221,6 +221,17 @@ async def test_first_message_announces_new_session_then_pong(env):
     assert len(link.of(wire.NEW_SESSION_CREATED)) == 1
 
 
+async def test_new_session_created_names_the_first_message_inside_a_container(env):
+    session, link, client, salt = env
+    first, second = client.msg_id(), client.msg_id()
+    container = wire.pack_container(
+        [(first, client.seqno(True), ping(1)), (second, client.seqno(True), ping(2))]
+    )
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(False), container)
+    (body,) = link.of(wire.NEW_SESSION_CREATED)
+    assert struct.unpack_from("<q", body, 4)[0] == first
+
+
 async def test_bad_msg_notifications(env):
     session, link, client, salt = env
     session.handle_packet(link, salt, client.msg_id(-400), 1, ping(1))
