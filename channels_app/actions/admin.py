@@ -138,7 +138,8 @@ async def publish_channel_updated(channel_id: int, user_ids=(), *, everyone: boo
     recipients = set(user_ids)
     if everyone:
         recipients.update(await active_member_ids(channel_id))
-    await notify.publish("channel_admin.updated", {"channel_id": channel_id, "user_ids": sorted(recipients)})
+    # channel.updated: the core's push renders updateChannel and refreshes its member cache.
+    await notify.publish("channel.updated", {"channel_id": channel_id, "user_ids": sorted(recipients)})
 
 
 def _allowed_admin_mask(channel: dict) -> int:
@@ -473,7 +474,7 @@ async def do_delete_channel(actor_user_id: int | None, channel_id: int) -> dict:
     async with db.connection() as conn:
         fresh = await load_channel(conn, channel_id)
     await notify.publish(
-        "channel_admin.updated",
+        "channel.updated",
         {"channel_id": channel_id, "user_ids": sorted(set(recipients))},
     )
     return fresh

@@ -355,7 +355,9 @@ async def do_update_pinned_message(
         return ChannelEvent(channel_id, pts, 1, "pin_messages", date, payload, [message_id])
 
     event = await with_pts(channel_id, 1, body)
-    await notify.publish("channel_admin.pinned", {"event": event.to_payload(), "user_ids": []})
+    await notify.publish(
+        "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
+    )
     return ChannelChange(channel=await _fresh(channel_id), events=[event])
 
 
@@ -387,7 +389,9 @@ async def do_unpin_all_messages(actor_user_id: int | None, channel_id: int) -> t
         return ChannelEvent(channel_id, pts, 1, "pin_messages", date, payload, ids)
 
     event = await with_pts(channel_id, 1, body)
-    await notify.publish("channel_admin.pinned", {"event": event.to_payload(), "user_ids": []})
+    await notify.publish(
+        "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
+    )
     return ChannelChange(channel=await _fresh(channel_id), events=[event]), (1 if more else 0)
 
 

@@ -50,16 +50,6 @@ async def _taken(conn, key: str, except_channel_id: int) -> bool:
     return row is not None and row["channel_id"] != except_channel_id
 
 
-def channel_holds_username(key: str) -> bool:
-    """Sync owner lookup for ``accounts_app.usernames.register_username_owner``: the
-    user side asks it before a user claims ``key`` (lowercased)."""
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("SELECT 1 FROM channel_usernames WHERE username_lower = %s", [key])
-        return cur.fetchone() is not None
-
-
 async def check_username(actor_user_id: int | None, channel_id: int, username: str) -> bool:
     """channels.checkUsername: True when this channel may take the name."""
     _channel, member = await load_for_actor(channel_id, actor_user_id)

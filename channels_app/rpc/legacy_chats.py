@@ -1,0 +1,109 @@
+"""Legacy basic-group methods mapped onto megagroups: a chat id here *is* the same-id
+megagroup (nothing of a legacy chat is stored), so each wrapper resolves it with hash 0
+(membership decides) and runs the channel action."""
+
+from __future__ import annotations
+
+from edge_app.registry import rpc
+from tl import functions, types
+from tl.errors import PasswordHashInvalidError, UserAdminInvalidError
+
+from .. import actions, rights, tl_convert
+from ..access import resolve_input_user
+from ..actions import admin, settings
+from .admin import change_updates, checked_channel, member_update_to_tl, state_updates
+from .context import change_to_updates, viewer
+
+# What "admin" meant in a basic group, as supergroup rights.
+LEGACY_ADMIN_RIGHTS = sum(
+    rights.admin_bit(n)
+    for n in (
+        "change_info",
+        "delete_messages",
+        "ban_users",
+        "invite_users",
+        "pin_messages",
+        "manage_call",
+        "other",
+    )
+)
+
+
+async def _chat(me: int, chat_id: int):
+    return await checked_channel(me, types.InputPeerChat(chat_id=chat_id))
+
+
+@rpc(functions.messages.AddChatUser)
+async def add_chat_user(ctx, req: functions.messages.AddChatUser):
+    me = viewer(ctx)
+    channel, _ = await _chat(me, req.chat_id)
+    user_id = resolve_input_user(me)(req.user_id)
+    change = await actions.do_invite_to_channel(me, channel["id"], [user_id])
+    updates = await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(channel["id"])])
+    return tl_convert.invited_users_to_tl(updates, change.missing_user_ids)
+
+
+@rpc(functions.messages.DeleteChatUser)
+async def delete_chat_user(ctx, req: functions.messages.DeleteChatUser):
+    """Yourself: leave. Someone else: a basic-group removal, i.e. a kick that does not
+    stay a ban (they may be added again)."""
+    me = viewer(ctx)
+    channel, _ = await _chat(me, req.chat_id)
+    user_id = resolve_input_user(me)(req.user_id)
+    if user_id == me:
+        change = await actions.do_leave_channel(me, channel["id"])
+        return await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(channel["id"])])
+    kicked = await admin.do_edit_banned(me, channel["id"], user_id, rights.banned_bit("view_messages"))
+    await admin.do_edit_banned(me, channel["id"], user_id, 0)
+    return await member_update_to_tl(me, kicked)
+
+
+@rpc(functions.messages.EditChatTitle)
+async def edit_chat_title(ctx, req: functions.messages.EditChatTitle):
+    me = viewer(ctx)
+    channel, _ = await _chat(me, req.chat_id)
+    return await change_updates(me, await settings.do_edit_title(me, channel["id"], req.title))
+
+
+@rpc(functions.messages.EditChatPhoto)
+async def edit_chat_photo(ctx, req: functions.messages.EditChatPhoto):
+    me = viewer(ctx)
+    channel, _ = await _chat(me, req.chat_id)
+    await settings.do_edit_photo(me, channel["id"], empty=isinstance(req.photo, types.InputChatPhotoEmpty))
+    return await state_updates(me, channel["id"])
+
+
+@rpc(functions.messages.EditChatAdmin)
+async def edit_chat_admin(ctx, req: functions.messages.EditChatAdmin):
+    me = viewer(ctx)
+    channel, _ = await _chat(me, req.chat_id)
+    user_id = resolve_input_user(me)(req.user_id)
+    await admin.do_edit_admin(me, channel["id"], user_id, LEGACY_ADMIN_RIGHTS if req.is_admin else 0)
+    return True
+
+
+@rpc(functions.messages.EditChatParticipantRank)
+async def edit_chat_participant_rank(ctx, req: functions.messages.EditChatParticipantRank):
+    """Ranks are admin titles here: the admin keeps their rights under the new rank."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    from accounts_app.access import check_input_peer_user
+
+    user_id = check_input_peer_user(me, req.participant)
+    row = await actions.get_participant(channel, user_id)
+    if row is None or row["status"] != "active" or row["role"] == "member":
+        raise UserAdminInvalidError()
+    up = await admin.do_edit_admin(me, channel["id"], user_id, row["admin_rights"], req.rank)
+    return await member_update_to_tl(me, up)
+
+
+@rpc(functions.messages.EditChatCreator)
+async def edit_chat_creator(ctx, req: functions.messages.EditChatCreator):
+    """Ownership transfer needs the account's 2FA password check, which this server does
+    not have yet: after the peer/user checks the answer is the password error TDesktop
+    explains to the user, never a half transfer."""
+    me = viewer(ctx)
+    _channel, member = await checked_channel(me, req.peer)
+    resolve_input_user(me)(req.user_id)
+    admin.require_creator(me, member)
+    raise PasswordHashInvalidError()
