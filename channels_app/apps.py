@@ -5,7 +5,7 @@ from django.apps import AppConfig
 
 log = logging.getLogger("telesrv.channels")
 
-RPC_MODULES = ("channels", "messages", "updates")
+RPC_MODULES = ("channels", "messages", "updates", "admin", "invites", "settings", "legacy_chats")
 
 
 class ChannelsConfig(AppConfig):
