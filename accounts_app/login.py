@@ -293,10 +293,23 @@ def do_log_out(perm_auth_key_id: int) -> int | None:
     return auth.user_id
 
 
+ACTIVE_RESOLUTION = timedelta(hours=1)
+
+
 def authorized_user_id(perm_auth_key_id: int) -> int | None:
-    """The user a permanent key is logged in as, if any (deleted users log out)."""
-    return (
+    """The user a permanent key is logged in as, if any (deleted users log out).
+
+    The edge caches the answer per key, so this runs about once per key and edge
+    process; it also marks the device active (at most hourly, to spare writes).
+    """
+    user_id = (
         Authorization.objects.filter(perm_auth_key_id=perm_auth_key_id, user__deleted=False)
         .values_list("user_id", flat=True)
         .first()
     )
+    if user_id is not None:
+        now = timezone.now()
+        Authorization.objects.filter(
+            perm_auth_key_id=perm_auth_key_id, active__lt=now - ACTIVE_RESOLUTION
+        ).update(active=now)
+    return user_id

@@ -152,3 +152,12 @@ def test_resend_keeps_the_code_and_cancel_kills_it(db):
         sign_in(5, code)
     with pytest.raises(PhoneCodeExpiredError):
         login.do_resend_code(PHONE, code.phone_code_hash)
+
+
+def test_authorization_lookup_marks_the_device_active(alice):
+    code = login.do_send_code(alice.phone)
+    sign_in(77, code, phone=alice.phone)
+    long_ago = timezone.now() - timedelta(days=3)
+    Authorization.objects.filter(perm_auth_key_id=77).update(active=long_ago)
+    assert login.authorized_user_id(77) == alice.id
+    assert Authorization.objects.get(perm_auth_key_id=77).active > timezone.now() - timedelta(minutes=1)

@@ -78,6 +78,8 @@ async def test_telethon_sign_up_login_profile_username_log_out(telethon_client, 
     await second.start(phone=phone, code_callback=lambda: code)
     assert (await second.get_me()).id == alice.id
     assert await Authorization.objects.filter(user_id=alice.id).acount() == 2
+    devices = [a async for a in Authorization.objects.filter(user_id=alice.id)]
+    assert all(a.device_model and a.api_id == harness.API_ID and a.app_version for a in devices)
 
     # Another user with a username, found and watched by Alice.
     other = await telethon_client("full")
