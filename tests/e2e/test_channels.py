@@ -140,6 +140,14 @@ async def test_megagroup_live_messages_replies_edits_deletes_reads(edge_server, 
     full = await a(functions.channels.GetFullChannelRequest(group_a))
     assert full.full_chat.read_outbox_max_id >= reply.id
 
+    # Telethon's own helpers over the channel methods.
+    participants = await a.get_participants(group_a)
+    assert sorted(p.id for p in participants) == sorted([alice.id, bob.id])
+    recent = [m async for m in a.iter_messages(group_a, limit=3)]
+    assert recent[0].message == "one more" and len(recent) == 3
+    entity = await b.get_entity(types.PeerChannel(channel.id))
+    assert entity.title == "Team" and entity.megagroup and not entity.creator
+
     # The same channel id with a wrong access hash is refused on every method.
     from telethon.errors import ChannelPrivateError
 
@@ -364,6 +372,15 @@ async def test_three_clients_telethon_kurigram_and_layer_224(
         c_reply = next(m for m in alice_seen if m.message == "C here")
         assert c_reply.reply_to.reply_to_msg_id == first.id and c_reply.sender_id == carol.id
         await wait_for(lambda: any(m.text == "C here" for m in bob_seen))
+        # Kurigram's own dialog list, chat info, history and members all resolve the group.
+        dialogs = [d async for d in bob_client.get_dialogs()]
+        assert any(d.chat.id == -1000000000000 - channel.id and d.chat.title == "Three" for d in dialogs)
+        chat = await bob_client.get_chat(-1000000000000 - channel.id)
+        assert chat.members_count == 3
+        texts = [m.text async for m in bob_client.get_chat_history(-1000000000000 - channel.id, limit=10)]
+        assert texts[:2] == ["C here", "hello from Alice"]
+        members = [m.user.id async for m in bob_client.get_chat_members(-1000000000000 - channel.id)]
+        assert sorted(members) == sorted([alice.id, bob.id, carol.id])
         from_kurigram = await bob_client.send_message(
             channel_id := -1000000000000 - channel.id, "Bob via Kurigram"
         )
