@@ -31,8 +31,15 @@ async def render_user_name(payload: dict, viewer_user_id: int):
     return tl_convert.updates_to_tl([tl_convert.user_name_update_to_tl(payload)], users)
 
 
-async def push_name_to_watchers(user_id: int, payload: dict) -> None:
-    """Tell the users who have ``user_id`` in their contacts about its new name."""
+STATUS_KIND = "accounts.user_status"
+
+
+@renderer(STATUS_KIND)
+async def render_user_status(payload: dict, viewer_user_id: int):
+    return tl_convert.updates_to_tl([tl_convert.user_status_payload_to_tl(payload)], [])
+
+
+async def _push_to_watchers(user_id: int, kind: str, payload: dict) -> None:
     from asgiref.sync import sync_to_async
 
     from accounts_app.actions import contact_owners_of
@@ -40,7 +47,17 @@ async def push_name_to_watchers(user_id: int, payload: dict) -> None:
     try:
         watchers = await sync_to_async(contact_owners_of)(user_id, WATCHERS_CAP)
         if watchers:
-            await push_to_users(watchers, NAME_KIND, payload)
+            await push_to_users(watchers, kind, payload)
     except Exception:
         # Best effort: the change is saved; contacts see it on their next fetch.
-        logging.getLogger("telesrv.accounts").exception("name push for user %d failed", user_id)
+        logging.getLogger("telesrv.accounts").exception("%s push for user %d failed", kind, user_id)
+
+
+async def push_name_to_watchers(user_id: int, payload: dict) -> None:
+    """Tell the users who have ``user_id`` in their contacts about its new name."""
+    await _push_to_watchers(user_id, NAME_KIND, payload)
+
+
+async def push_status_to_watchers(user_id: int, payload: dict) -> None:
+    """Tell the users who have ``user_id`` in their contacts that it went on/offline."""
+    await _push_to_watchers(user_id, STATUS_KIND, payload)

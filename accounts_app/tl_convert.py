@@ -244,8 +244,18 @@ def user_name_update_to_tl(payload: dict):
     )
 
 
-def user_status_update_to_tl(user: User):
-    return types.UpdateUserStatus(user_id=user.id, status=status_to_tl(user))
+def status_payload(user: User) -> dict:
+    """A user's status as JSON for a push (rendered by :func:`user_status_payload_to_tl`)."""
+    return {"user_id": user.id, "online_until": _ts(user.online_until), "last_seen": _ts(user.last_seen)}
+
+
+def user_status_payload_to_tl(payload: dict):
+    now = int(timezone.now().timestamp())
+    if payload["online_until"] > now:
+        status = types.UserStatusOnline(expires=payload["online_until"])
+    else:
+        status = types.UserStatusOffline(was_online=payload["last_seen"] or now)
+    return types.UpdateUserStatus(user_id=int(payload["user_id"]), status=status)
 
 
 def state_to_tl(pts: int, date: datetime, seq: int = 0):

@@ -49,9 +49,10 @@ async def update_username(ctx, req: functions.account.UpdateUsername):
 
 @rpc(functions.account.UpdateStatus)
 async def update_status(ctx, req: functions.account.UpdateStatus):
-    await sync_to_async(actions.do_update_status)(
+    user = await sync_to_async(actions.do_update_status)(
         viewer_id(ctx), offline=bool(req.offline), online_for=tl_convert.ONLINE_FOR
     )
+    await push.push_status_to_watchers(user.id, tl_convert.status_payload(user))
     return True
 
 

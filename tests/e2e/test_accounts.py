@@ -328,3 +328,30 @@ async def test_kurigram_signs_up_a_new_number_and_accepts_the_terms(
     assert prompts == list(answers)
     assert await User.objects.filter(phone=phone, first_name="Neu").aexists()
     log.assert_clean()
+
+
+async def test_contacts_see_going_online_live(telethon_client, edge_db):
+    from telethon import events, functions, types
+
+    alice_client = await telethon_client("abridged")
+    alice, alice_phone, _ = await sign_up_telethon(alice_client, "Alice")
+    _, bob_phone, bob_code = await sign_up_telethon(await telethon_client("abridged"), "Bob")
+    bob_client = await telethon_client("abridged", connect=False, receive_updates=True)
+    got: asyncio.Queue = asyncio.Queue()
+
+    @bob_client.on(events.Raw(types.UpdateUserStatus))
+    async def on_status(update):
+        await got.put(update)
+
+    await bob_client.start(phone=bob_phone, code_callback=lambda: bob_code)
+    await bob_client(
+        functions.contacts.ImportContactsRequest(
+            contacts=[types.InputPhoneContact(client_id=1, phone=alice_phone, first_name="Al", last_name="")]
+        )
+    )
+    await alice_client(functions.account.UpdateStatusRequest(offline=False))
+    update = await asyncio.wait_for(got.get(), 10)
+    assert update.user_id == alice.id and isinstance(update.status, types.UserStatusOnline)
+    await alice_client(functions.account.UpdateStatusRequest(offline=True))
+    update = await asyncio.wait_for(got.get(), 10)
+    assert isinstance(update.status, types.UserStatusOffline)
