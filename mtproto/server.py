@@ -364,13 +364,13 @@ class MTProtoServer:
     async def _bind_temp_auth_key(self, session: Session, msg_id: int, request: Any) -> bytes:
         from mtproto.exchange import verify_bind_message
 
-        perm = await self.keys.get(request.perm_auth_key_id)
-        if perm is None or getattr(perm, "expires_at", None):
-            return wire.rpc_error(
-                400, "PERM_AUTH_KEY_INVALID" if perm is None else "ENCRYPTED_MESSAGE_INVALID"
-            )
         if not getattr(session.auth_key, "expires_at", None):
             return wire.rpc_error(400, "TEMP_AUTH_KEY_EMPTY")
+        perm = await self.keys.get(request.perm_auth_key_id)
+        if perm is None or getattr(perm, "expires_at", None):
+            # What Telegram answers for a permanent key it does not have: Telegram
+            # Desktop takes it to mean "create a new permanent key".
+            return wire.rpc_error(400, "ENCRYPTED_MESSAGE_INVALID")
         try:
             verify_bind_message(
                 perm_auth_key=_key_bytes(perm),

@@ -141,6 +141,12 @@ class Session:
             self.manager._reindex_user(self, self._user_id, value)
             self._user_id = value
 
+    @property
+    def unbound_temporary(self) -> bool:
+        """A temporary key not (yet) bound to a permanent one: good for nothing but
+        auth.bindTempAuthKey."""
+        return bool(getattr(self.auth_key, "expires_at", None)) and self.perm_auth_key_id == self.auth_key_id
+
     def __repr__(self) -> str:
         return f"<Session key={self.auth_key_id:#x} id={self.session_id:#x} user={self._user_id}>"
 
@@ -513,6 +519,9 @@ class Session:
                 return wire.rpc_error(400, "INPUT_METHOD_INVALID")
             if getattr(request, "TL_NAME", None) == "auth.bindTempAuthKey":
                 result = await manager.bind_temp_auth_key(self, msg_id, request)
+            elif self.unbound_temporary:
+                # Telegram Desktop answers this by creating and binding a new temporary key.
+                return wire.rpc_error(401, "AUTH_KEY_PERM_EMPTY")
             else:
                 result = await manager.dispatcher.dispatch(ctx, request)
             return self._encode(result)

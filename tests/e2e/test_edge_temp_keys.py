@@ -107,5 +107,5 @@ async def test_binding_to_an_unknown_permanent_key_is_refused(edge_server, edge_
     )
     raw.send(request.to_bytes(), msg_id=mid)
     body = await raw.expect(wire.RPC_RESULT)
-    assert body[12:] == wire.rpc_error(400, "PERM_AUTH_KEY_INVALID")
+    assert body[12:] == wire.rpc_error(400, "ENCRYPTED_MESSAGE_INVALID")
     raw.close()

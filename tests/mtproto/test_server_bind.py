@@ -4,6 +4,7 @@ permanent one with a bind message encrypted under the permanent key."""
 from __future__ import annotations
 
 import os
+import struct
 import time
 
 import pytest
@@ -18,8 +19,12 @@ from tl import functions, mt
 
 
 class Dispatcher:
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
     async def dispatch(self, ctx, request):
-        raise AssertionError("bindTempAuthKey must not reach the application")
+        self.seen.append(request.TL_NAME)
+        return wire.bool_true()
 
     async def connection_initialized(self, ctx, info):
         pass
@@ -99,4 +104,20 @@ async def test_unknown_permanent_key(setup):
     mid = client.new_msg_id()
     client.send(bind_request(client, stranger, temp, mid, expires_at=int(time.time()) + 60), msg_id=mid)
     body = await client.expect(wire.RPC_RESULT)
-    assert body[12:] == wire.rpc_error(400, "PERM_AUTH_KEY_INVALID")
+    assert body[12:] == wire.rpc_error(400, "ENCRYPTED_MESSAGE_INVALID")
+
+
+async def test_unbound_temporary_key_gets_auth_key_perm_empty_until_bound(setup):
+    server, _store, perm, temp, client = setup
+    get_config = functions.help.GetConfig().to_bytes()
+    mid = client.send(get_config)
+    body = await client.expect(wire.RPC_RESULT)
+    assert struct.unpack_from("<q", body, 4)[0] == mid
+    assert body[12:] == wire.rpc_error(401, "AUTH_KEY_PERM_EMPTY")
+    mid = client.new_msg_id()
+    client.send(bind_request(client, perm, temp, mid, expires_at=int(time.time()) + 600), msg_id=mid)
+    assert (await client.expect(wire.RPC_RESULT))[12:] == wire.bool_true()
+    mid = client.send(get_config)
+    body = await client.expect(wire.RPC_RESULT)
+    assert struct.unpack_from("<q", body, 4)[0] == mid and body[12:] == wire.bool_true()
+    assert server.dispatcher.seen == ["help.getConfig"]  # bindTempAuthKey stayed inside mtproto
