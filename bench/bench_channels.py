@@ -65,7 +65,7 @@ async def login(server, user, phone, code):
     session.set_dc(2, server.host, server.port)
     client = TelegramClient(
         session, harness.API_ID, harness.API_HASH, connection=connection.ConnectionTcpAbridged,
-        receive_updates=False, timeout=30, request_retries=1, auto_reconnect=False,
+        receive_updates=True, catch_up=False, timeout=30, request_retries=1, auto_reconnect=False,
     )  # fmt: skip
     await client.connect()
     sent = await client.send_code_request(phone)
@@ -120,10 +120,22 @@ async def full_stack(senders: int, messages: int, diff_calls: int) -> None:
             for n in range(messages):
                 t0 = time.perf_counter()
                 await client(
-                    functions.messages.SendMessageRequest(peer, f"s{idx}-{n}", random_id=(idx << 32) | n | 1)
+                    functions.messages.SendMessageRequest(
+                        peer, f"s{idx}-{n}", random_id=(idx << 32) | (n + 1)
+                    )
                 )
                 latencies.append(time.perf_counter() - t0)
 
+        # Every member is online and receives every message live: count what arrives.
+        from telethon import events
+
+        received = [0] * len(clients)
+        for i, c in enumerate(clients):
+
+            async def count(_event, i=i):
+                received[i] += 1
+
+            c.add_event_handler(count, events.NewMessage(incoming=True))
         # warm-up (connections, prepared statements)
         await clients[0](functions.messages.SendMessageRequest(peer, "warm", random_id=7))
         t0, server_cpu0, own_cpu0 = time.perf_counter(), cpu_seconds(server.proc.pid), time.process_time()
@@ -135,6 +147,10 @@ async def full_stack(senders: int, messages: int, diff_calls: int) -> None:
         print(f"send: {senders} concurrent senders x {messages} = {total} messages in {elapsed:.2f}s"
               f" -> {total / elapsed:.0f} msg/s; latency p50 {pct(latencies, 50) * 1000:.1f} ms,"
               f" p99 {pct(latencies, 99) * 1000:.1f} ms")  # fmt: skip
+        expected = total - messages  # each member gets everyone's messages but its own
+        await asyncio.sleep(2)
+        print(f"      live fan-out: each member received {min(received)}..{max(received)} of {expected}"
+              f" messages from the others")  # fmt: skip
         print(f"      CPU during sends: server process {server_cpu:.1f}s, clients (this process)"
               f" {client_cpu:.1f}s, wall {elapsed:.1f}s on {os.cpu_count()} cores")  # fmt: skip
 
