@@ -54,6 +54,7 @@ class Connection:
         self.transport = stream
         self.closed = False
         self.no_updates = False
+        self.subscribed = False  # has carried a request that takes updates
         peer = stream.peer
         self.peer_ip = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         self.auth_key: Any = None

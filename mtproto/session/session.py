@@ -468,7 +468,12 @@ class Session:
         if call.layer is not None:
             self.layer = self.manager.codec.resolve_layer(call.layer)
             self.manager.remember_layer(self.auth_key_id, self.layer)
-        if call.no_updates:
+        # A connection is subscribed to updates by any request not wrapped in
+        # invokeWithoutUpdates; one wrapped request does not unsubscribe it.
+        if not call.no_updates:
+            link.no_updates = False
+            link.subscribed = True
+        elif not getattr(link, "subscribed", False):
             link.no_updates = True
         self._acks.append(msg_id)
         task = self.manager.start(self._run_request(msg_id, call, getattr(link, "peer_ip", "")))

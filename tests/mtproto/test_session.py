@@ -571,6 +571,16 @@ async def test_invoke_without_updates_connection_gets_no_push(env):
     assert any(m.updates for m in fresh.sent)
 
 
+async def test_one_wrapped_request_does_not_unsubscribe_a_connection(env):
+    session, link, client, salt = env
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), b"norm")
+    wrapped = struct.pack("<I", wire.INVOKE_WITHOUT_UPDATES) + b"file"
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), wrapped)
+    await settle()
+    await session.push(Obj(b"upd", 0))
+    assert link.sent[-1].updates
+
+
 async def test_outbox_is_bounded(env, monkeypatch):
     from mtproto.session import session as session_mod
 
