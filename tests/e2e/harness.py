@@ -186,12 +186,12 @@ def make_kurigram(server: EdgeServer, transport_name: str = "abridged", name: st
             kw["server_address"], kw["port"] = host, port
             super().__init__(**kw)
 
+    kwargs.setdefault("no_updates", True)  # pass no_updates=False for a client that gets pushes
     return Client(
         name,
         api_id=API_ID,
         api_hash=API_HASH,
         in_memory=True,
-        no_updates=True,
         connection_factory=LocalConnection,
         protocol_factory=getattr(pyro_transport, KURIGRAM_PROTOCOLS[transport_name]),
         **kwargs,
