@@ -361,14 +361,14 @@ class Session:
             if not content and seqno % 2 == 1:
                 self._bad_msg(link, msg_id, seqno, clock.SEQNO_EXPECTED_EVEN)
                 return
+        # A newer message may not carry a lower seqno (code 32). The converse (33) is
+        # not enforced: after a reconnect Telegram Desktop re-sends a lost request with
+        # its old msg_id and a fresh seqno, and answers 32/33 by dropping its session.
         if msg_id > self._last_msg_id:
             if seqno < self._last_seqno:
                 self._bad_msg(link, msg_id, seqno, clock.SEQNO_TOO_LOW)
                 return
             self._last_msg_id, self._last_seqno = msg_id, seqno
-        elif seqno > self._last_seqno:
-            self._bad_msg(link, msg_id, seqno, clock.SEQNO_TOO_HIGH)
-            return
         self._record(msg_id, STATE_RECEIVED | (0 if content else FLAG_NO_ACK_NEEDED))
         self._handle_body(link, msg_id, seqno, cid, body)
 

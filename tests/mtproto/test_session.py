@@ -255,6 +255,18 @@ async def test_seqno_parity_and_order(env):
     assert len(rpc_results(link)) == 1
 
 
+async def test_lost_request_resent_with_its_old_msg_id_is_accepted(env, dispatcher):
+    session, link, client, salt = env
+    lost_id = client.msg_id()  # sent on a connection that died before delivering it
+    lost_seq = client.seqno(True)
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), b"late")
+    resent_seq = client.seqno(True)  # Telegram Desktop keeps msg_id, takes a new seqno
+    session.handle_packet(link, salt, lost_id, resent_seq, b"lost")
+    await settle()
+    assert lost_seq < resent_seq and bad_codes(link) == []
+    assert sorted(r.data for _, r in dispatcher.calls) == [b"late", b"lost"]
+
+
 async def test_bad_salt_answers_with_the_current_salt(env, manager):
     session, link, client, salt = env
     mid = client.msg_id()
