@@ -670,3 +670,13 @@ async def test_request_resent_in_a_new_container_after_the_window_is_not_run_aga
     await settle()
     assert len(dispatcher.calls) == 1
     assert 16 not in bad_codes(link)
+
+
+def test_sessions_per_key_are_capped(manager):
+    from mtproto.session import manager as manager_mod
+
+    first = manager.get_or_create(FakeKey(), 0)
+    for sid in range(1, manager_mod.MAX_SESSIONS_PER_KEY + 10):
+        manager.get_or_create(FakeKey(), sid)
+    assert len(manager.sessions_of_key(KEY_ID)) == manager_mod.MAX_SESSIONS_PER_KEY
+    assert first.destroyed  # the longest idle one went first
