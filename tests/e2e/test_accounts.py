@@ -355,3 +355,83 @@ async def test_contacts_see_going_online_live(telethon_client, edge_db):
     await alice_client(functions.account.UpdateStatusRequest(offline=True))
     update = await asyncio.wait_for(got.get(), 10)
     assert isinstance(update.status, types.UserStatusOffline)
+
+
+def first_screen_requests():
+    """What Telegram Desktop asks on start-up and its first screen (docs/startup-calls.md),
+    as Telethon requests of the same layer."""
+    from telethon import functions as f
+    from telethon import types as t
+
+    return [
+        f.help.GetAppConfigRequest(hash=0),
+        f.help.GetCountriesListRequest(lang_code="en", hash=0),
+        f.help.GetTermsOfServiceUpdateRequest(),
+        f.help.GetPromoDataRequest(),
+        f.help.GetInviteTextRequest(),
+        f.help.GetPeerColorsRequest(hash=0),
+        f.help.GetPeerProfileColorsRequest(hash=0),
+        f.help.GetTimezonesListRequest(hash=0),
+        f.help.GetAppUpdateRequest(source=""),
+        f.langpack.GetLangPackRequest(lang_pack="tdesktop", lang_code="en"),
+        f.langpack.GetStringsRequest(lang_pack="tdesktop", lang_code="en", keys=["lng_intro"]),
+        f.langpack.GetDifferenceRequest(lang_pack="tdesktop", lang_code="en", from_version=0),
+        f.langpack.GetLanguagesRequest(lang_pack="tdesktop"),
+        f.langpack.GetLanguageRequest(lang_pack="tdesktop", lang_code="en"),
+        f.account.GetNotifySettingsRequest(peer=t.InputNotifyUsers()),
+        f.account.GetNotifySettingsRequest(peer=t.InputNotifyBroadcasts()),
+        f.account.GetContentSettingsRequest(),
+        f.account.GetGlobalPrivacySettingsRequest(),
+        f.account.GetPrivacyRequest(key=t.InputPrivacyKeyPhoneNumber()),
+        f.account.GetPrivacyRequest(key=t.InputPrivacyKeyStatusTimestamp()),
+        f.account.GetAuthorizationsRequest(),
+        f.account.GetWallPapersRequest(hash=0),
+        f.account.GetThemesRequest(format="tdesktop", hash=0),
+        f.account.GetDefaultEmojiStatusesRequest(hash=0),
+        f.account.GetRecentEmojiStatusesRequest(hash=0),
+        f.account.GetContactSignUpNotificationRequest(),
+        f.account.GetSavedRingtonesRequest(hash=0),
+        f.account.GetPasswordRequest(),
+        f.account.GetDefaultProfilePhotoEmojisRequest(hash=0),
+        f.account.GetReactionsNotifySettingsRequest(),
+        f.users.GetRequirementsToContactRequest(id=[t.InputUserSelf()]),
+        f.users.GetFullUserRequest(id=t.InputUserSelf()),
+        f.messages.GetDialogFiltersRequest(),
+        f.messages.GetSuggestedDialogFiltersRequest(),
+        f.messages.GetAvailableReactionsRequest(hash=0),
+        f.messages.GetAvailableEffectsRequest(hash=0),
+        f.messages.GetStickerSetRequest(stickerset=t.InputStickerSetAnimatedEmoji(), hash=0),
+        f.messages.GetAllStickersRequest(hash=0),
+        f.messages.GetEmojiStickersRequest(hash=0),
+        f.messages.GetStickersRequest(emoticon="👍", hash=0),
+        f.messages.GetFeaturedStickersRequest(hash=0),
+        f.messages.GetFeaturedEmojiStickersRequest(hash=0),
+        f.messages.GetRecentStickersRequest(hash=0),
+        f.messages.GetFavedStickersRequest(hash=0),
+        f.messages.GetSavedGifsRequest(hash=0),
+        f.messages.GetEmojiGroupsRequest(hash=0),
+        f.messages.GetEmojiKeywordsDifferenceRequest(lang_code="en", from_version=0),
+        f.messages.GetAttachMenuBotsRequest(hash=0),
+        f.messages.GetQuickRepliesRequest(hash=0),
+        f.messages.GetDefaultHistoryTTLRequest(),
+        f.messages.GetPinnedDialogsRequest(folder_id=0),
+        f.contacts.GetContactsRequest(hash=0),
+        f.contacts.GetStatusesRequest(),
+        f.contacts.GetTopPeersRequest(offset=0, limit=20, hash=0, correspondents=True),
+        f.contacts.GetBlockedRequest(offset=0, limit=50),
+        f.contacts.GetBirthdaysRequest(),
+        f.stories.GetAllStoriesRequest(),
+        f.photos.GetUserPhotosRequest(user_id=t.InputUserSelf(), offset=0, max_id=0, limit=10),
+        f.updates.GetStateRequest(),
+    ]
+
+
+async def test_first_screen_calls_all_answer(telethon_client, edge_server, edge_db):
+    """Each call gets a result Telethon can parse, and the server logs no trouble."""
+    client = await telethon_client("abridged")
+    await sign_up_telethon(client, "Screen")
+    log = ServerLog(edge_server)
+    for request in first_screen_requests():
+        result = await client(request)
+        assert result is not None, type(request).__name__
+    log.assert_clean()
