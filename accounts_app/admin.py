@@ -1,12 +1,44 @@
 """Operator views of accounts: users, their logged-in devices, and login codes."""
 
+from django import forms
 from django.contrib import admin
 
+from accounts_app import usernames
 from accounts_app.models import Authorization, Contact, LoginCode, User, UserUpdateEvent
+from accounts_app.phones import normalize_phone
+from tl.errors import RpcError
+
+
+class UserForm(forms.ModelForm):
+    """The same rules clients meet, so an operator's edit cannot break uniqueness."""
+
+    class Meta:
+        model = User
+        fields = "__all__"
+
+    def clean_phone(self):
+        try:
+            phone = normalize_phone(self.cleaned_data["phone"])
+        except RpcError as exc:
+            raise forms.ValidationError("Not a phone number.") from exc
+        if User.objects.filter(phone=phone).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError("Another account has this phone number.")
+        return phone
+
+    def clean_username(self):
+        name = usernames.strip_at(self.cleaned_data.get("username") or "")
+        if not name:
+            return None
+        if not usernames.is_valid_username(name):
+            raise forms.ValidationError("5-32 letters, digits or single underscores, starting with a letter.")
+        if usernames.is_username_taken(name, except_user_id=self.instance.pk):
+            raise forms.ValidationError("This username is taken (by a user or a channel).")
+        return name
 
 
 @admin.register(User)
 class UserAdmin(admin.ModelAdmin):
+    form = UserForm
     list_display = ("id", "phone", "first_name", "last_name", "username", "created", "deleted")
     list_filter = ("deleted",)
     search_fields = ("=id", "phone", "username", "first_name", "last_name")

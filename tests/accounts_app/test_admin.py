@@ -40,3 +40,22 @@ def test_user_pages(operator, alice):
     assert page.status_code == 200 and b"alice_a" in page.content
     assert operator.get("/admin/accounts_app/userupdateevent/").status_code == 200
     assert operator.get("/admin/accounts_app/contact/").status_code == 200
+
+
+def test_operator_cannot_give_a_taken_or_malformed_username(operator, alice, bob):
+    url = f"/admin/accounts_app/user/{bob.id}/change/"
+    base = {"phone": bob.phone, "first_name": "Bob", "last_name": "", "about": "", "lang_code": ""}
+    # Other apps may add inlines to the user page (bob has no rows in them).
+    for inline in operator.get(url).context["inline_admin_formsets"]:
+        prefix = inline.formset.prefix
+        base.update({f"{prefix}-TOTAL_FORMS": 0, f"{prefix}-INITIAL_FORMS": 0})
+    taken = operator.post(url, {**base, "username": "ALICE_A"})
+    assert taken.status_code == 200 and b"This username is taken" in taken.content
+    bad = operator.post(url, {**base, "username": "b_"})
+    assert bad.status_code == 200 and b"starting with a letter" in bad.content
+    phone = operator.post(url, {**base, "phone": alice.phone, "username": "bobby"})
+    assert b"Another account has this phone number" in phone.content
+    ok = operator.post(url, {**base, "username": "bob_new"})
+    assert ok.status_code == 302
+    bob.refresh_from_db()
+    assert bob.username == "bob_new"
