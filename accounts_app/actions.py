@@ -98,6 +98,8 @@ def do_create_user(
 # --- profile -----------------------------------------------------------------------
 
 USER_NAME_UPDATE = "user_name"  # payload: user_id, first_name, last_name, username
+# Something of the profile without its own update type (the bio): clients refetch it.
+USER_PROFILE_UPDATE = "user_profile"  # payload: user_id
 
 
 def _name_payload(user: User) -> dict:
@@ -128,6 +130,7 @@ def do_update_profile(
     with transaction.atomic():
         user = User.objects.select_for_update().get(id=user_id)
         before = (user.first_name, user.last_name)
+        about_before = user.about
         if first_name is not None:
             user.first_name = clean_first_name(first_name)
         if last_name is not None:
@@ -138,6 +141,8 @@ def do_update_profile(
         events = []
         if (user.first_name, user.last_name) != before:
             events.append(append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user)))
+        if user.about != about_before:
+            events.append(append_user_update(user.id, USER_PROFILE_UPDATE, {"user_id": user.id}))
     return ProfileChange(user, events)
 
 

@@ -244,6 +244,11 @@ def user_name_update_to_tl(payload: dict):
     )
 
 
+def user_refresh_update_to_tl(user_id: int):
+    """``updateUser``: the client reloads the user's full profile."""
+    return types.UpdateUser(user_id=user_id)
+
+
 def status_payload(user: User) -> dict:
     """A user's status as JSON for a push (rendered by :func:`user_status_payload_to_tl`)."""
     return {"user_id": user.id, "online_until": _ts(user.online_until), "last_seen": _ts(user.last_seen)}

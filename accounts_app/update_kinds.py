@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accounts_app import tl_convert
-from accounts_app.actions import USER_NAME_UPDATE
+from accounts_app.actions import USER_NAME_UPDATE, USER_PROFILE_UPDATE
 from accounts_app.updates import Rendered, UserUpdate, update_renderer
 
 
@@ -13,3 +13,9 @@ async def render_user_name(event: UserUpdate, viewer_id: int) -> Rendered:
         updates=[tl_convert.user_name_update_to_tl(event.payload)],
         user_ids={int(event.payload["user_id"])},
     )
+
+
+@update_renderer(USER_PROFILE_UPDATE)
+async def render_user_profile(event: UserUpdate, viewer_id: int) -> Rendered:
+    user_id = int(event.payload["user_id"])
+    return Rendered(updates=[tl_convert.user_refresh_update_to_tl(user_id)], user_ids={user_id})

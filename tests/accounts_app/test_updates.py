@@ -120,3 +120,15 @@ async def test_push_of_an_event_without_pts_carries_a_filler(alice):
     assert isinstance(name, types.UpdateUserName)
     assert isinstance(filler, types.UpdateDeleteMessages)
     assert (filler.messages, filler.pts, filler.pts_count) == ([], event.pts, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_bio_change_tells_other_devices_to_reload_the_profile(alice):
+    from accounts_app import actions
+
+    change = await sync_to_async(actions.do_update_profile)(alice.id, about="new bio")
+    assert [e.type for e in change.events] == [actions.USER_PROFILE_UPDATE]
+    same = await sync_to_async(actions.do_update_profile)(alice.id, about="new bio")
+    assert same.events == []  # nothing changed, nothing logged
+    rendered = await updates.render_event(change.events[0], alice.id)
+    assert rendered.updates == [types.UpdateUser(user_id=alice.id)]
