@@ -59,6 +59,18 @@ EITHER = frozenset(
     }
 )
 
+# Service functions a client may send inside an API wrapper.
+WRAPPABLE_SERVICE_CALLS = frozenset(
+    {
+        wire.PING,
+        wire.PING_DELAY_DISCONNECT,
+        wire.GET_FUTURE_SALTS,
+        wire.DESTROY_SESSION,
+        wire.RPC_DROP_ANSWER,
+        wire.DESTROY_AUTH_KEY,
+    }
+)
+
 # msgs_state_info status values and flags.
 STATE_UNKNOWN = 1
 STATE_NOT_RECEIVED = 2
@@ -430,7 +442,7 @@ class Session:
         ):
             return  # informational, or HTTP-only
         else:
-            self._start_request(link, msg_id, body)
+            self._start_request(link, msg_id, seqno, body)
 
     def _state_of(self, msg_id: int) -> int:
         state = self._received.get(msg_id)
@@ -455,7 +467,7 @@ class Session:
 
     # --- API requests -----------------------------------------------------------------
 
-    def _start_request(self, link: Link, msg_id: int, body: bytes) -> None:
+    def _start_request(self, link: Link, msg_id: int, seqno: int, body: bytes) -> None:
         self._mark(msg_id, FLAG_RPC)
         if len(self._pending) >= MAX_PENDING:
             self._answer(msg_id, wire.rpc_error(420, "FLOOD_WAIT_1"))
@@ -468,6 +480,11 @@ class Session:
         if call.layer is not None:
             self.layer = self.manager.codec.resolve_layer(call.layer)
             self.manager.remember_layer(self.auth_key_id, self.layer)
+        if len(call.query) >= 4 and wire.constructor_of(call.query) in WRAPPABLE_SERVICE_CALLS:
+            # Telethon wraps ping, get_future_salts, destroy_session... in
+            # invokeWithoutUpdates: answered as if they came bare.
+            self._handle_body(link, msg_id, seqno, wire.constructor_of(call.query), call.query)
+            return
         # A connection is subscribed to updates by any request not wrapped in
         # invokeWithoutUpdates; one wrapped request does not unsubscribe it.
         if not call.no_updates:

@@ -259,3 +259,21 @@ async def test_destroy_auth_key_reaches_every_edge(raw_client, start_edge_server
     with pytest.raises(harness.TransportErrorReceived) as err:
         await again.recv()
     assert err.value.code == -404
+
+
+async def test_service_calls_from_telethon(telethon_client):
+    """Answers that do not come in rpc_result, parsed by a real client."""
+    from telethon.tl import functions as tfn
+    from telethon.tl import types as ttypes
+
+    client = await telethon_client("intermediate")
+    salts = await asyncio.wait_for(client(tfn.GetFutureSaltsRequest(num=3)), 10)
+    assert isinstance(salts, ttypes.FutureSalts) and len(salts.salts) == 3
+    first = salts.salts[0]
+    assert first.valid_since.timestamp() <= salts.now < first.valid_until.timestamp()
+    pong = await asyncio.wait_for(client(tfn.PingRequest(ping_id=31337)), 10)
+    assert isinstance(pong, ttypes.Pong) and pong.ping_id == 31337
+    # Telethon matches destroy_session answers only when the call is not wrapped.
+    plain = await telethon_client("abridged", receive_updates=True)
+    gone = await asyncio.wait_for(plain(tfn.DestroySessionRequest(session_id=12345)), 10)
+    assert isinstance(gone, ttypes.DestroySessionNone) and gone.session_id == 12345

@@ -680,3 +680,13 @@ def test_sessions_per_key_are_capped(manager):
         manager.get_or_create(FakeKey(), sid)
     assert len(manager.sessions_of_key(KEY_ID)) == manager_mod.MAX_SESSIONS_PER_KEY
     assert first.destroyed  # the longest idle one went first
+
+
+async def test_service_calls_inside_wrappers_are_answered_directly(env, dispatcher):
+    session, link, client, salt = env
+    mid = client.msg_id()
+    body = struct.pack("<I", wire.INVOKE_WITHOUT_UPDATES) + struct.pack("<Ii", wire.GET_FUTURE_SALTS, 2)
+    session.handle_packet(link, salt, mid, client.seqno(True), with_layer(224, body))
+    (salts,) = link.of(wire.FUTURE_SALTS)
+    assert struct.unpack_from("<qii", salts, 4)[::2] == (mid, 2)
+    assert dispatcher.calls == [] and session.layer == 224
