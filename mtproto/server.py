@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from mtproto import crypto, transport
+from mtproto.exchange import KeyExchange, verify_bind_message
 from mtproto.session import SaltSchedule, Session, SessionManager, TLCodec, wire
 from mtproto.session.codec import Codec
 from mtproto.session.session import OutMessage
@@ -26,7 +27,7 @@ log = logging.getLogger("telesrv.mtproto.server")
 # A packet carries at most this many messages (one container) and this many bytes.
 MAX_BATCH = 1000
 MAX_BATCH_BYTES = 512 * 1024
-# Without a valid message for this long, a connection is closed.
+# A connection that sends nothing for this long is closed.
 IDLE_TIMEOUT = 600.0
 # Bytes written but not yet taken by the client, past which the connection is dropped.
 MAX_WRITE_BUFFER = 16 * 1024 * 1024
@@ -357,14 +358,10 @@ class MTProtoServer:
     async def lookup_key(self, auth_key_id: int) -> Any:
         return await self.keys.get(auth_key_id)
 
-    def new_exchange(self) -> Any:
-        from mtproto.exchange import KeyExchange
-
+    def new_exchange(self) -> KeyExchange:
         return KeyExchange(self.rsa_key, self.keys, dc_id=self.dc_id)
 
     async def _bind_temp_auth_key(self, session: Session, msg_id: int, request: Any) -> bytes:
-        from mtproto.exchange import verify_bind_message
-
         if not getattr(session.auth_key, "expires_at", None):
             return wire.rpc_error(400, "TEMP_AUTH_KEY_EMPTY")
         perm = await self.keys.get(request.perm_auth_key_id)
