@@ -30,8 +30,8 @@ def device_info(ctx) -> DeviceInfo:
     client = ctx.client
     if client is None:
         return DeviceInfo()
-    session = ctx.session
-    ip = getattr(session, "peer_ip", "") or ""
+    # RequestContext.ip: the client's address as the edge saw it ("" when unknown).
+    ip = ctx.ip or ""
     return DeviceInfo(
         api_id=client.api_id,
         device_model=client.device_model,

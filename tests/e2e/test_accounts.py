@@ -80,6 +80,7 @@ async def test_telethon_sign_up_login_profile_username_log_out(telethon_client, 
     assert await Authorization.objects.filter(user_id=alice.id).acount() == 2
     devices = [a async for a in Authorization.objects.filter(user_id=alice.id)]
     assert all(a.device_model and a.api_id == harness.API_ID and a.app_version for a in devices)
+    assert all(a.ip == "127.0.0.1" for a in devices)
 
     # Another user with a username, found and watched by Alice.
     other = await telethon_client("full")
