@@ -161,3 +161,13 @@ def test_authorization_lookup_marks_the_device_active(alice):
     Authorization.objects.filter(perm_auth_key_id=77).update(active=long_ago)
     assert login.authorized_user_id(77) == alice.id
     assert Authorization.objects.get(perm_auth_key_id=77).active > timezone.now() - timedelta(minutes=1)
+
+
+def test_a_deleted_account_cannot_sign_in_or_sign_up_again(alice):
+    from tl.errors import PhoneNumberBannedError
+
+    User.objects.filter(pk=alice.pk).update(deleted=True)
+    code = login.do_send_code(alice.phone)
+    with pytest.raises(PhoneNumberBannedError):
+        sign_in(9, code, phone=alice.phone)
+    assert login.authorized_user_id(9) is None
