@@ -38,7 +38,13 @@ def unix_time(value: int) -> str:
 
 def rights_names(mask: int, table: dict[str, int]) -> str:
     names = [name for name, bit in table.items() if mask & (1 << bit)]
-    return ", ".join(names) if names else "-"
+    if not names:
+        return "-"
+    if len(names) == len(table):
+        return "all"
+    if len(names) > len(table) // 2:
+        return "all but " + ", ".join(n for n in table if n not in names)
+    return ", ".join(names)
 
 
 class ModerationMixin:
@@ -188,7 +194,21 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
     actions = ("delete_channels",)
     # The access hash lets anyone holding it reach a private channel: not shown.
     fieldsets = (
-        (None, {"fields": ("id", "title", "about", "username", "creator_user_id", "date_shown", "deleted")}),
+        (
+            None,
+            {
+                "fields": (
+                    "id",
+                    "title",
+                    "about",
+                    "username",
+                    "creator_user_id",
+                    "date_shown",
+                    "deleted",
+                    "pages",
+                )
+            },
+        ),
         (
             "type and settings",
             {
@@ -216,7 +236,6 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
                     "top_message_date_shown",
                     "pinned_message_id",
                     "admin_log_seq",
-                    "pages",
                 )
             },
         ),

@@ -119,6 +119,15 @@ def _make_moderator():
     return name
 
 
+def wait_url(driver, fragment: str) -> None:
+    """Block until the browser is on the next page (a click only starts navigation)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 20).until(
+        lambda d: fragment in d.current_url and d.execute_script("return document.readyState") == "complete"
+    )
+
+
 def log_in(driver, base: str, username: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -126,6 +135,10 @@ def log_in(driver, base: str, username: str) -> None:
     driver.find_element(By.NAME, "username").send_keys(username)
     driver.find_element(By.NAME, "password").send_keys(MOD_PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 20).until(lambda d: "login" not in d.current_url)
+    wait_url(driver, "/admin/")
     assert "Site administration" in driver.page_source
 
 
@@ -136,15 +149,24 @@ def ban_in_browser(driver, base: str, username: str, title: str, channel_id: int
     log_in(driver, base, username)
     # find the channel by its title from the channel list's search box
     driver.find_element(By.LINK_TEXT, "Channels").click()
+    wait_url(driver, "/admin/channels_app/channel/")
     box = driver.find_element(By.ID, "searchbar")
     box.send_keys(title)
     box.submit()
+    wait_url(driver, "q=")
     driver.find_element(By.LINK_TEXT, title).click()
-    assert str(channel_id) in driver.page_source
+    wait_url(driver, f"/channel/{channel_id}/change/")
     driver.find_element(By.LINK_TEXT, "members").click()
+    wait_url(driver, f"/admin/console_app/member/?channel_id={channel_id}")
     driver.find_element(By.CSS_SELECTOR, f'input.action-select[value="{channel_id}.{user_id}"]').click()
     Select(driver.find_element(By.NAME, "action")).select_by_value("ban_members")
+    old = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.NAME, "index").click()
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+    wait_url(driver, "/admin/console_app/member/")
     return driver.find_element(By.CSS_SELECTOR, "ul.messagelist").text
 
 
