@@ -346,7 +346,7 @@ async def do_update_pinned_message(
                 (channel_id, message_id, date),
             )
         await _refresh_pinned_top(conn, channel_id, pts)
-        payload = {"pinned": not unpin, "messages": [message_id], "silent": silent}
+        payload = {"channel_id": channel_id, "pinned": not unpin, "messages": [message_id], "silent": silent}
         await _insert_pin_event(conn, channel_id, pts, 1, date, [message_id], payload)
         await admin_log.record(
             conn, channel_id, actor_user_id, "update_pinned", data={"message": _loggable(message), "pinned": not unpin},
@@ -384,7 +384,7 @@ async def do_unpin_all_messages(actor_user_id: int | None, channel_id: int) -> t
             (channel_id, ids),
         )
         await _refresh_pinned_top(conn, channel_id, pts)
-        payload = {"pinned": False, "messages": ids, "silent": True}
+        payload = {"channel_id": channel_id, "pinned": False, "messages": ids, "silent": True}
         await _insert_pin_event(conn, channel_id, pts, 1, date, ids, payload)
         return ChannelEvent(channel_id, pts, 1, "pin_messages", date, payload, ids)
 

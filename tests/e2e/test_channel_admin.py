@@ -14,6 +14,16 @@ from accounts_app.access import user_access_hash
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def clean_server_log(edge_server):
+    """Every test here must leave no traceback or error in the server's log."""
+    start = len(edge_server.log())
+    yield
+    new = edge_server.log()[start:]
+    trouble = [line for line in new.splitlines() if "Traceback" in line or " ERROR " in line]
+    assert not trouble, new[-3000:]
+
+
 def iu(viewer, target):
     return types.InputUser(target.id, user_access_hash(viewer.id, target.id))
 
