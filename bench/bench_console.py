@@ -117,7 +117,9 @@ def main() -> None:
     drop_channel()
     t0 = time.perf_counter()
     create_channel(args.members)
-    print(f"created a channel with {args.members:,} members in {time.perf_counter() - t0:.2f} s (set-based SQL)")
+    print(
+        f"created a channel with {args.members:,} members in {time.perf_counter() - t0:.2f} s (set-based SQL)"
+    )
     try:
         client = moderator_client()
         url = "/admin/console_app/member/"
@@ -125,8 +127,16 @@ def main() -> None:
         deep = FIRST_USER + int(args.members * 0.9)
         cases = [
             ("members list, page 1", {"channel_id": CHANNEL_ID}, f"{CHANNEL_ID}.{FIRST_USER}/"),
-            ("members list, keyset page at 90%", {"channel_id": CHANNEL_ID, "user_id__gt": deep}, f".{deep + 1}/"),
-            ("members list, status=banned (no match)", {"channel_id": CHANNEL_ID, "status": "banned"}, "0 channel"),
+            (
+                "members list, keyset page at 90%",
+                {"channel_id": CHANNEL_ID, "user_id__gt": deep},
+                f".{deep + 1}/",
+            ),
+            (
+                "members list, status=banned (no match)",
+                {"channel_id": CHANNEL_ID, "status": "banned"},
+                "0 channel",
+            ),
             ("members list, page 50 (OFFSET)", {"channel_id": CHANNEL_ID, "p": 50}, "/change/"),
             ("members list, every channel", {}, "/change/"),
         ]
