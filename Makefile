@@ -28,7 +28,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services lint
+test: venv services browser lint
 	$(BIN)/python -m pytest
 
 regen: venv
