@@ -31,12 +31,8 @@ MEMBERS_CHANGED = "channels.members_changed"
 
 
 def _local_user_ids(edge) -> list[int]:
-    online = getattr(edge, "online_user_ids", None)
-    if callable(online):
-        return list(online())
-    # mtproto's session manager indexes live sessions by user.
-    by_user = getattr(getattr(edge, "sessions", None), "_by_user", {})
-    return list(by_user)
+    # The edge's public registry API (mtproto.server.MTProtoServer.online_user_ids).
+    return list(edge.online_user_ids())
 
 
 # channel_id -> (expiry, online user ids it was computed for, channel row, members):

@@ -352,6 +352,11 @@ class MTProtoServer:
     def sessions_of_user(self, user_id: int) -> list[Session]:
         return self.sessions.sessions_of_user(user_id)
 
+    def online_user_ids(self) -> list[int]:
+        """Users with a live session on this edge (public: push code intersects it with
+        channel membership instead of reading the session manager's index)."""
+        return self.sessions.online_user_ids()
+
     def sessions_of_perm_key(self, perm_auth_key_id: int) -> list[Session]:
         return self.sessions.sessions_of_perm_key(perm_auth_key_id)
 

@@ -88,6 +88,11 @@ class SessionManager:
     def sessions_of_user(self, user_id: int) -> list[Session]:
         return [s for s in self._by_user.get(user_id, ()) if not s.destroyed]
 
+    def online_user_ids(self) -> list[int]:
+        """Users with at least one live (authorized, not destroyed) session here: what
+        per-process fan-out intersects with a channel's members."""
+        return [u for u, group in self._by_user.items() if any(not s.destroyed for s in group)]
+
     def sessions_of_perm_key(self, perm_auth_key_id: int) -> list[Session]:
         """Sessions of a permanent key and of the temporary keys bound to it."""
         return [s for s in self._sessions.values() if s.perm_auth_key_id == perm_auth_key_id]

@@ -25,6 +25,9 @@ class FakeEdge:
     def sessions_of_user(self, user_id):
         return [s for s in self.sessions if s.user_id == user_id]
 
+    def online_user_ids(self):
+        return sorted({s.user_id for s in self.sessions})
+
     def sessions_of_perm_key(self, perm):
         return []
 

@@ -560,6 +560,21 @@ async def test_push_and_user_index(manager, env):
     assert manager.sessions_of_user(7) == []
 
 
+async def test_online_user_ids(manager, env):
+    session = env[0]
+    assert manager.online_user_ids() == []
+    session.user_id = 7
+    other = manager.get_or_create(FakeKey(auth_key_id=99), 5)
+    other.user_id = 8
+    assert sorted(manager.online_user_ids()) == [7, 8]
+    session.user_id = 9  # re-authorized as another user: reindexed
+    assert sorted(manager.online_user_ids()) == [8, 9]
+    manager.drop(other)
+    assert manager.online_user_ids() == [9]
+    session.user_id = None
+    assert manager.online_user_ids() == []
+
+
 async def test_new_session_of_a_key_starts_with_the_keys_layer(manager, env):
     session, link, client, salt = env
     session.handle_packet(link, salt, client.msg_id(), client.seqno(True), with_layer(224, b"xxxx"))
