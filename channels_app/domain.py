@@ -90,6 +90,7 @@ class DialogEntry:
     dialog: dict
     top_message: dict | None
     unread_count: int
+    unread_mentions: int = 0
 
 
 @dataclass(slots=True)

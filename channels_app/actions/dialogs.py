@@ -1,10 +1,32 @@
 """The owner's channel dialogs: list with the design's order and seek cursor, pins,
 folders, manual unread marks.
 
-Order: pinned DESC, pinned_order DESC, top_message_date DESC, top_message_id DESC,
-channel_id DESC. A send writes no per-member dialog rows (O(1) per message), so the
-current top comes from ``channels`` at read time; the per-user set is bounded by
-CHANNELS_PER_USER_MAX, so ordering it after two partition-pruned reads is bounded work.
+Everything is decided in SQL, with ``LIMIT``, one statement per page:
+
+- Order: ``pinned DESC, pinned_order DESC, top_date DESC, top_id DESC, channel_id DESC``
+  where ``top`` is the viewer's *visible* top message: the newest non-deleted message
+  above the member's ``available_min_id`` (local clear / hidden prehistory), found with
+  one probe of ``channel_messages_history_idx`` (``(channel_id, id DESC) WHERE NOT
+  deleted``). ``channels.top_message_id`` is recomputed on delete, but a deleted or
+  hidden top is never shown: a dialog with nothing visible sorts by the later of the
+  channel's creation and the viewer's join date and has ``top_message = 0``.
+- Seek: ``(offset_date, offset_id, offset_peer)`` is a row comparison against that
+  key; when ``offset_peer`` is one of the folder's pinned dialogs the cursor carries its
+  pin position, so a page that ended inside the pinned block continues with the rest
+  of the pins and then the unpinned dialogs.
+- Folders: ``folder_id`` 0 (main list) / 1 (archive) are physical and filter the rows
+  before ``LIMIT``; ``folder_id >= 2`` are the client's dialog filters (rules, not a
+  stored column) and answer FOLDER_ID_INVALID.
+- Partition keys: ``channel_dialogs`` by ``user_id`` (a constant); ``channels``,
+  ``channel_members`` and ``channel_messages`` by the dialog's ``channel_id`` (nested
+  loops, pruned at run time). The key set is bounded by CHANNELS_PER_USER_MAX.
+- ``unread_count`` = non-deleted messages with ``id > max(read_inbox_max_id,
+  available_min_id)``, counted for the page's rows only on the same partial index and
+  capped at UNREAD_COUNT_MAX (a LIMITed subquery: a dialog with more unread than that
+  shows the cap); never ``top - read`` (deleted messages are not unread).
+
+A send writes no per-member dialog rows (O(1) per message); the stale
+``channel_dialogs.top_message_*`` / ``unread_count`` caches are not read here.
 """
 
 from __future__ import annotations
@@ -12,77 +34,108 @@ from __future__ import annotations
 from .. import db, limits
 from ..domain import DialogEntry, Dialogs
 from ..errors import FolderIdInvalidError, LimitInvalidError, PinnedDialogsTooMuchError
-from .common import CHANNEL_COLUMNS, MEMBER_COLUMNS, MESSAGE_COLUMNS, message_refs
+from .common import message_refs
 
-DIALOG_COLUMNS = (
-    "user_id, channel_id, folder_id, pinned, pinned_order, top_message_id, top_message_date,"
-    " read_inbox_max_id, read_outbox_max_id, unread_count, unread_mentions, unread_mark,"
-    " view_forum_as_messages, notify_settings"
+# The most unread messages one dialog's count examines (bounded work per page row).
+UNREAD_COUNT_MAX = 10_000
+
+_ORDER = "pinned DESC, pinned_order DESC, top_date DESC, top_id DESC, channel_id DESC"
+
+# One row per dialog of the user matching {where}: the order key only.
+_KEYS = """
+SELECT d.channel_id, d.pinned, CASE WHEN d.pinned THEN d.pinned_order ELSE 0 END AS pinned_order,
+  COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date
+FROM channel_dialogs d
+JOIN channels c ON c.id = d.channel_id
+JOIN channel_members m ON m.channel_id = d.channel_id AND m.user_id = %(u)s
+LEFT JOIN LATERAL (
+  SELECT x.id, x.date FROM channel_messages x
+  WHERE x.channel_id = d.channel_id AND NOT x.deleted AND x.id > m.available_min_id
+    AND c.top_message_id > m.available_min_id
+  ORDER BY x.id DESC LIMIT 1
+) t ON true
+WHERE d.user_id = %(u)s AND {where} AND NOT c.deleted AND m.status = 'active'
+LIMIT %(cap)s
+"""
+
+# The page: keys past the cursor in order, LIMITed, then the rows a dialog shows.
+_PAGE = (
+    "WITH k AS MATERIALIZED ({keys}),"
+    " p AS (SELECT * FROM k WHERE {seek} ORDER BY {order} LIMIT %(lim)s)"
+    " SELECT p.channel_id, p.top_id, p.top_date, (SELECT count(*) FROM k) AS total,"
+    "  row_to_json(c) AS channel, row_to_json(m) AS member, row_to_json(d) AS dialog, row_to_json(t) AS top,"
+    "  (SELECT count(*) FROM (SELECT 1 FROM channel_messages u WHERE u.channel_id = p.channel_id"
+    "    AND NOT u.deleted AND u.id > GREATEST(m.read_inbox_max_id, m.available_min_id)"
+    "    LIMIT %(unread_max)s) s) AS unread"
+    " FROM p"
+    " JOIN channels c ON c.id = p.channel_id"
+    " JOIN channel_members m ON m.channel_id = p.channel_id AND m.user_id = %(u)s"
+    " JOIN channel_dialogs d ON d.user_id = %(u)s AND d.channel_id = p.channel_id"
+    " LEFT JOIN channel_messages t ON t.channel_id = p.channel_id AND t.id = p.top_id AND p.top_id > 0"
+    " ORDER BY {order_p}"
+)
+
+# Row comparison in the full order; the cursor peer's pin position comes from its row.
+_SEEK = (
+    "(pinned, pinned_order, top_date, top_id, channel_id) < ("
+    " COALESCE((SELECT cd.pinned FROM channel_dialogs cd WHERE cd.user_id = %(u)s"
+    "   AND cd.channel_id = %(oc)s AND cd.folder_id = %(f)s), false),"
+    " COALESCE((SELECT cd.pinned_order FROM channel_dialogs cd WHERE cd.user_id = %(u)s"
+    "   AND cd.channel_id = %(oc)s AND cd.folder_id = %(f)s AND cd.pinned), 0),"
+    " %(od)s, %(oi)s, %(oc)s)"
 )
 
 
-def _sort_key(e: DialogEntry) -> tuple:
-    top = e.top_message
-    return (
-        e.dialog["pinned"],
-        e.dialog["pinned_order"] if e.dialog["pinned"] else 0,
-        top["date"] if top else e.channel["date"],
-        top["id"] if top else 0,
-        e.channel["id"],
+def count_sql(where: str) -> str:
+    return f"SELECT count(*) AS n FROM ({_KEYS.format(where=where)}) k"
+
+
+def page_sql(where: str, seek: str = "true") -> str:
+    """The statement of one dialogs page (exposed for EXPLAIN in tests/benchmarks)."""
+    return _PAGE.format(
+        keys=_KEYS.format(where=where),
+        seek=seek,
+        order=_ORDER,
+        order_p=", ".join("p." + part for part in _ORDER.split(", ")),
     )
 
 
-async def _entries(
-    user_id: int, *, channel_ids: list[int] | None = None, folder_id: int | None = None
-) -> list[DialogEntry]:
+async def unread_mentions_counts(conn, user_id: int, channel_ids: list[int]) -> dict[int, int]:
+    """Unread mentions per channel: the one place the mentions store plugs in
+    (``channels_app.actions.mentions.unread_mention_counts``); 0 without it."""
+    try:
+        from .mentions import unread_mention_counts
+    except ImportError:
+        return {}
+    return await unread_mention_counts(conn, user_id, channel_ids)
+
+
+async def _page(sql: str, params: dict, where: str = "") -> tuple[list[DialogEntry], int]:
+    params = {"cap": limits.CHANNELS_PER_USER_MAX, "unread_max": UNREAD_COUNT_MAX, **params}
     async with db.connection() as conn:
-        sql = f"SELECT {DIALOG_COLUMNS} FROM channel_dialogs WHERE user_id = %s"
-        params: list = [user_id]
-        if channel_ids is not None:
-            sql += " AND channel_id = ANY(%s)"
-            params.append(channel_ids)
-        if folder_id is not None:
-            sql += " AND folder_id = %s"
-            params.append(folder_id)
-        cur = await conn.execute(sql + " LIMIT %s", [*params, limits.CHANNELS_PER_USER_MAX])
-        dialogs = {r["channel_id"]: r for r in await cur.fetchall()}
-        if not dialogs:
-            return []
-        ids = list(dialogs)
-        cur = await conn.execute(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s) AND NOT deleted", (ids,)
+        cur = await conn.execute(sql, params)
+        rows = await cur.fetchall()
+        mentions = (
+            await unread_mentions_counts(conn, params["u"], [r["channel_id"] for r in rows]) if rows else {}
         )
-        channels = {r["id"]: r for r in await cur.fetchall()}
-        cur = await conn.execute(
-            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s"
-            " AND status = 'active'",
-            (ids, user_id),
+        if rows:
+            total = rows[0]["total"]
+        elif where:  # an empty page past the cursor still tells the list's size
+            total = (await (await conn.execute(count_sql(where), params)).fetchone())["n"]
+        else:
+            total = 0
+    entries = [
+        DialogEntry(
+            r["channel"],
+            r["member"],
+            r["dialog"],
+            r["top"],
+            min(r["unread"], UNREAD_COUNT_MAX),
+            unread_mentions=mentions.get(r["channel_id"], 0),
         )
-        members = {r["channel_id"]: r for r in await cur.fetchall()}
-        tops = {
-            c["id"]: c["top_message_id"]
-            for c in channels.values()
-            if c["id"] in members and c["top_message_id"] > members[c["id"]]["available_min_id"]
-        }
-        messages = {}
-        if tops:
-            cur = await conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = ANY(%s) AND id = ANY(%s)",
-                (list(tops), list(set(tops.values()))),
-            )
-            messages = {
-                r["channel_id"]: r for r in await cur.fetchall() if tops.get(r["channel_id"]) == r["id"]
-            }
-    out = []
-    for cid, d in dialogs.items():
-        ch, m = channels.get(cid), members.get(cid)
-        if ch is None or m is None:
-            continue
-        top = messages.get(cid)
-        read = max(m["read_inbox_max_id"], m["available_min_id"])
-        unread = max(0, (top["id"] if top else 0) - read)
-        out.append(DialogEntry(ch, m, d, top, unread))
-    return out
+        for r in rows
+    ]
+    return entries, total
 
 
 def _result(entries: list[DialogEntry], count: int, complete: bool) -> Dialogs:
@@ -106,37 +159,46 @@ async def get_dialogs(
         raise LimitInvalidError()
     limit = min(limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
     if folder_id not in (None, 0, 1):
-        raise FolderIdInvalidError()
-    entries = await _entries(user_id, folder_id=folder_id if folder_id is not None else 0)
-    entries.sort(key=_sort_key, reverse=True)
-    total = len(entries)
-    pinned = [e for e in entries if e.dialog["pinned"]]
-    rest = [e for e in entries if not e.dialog["pinned"]]
-    if offset_date or offset_id or offset_channel_id:
-        # Seek past (offset_date, offset_id, offset_peer) in the non-pinned order.
-        cursor = (offset_date, offset_id, offset_channel_id)
-
-        def before(e: DialogEntry) -> bool:
-            k = _sort_key(e)
-            return (k[2], k[3], k[4]) < cursor
-
-        page = [e for e in rest if before(e)]
+        raise FolderIdInvalidError()  # dialog filters (>= 2) are client-side rules
+    folder = folder_id or 0
+    cursor = bool(offset_date or offset_id or offset_channel_id)
+    if cursor:
+        seek = _SEEK
+    elif exclude_pinned:
+        seek = "NOT pinned"
     else:
-        page = ([] if exclude_pinned else pinned) + rest
-    sliced = page[:limit]
-    return _result(sliced, total, complete=len(page) <= limit)
+        seek = "true"
+    params = {
+        "u": user_id,
+        "f": folder,
+        "lim": limit,
+        "od": offset_date,
+        "oi": offset_id,
+        "oc": offset_channel_id,
+    }
+    entries, total = await _page(page_sql("d.folder_id = %(f)s", seek), params, "d.folder_id = %(f)s")
+    return _result(entries, total, complete=not cursor and len(entries) == total)
 
 
 async def get_peer_dialogs(user_id: int, channel_ids: list[int]) -> Dialogs:
-    entries = await _entries(user_id, channel_ids=channel_ids[: limits.DIALOGS_LIMIT])
-    order = {cid: i for i, cid in enumerate(channel_ids)}
+    ids = list(dict.fromkeys(channel_ids))[: limits.DIALOGS_LIMIT]
+    if not ids:
+        return _result([], 0, True)
+    entries, _ = await _page(
+        page_sql("d.channel_id = ANY(%(ids)s)"), {"u": user_id, "ids": ids, "lim": len(ids)}
+    )
+    order = {cid: i for i, cid in enumerate(ids)}
     entries.sort(key=lambda e: order.get(e.channel["id"], 0))
     return _result(entries, len(entries), True)
 
 
 async def get_pinned_dialogs(user_id: int, folder_id: int = 0) -> Dialogs:
-    entries = [e for e in await _entries(user_id, folder_id=folder_id) if e.dialog["pinned"]]
-    entries.sort(key=_sort_key, reverse=True)
+    if folder_id not in (0, 1):
+        raise FolderIdInvalidError()
+    entries, _ = await _page(
+        page_sql("d.folder_id = %(f)s AND d.pinned"),
+        {"u": user_id, "f": folder_id, "lim": limits.DIALOGS_LIMIT},
+    )
     return _result(entries, len(entries), True)
 
 
