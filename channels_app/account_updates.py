@@ -75,15 +75,38 @@ async def too_long_nudges(user_id: int, since: datetime):
     from accounts_app.updates import Rendered
 
     from .access import chats_for
-    from .actions import channels_with_news
 
-    news = await channels_with_news(user_id, int(since.timestamp()))
+    news = await channels_with_events_since(user_id, int(since.timestamp()))
     if not news:
         return None
     return Rendered(
         updates=[tl_convert.too_long_update_to_tl(cid, pts) for cid, pts in news],
         chats=await chats_for(user_id, [cid for cid, _ in news]),
     )
+
+
+NUDGES_MAX = 100
+
+# The newest pts event of each active joined channel (one backward step on the
+# (channel_id, pts) primary key per channel, pruned at run time; any event type counts:
+# new, edit, delete, pin, service, noop). Bounded by CHANNELS_PER_USER_MAX and NUDGES_MAX.
+_NEWS = """
+SELECT i.channel_id, c.pts FROM user_channel_member_index i
+JOIN channels c ON c.id = i.channel_id AND NOT c.deleted
+CROSS JOIN LATERAL (SELECT e.date FROM channel_update_events e WHERE e.channel_id = i.channel_id
+  ORDER BY e.pts DESC LIMIT 1) e
+WHERE i.user_id = %s AND i.status = 'active' AND e.date > %s
+ORDER BY e.date DESC, i.channel_id DESC LIMIT %s
+"""
+
+
+async def channels_with_events_since(user_id: int, since_date: int) -> list[tuple[int, int]]:
+    """(channel_id, pts) of the user's active channels with channel_update_events after
+    ``since_date`` (design: Viewer State point 4), newest first, at most NUDGES_MAX."""
+    from . import db
+
+    rows = await db.fetchall(_NEWS, (user_id, since_date, NUDGES_MAX))
+    return [(r["channel_id"], r["pts"]) for r in rows]
 
 
 def install() -> None:

@@ -132,3 +132,24 @@ async def test_page_query_prunes_partitions(chan):
     for table in ("channel_dialogs", "channels", "channel_members", "channel_messages"):
         scanned = {t for t in executed if t.startswith(table + "_p")}
         assert len(scanned) == 1, (table, scanned)
+
+
+async def test_nudge_for_edit_only_channel_not_for_untouched(chan):
+    from channels_app.account_updates import channels_with_events_since
+
+    edited, untouched = await group("e"), await group("u")
+    (m,) = await send(edited["id"])
+    for cid in (edited["id"], untouched["id"]):
+        await db.fetchone(
+            "UPDATE channel_update_events SET date = date - 1000 WHERE channel_id = %s RETURNING 1", (cid,)
+        )
+        await db.fetchone(
+            "UPDATE channels SET top_message_date = top_message_date - 1000 WHERE id = %s RETURNING 1", (cid,)
+        )
+    import time
+
+    since = int(time.time()) - 100
+    assert await channels_with_events_since(B, since) == []
+    await actions.do_edit_message(A, edited["id"], m["id"], "changed", [])
+    news = await channels_with_events_since(B, since)
+    assert [cid for cid, _ in news] == [edited["id"]]
