@@ -209,6 +209,15 @@ def event_to_update(ev: ChannelEvent, viewer_id: int):
         return types.UpdateDeleteChannelMessages(
             channel_id=ev.channel_id, messages=list(ev.message_ids), pts=ev.pts, pts_count=ev.pts_count
         )
+    if ev.type == "pin_messages":
+        payload = ev.message or {}
+        return types.UpdatePinnedChannelMessages(
+            pinned=bool(payload.get("pinned")),
+            channel_id=ev.channel_id,
+            messages=list(ev.message_ids or payload.get("messages") or []),
+            pts=ev.pts,
+            pts_count=ev.pts_count,
+        )
     return None
 
 
@@ -397,7 +406,13 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         slowmode_seconds=ch["slowmode_seconds"] or None,
         pts=ch["pts"],
         ttl_period=ch["ttl_period"] or None,
+        requests_pending=full.get("requests_pending") or None,
+        recent_requesters=full.get("recent_requesters") or None,
     )
+    if full.get("exported_invite"):
+        from .tl_convert_admin import exported_invite_to_tl  # it builds on this module
+
+        fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
     return types.messages.ChatFull(full_chat=fc, chats=chats, users=users)
 
 

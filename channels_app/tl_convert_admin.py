@@ -9,7 +9,6 @@ import os
 from tl import types
 
 from . import tl_convert
-from .domain import ChannelEvent
 
 # What links look like to clients; TDesktop and Telethon take the hash after "+".
 INVITE_LINK_PREFIX = os.environ.get("TELESRV_INVITE_LINK_PREFIX", "https://t.me/+")
@@ -114,18 +113,6 @@ def pending_requests_to_tl(channel_id: int, pending: int, recent: list[int]):
         peer=types.PeerChannel(channel_id=channel_id),
         requests_pending=pending,
         recent_requesters=list(recent),
-    )
-
-
-def pin_event_to_update(ev: ChannelEvent):
-    """A ``pin_messages`` pts event (payload: pinned, messages) as the client sees it."""
-    payload = ev.message or {}
-    return types.UpdatePinnedChannelMessages(
-        pinned=bool(payload.get("pinned")),
-        channel_id=ev.channel_id,
-        messages=list(ev.message_ids or payload.get("messages") or []),
-        pts=ev.pts,
-        pts_count=ev.pts_count,
     )
 
 

@@ -609,7 +609,7 @@ class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
 class EventTypeFilter(admin.SimpleListFilter):
     title = "type"
     parameter_name = "type"
-    TYPES = ("new_message", "edit_message", "delete_messages", "pin", "noop")
+    TYPES = ("new_message", "edit_message", "delete_messages", "pin_messages", "noop")
 
     def lookups(self, request, model_admin):
         return tuple((t, t) for t in self.TYPES)

@@ -30,6 +30,7 @@ from ..rights import (
     has_admin_right,
     is_admin,
 )
+from . import admin_log, invites
 from .common import (
     CHANNEL_COLUMNS,
     MEMBER_COLUMNS,
@@ -334,9 +335,17 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
 
 
 async def _activate(
-    channel: dict, add: list[int], *, inviter: int, actor_id: int, join: bool, restored_kicked: int = 0
+    channel: dict,
+    add: list[int],
+    *,
+    inviter: int,
+    actor_id: int,
+    join: bool,
+    restored_kicked: int = 0,
+    log: bool = True,
 ) -> ChannelChange:
-    """Make ``add`` active members; a megagroup gets a visible service message (pts)."""
+    """Make ``add`` active members; a megagroup gets a visible service message (pts).
+    ``log=False``: the caller writes its own admin-log entry (joins by invite link)."""
     date = now()
     channel_id = channel["id"]
 
@@ -355,6 +364,22 @@ async def _activate(
             " kicked_count = GREATEST(0, kicked_count - %s) WHERE id = %s",
             (len(add), restored_kicked, channel_id),
         )
+        if log and join:
+            await admin_log.record(
+                conn, channel_id, actor_id, "participant_join", target_user_id=actor_id, date=date
+            )
+        elif log:
+            for u in add:
+                participant = {
+                    "user_id": u,
+                    "inviter_user_id": inviter,
+                    "status": "active",
+                    "joined_at": date,
+                }
+                await admin_log.record(
+                    conn, channel_id, actor_id, "participant_invite", target_user_id=u,
+                    data={"participant": participant}, date=date,
+                )  # fmt: skip
         event = None
         if msg_id is not None:
             action = {"_": "chatAddUser", "users": add}
@@ -399,6 +424,7 @@ async def do_join_channel(user_id: int, channel_id: int) -> ChannelChange:
             raise ChannelPrivateError()  # private channels are joined through an invite link
         if await _active_channel_count(conn, user_id) >= limits.CHANNELS_PER_USER_MAX:
             raise ChannelsTooMuchError()
+    await invites.request_join_if_needed(channel, user_id)
     return await _activate(channel, [user_id], inviter=user_id, actor_id=user_id, join=True)
 
 
@@ -460,6 +486,9 @@ async def do_leave_channel(user_id: int, channel_id: int) -> ChannelChange:
         )
         await conn.execute(
             "DELETE FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (user_id, channel_id)
+        )
+        await admin_log.record(
+            conn, channel_id, user_id, "participant_leave", target_user_id=user_id, date=date
         )
         await conn.execute(
             "UPDATE channels SET participants_count = GREATEST(0, participants_count - 1),"
@@ -564,6 +593,8 @@ async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | N
         "unread_count": unread,
         "available_min_id": member["available_min_id"] if member else 0,
         "is_admin": is_admin(member),
+        # exported_invite / requests_pending / recent_requesters, for admins who may invite
+        **(await invites.full_channel_extras(viewer_id, channel, member)),
     }
 
 

@@ -12,7 +12,8 @@ def _visible_part(ev: dict, floor: int) -> dict | None:
     """The event as a viewer whose history starts after ``floor`` may see it."""
     if ev["type"] in ("new_message", "edit_message"):
         return ev if ev["message_id"] > floor else None
-    if ev["type"] == "delete_messages":
+    if ev["type"] in ("delete_messages", "pin_messages"):
+        # Partly visible: only the ids are cut; pts_count stays what the log says.
         ids = [i for i in ev["message_ids"] if i > floor]
         return {**ev, "message_ids": ids} if ids else None
     return None  # noop
@@ -65,16 +66,11 @@ async def get_channel_difference(
             new_messages.append(r["payload"])
         elif r["type"] == "edit_message":
             others.append(ChannelEvent(channel_id, r["pts"], 1, "edit_message", r["date"], r["payload"]))
-        elif r["type"] == "delete_messages":
+        elif r["type"] in ("delete_messages", "pin_messages"):
+            payload = r["payload"] if r["type"] == "pin_messages" else None
             others.append(
                 ChannelEvent(
-                    channel_id,
-                    r["pts"],
-                    r["pts_count"],
-                    "delete_messages",
-                    r["date"],
-                    None,
-                    part["message_ids"],
+                    channel_id, r["pts"], r["pts_count"], r["type"], r["date"], payload, part["message_ids"]
                 )
             )
     if not new_messages and not others:

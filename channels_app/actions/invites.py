@@ -309,7 +309,7 @@ async def do_import_invite(user_id: int, link: str) -> ChannelChange:
 
     try:
         change = await _activate(
-            channel, [user_id], inviter=locked["admin_user_id"], actor_id=user_id, join=True
+            channel, [user_id], inviter=locked["admin_user_id"], actor_id=user_id, join=True, log=False
         )
     except BaseException:
         async with db.connection() as conn, conn.transaction():
@@ -643,7 +643,7 @@ async def do_hide_join_request(
         from .channels import _activate
 
         inviter = invite["admin_user_id"] if invite else admin_log.actor_id(actor_user_id)
-        change = await _activate(channel, [user_id], inviter=inviter, actor_id=user_id, join=True)
+        change = await _activate(channel, [user_id], inviter=inviter, actor_id=user_id, join=True, log=False)
         await admin_log.log_event(
             channel_id, user_id, "participant_join_by_request", target_user_id=user_id,
             data={"invite": invite, "approved_by": admin_log.actor_id(actor_user_id)},

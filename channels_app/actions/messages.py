@@ -34,6 +34,7 @@ from ..errors import (
     SlowmodeWaitError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
+from . import admin_log
 from .common import (
     MESSAGE_COLUMNS,
     insert_event,
@@ -43,6 +44,7 @@ from .common import (
     load_member,
     load_send_context,
     message_refs,
+    message_snapshot,
     now,
     require_visible,
     with_pts,
@@ -366,6 +368,11 @@ async def do_send_message(
     else:
         duplicate = False
         await _publish_new(events, sender_id)
+        if channel["broadcast"]:
+            # After the commit, in its own transaction: the send itself is one statement.
+            await admin_log.log_event(
+                channel_id, sender_id, "send_message", data={"message": events[0].message}, query=message
+            )
     users, chans = {sender_id}, {channel_id}
     message_refs([e.message for e in events], users, chans)
     channel = {**channel, "top_message_id": max(channel["top_message_id"], events[-1].message["id"])}
@@ -523,6 +530,11 @@ async def do_edit_message(
             user_ids=sorted({row["sender_user_id"], *mention_user_ids(entities)}), payload=snap,
         )  # fmt: skip
         await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
+        if channel["broadcast"] or not own:
+            await admin_log.record(
+                conn, channel_id, editor_id, "edit_message", target_user_id=row["sender_user_id"],
+                data={"prev_message": message_snapshot(current), "new_message": snap}, query=message, date=date,
+            )  # fmt: skip
         return ChannelEvent(channel_id, pts, 1, "edit_message", date, snap)
 
     event = await with_pts(channel_id, 1, body)
@@ -534,8 +546,11 @@ async def do_edit_message(
     return ChannelChange(channel=channel, events=[event], user_ids=users)
 
 
-async def _delete_ids(channel: dict, ids: list[int]) -> ChannelEvent | None:
-    """Mark ``ids`` deleted with one updateDeleteChannelMessages (pts_count = len)."""
+async def _delete_ids(
+    channel: dict, ids: list[int], *, actor_id: int | None = 0, logged: list[dict] = ()
+) -> ChannelEvent | None:
+    """Mark ``ids`` deleted with one updateDeleteChannelMessages (pts_count = len);
+    ``logged`` rows get a delete_message admin-log entry by ``actor_id``."""
     if not ids:
         return None
     channel_id = channel["id"]
@@ -560,6 +575,11 @@ async def _delete_ids(channel: dict, ids: list[int]) -> ChannelEvent | None:
             date=date,
             message_ids=done,
         )
+        for m in logged:
+            await admin_log.record(
+                conn, channel_id, actor_id, "delete_message", target_user_id=m["sender_user_id"],
+                data={"message": message_snapshot(m)}, query=m["message"], date=date,
+            )  # fmt: skip
         # The visible top may have been deleted: recompute it from the history index.
         await conn.execute(
             "UPDATE channels SET pts = GREATEST(pts, %(p)s),"
@@ -579,9 +599,11 @@ async def _delete_ids(channel: dict, ids: list[int]) -> ChannelEvent | None:
 
 
 async def do_delete_messages(
-    user_id: int, channel_id: int, ids: list[int]
+    user_id: int | None, channel_id: int, ids: list[int]
 ) -> tuple[dict, ChannelEvent | None]:
-    """channels.deleteMessages: own messages, or any with delete_messages; cap 1000."""
+    """channels.deleteMessages: own messages, or any with delete_messages; cap 1000.
+    ``user_id`` None is the operator console: every right, actor 0 in the admin log.
+    Deleting someone else's message (and any post of a broadcast) is admin-logged."""
     if not ids:
         raise MessageIdsEmptyError()
     if len(ids) > limits.DELETE_IDS_MAX:
@@ -589,22 +611,24 @@ async def do_delete_messages(
     ids = sorted({i for i in ids if 0 < i <= limits.MAX_MESSAGE_ID})
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
-        if channel is None:
+        if channel is None or channel["deleted"]:
             raise ChannelPrivateError()
-        member = await load_member(conn, channel_id, user_id)
-        if not is_active(member) or channel["deleted"]:
+        operator = user_id is None
+        member = None if operator else await load_member(conn, channel_id, user_id)
+        if not operator and not is_active(member):
             raise ChannelPrivateError()
         cur = await conn.execute(
-            "SELECT id, sender_user_id, action FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
+            f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
             " AND NOT deleted AND id > %s",
-            (channel_id, ids, member["available_min_id"]),
+            (channel_id, ids, member["available_min_id"] if member else 0),
         )
         rows = await cur.fetchall()
-    may_all = has_admin_right(member, "delete_messages")
+    may_all = operator or has_admin_right(member, "delete_messages")
     for r in rows:
         if not may_all and (channel["broadcast"] or r["sender_user_id"] != user_id):
             raise MessageDeleteForbiddenError()
-    event = await _delete_ids(channel, [r["id"] for r in rows])
+    logged = [r for r in rows if channel["broadcast"] or r["sender_user_id"] != user_id]
+    event = await _delete_ids(channel, [r["id"] for r in rows], actor_id=user_id, logged=logged)
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
     return channel, event

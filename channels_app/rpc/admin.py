@@ -32,12 +32,7 @@ async def change_updates(me: int, change, *, extra=()):
     """A ChannelChange (events that took pts) + updateChannel, with users and chats."""
     msgs = [e.message for e in change.events if e.message and e.type in ("new_message", "edit_message")]
     users, chats = await context_for(me, msgs, change.user_ids, [change.channel["id"]])
-    ups = []
-    for ev in change.events:
-        if ev.type == "pin_messages":
-            ups.append(tl_convert_admin.pin_event_to_update(ev))
-        else:
-            ups.append(tl_convert.event_to_update(ev, me))
+    ups = [tl_convert.event_to_update(ev, me) for ev in change.events]
     return tl_convert.updates_to_tl(
         [*ups, *extra, tl_convert.update_channel_to_tl(change.channel["id"])], users, chats
     )

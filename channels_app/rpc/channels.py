@@ -48,7 +48,10 @@ async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
     cid, access_hash = channel_ref(req.channel)
     full = await actions.get_full_channel(me, cid, access_hash)
     chats = await chats_for(me, [cid], {cid: (full["channel"], full["member"])})
-    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, [me]))
+    user_ids = {me, *full.get("recent_requesters", ())}
+    if full.get("exported_invite"):
+        user_ids.add(full["exported_invite"]["admin_user_id"])
+    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, sorted(user_ids)))
 
 
 _FILTERS = {

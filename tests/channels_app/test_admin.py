@@ -131,7 +131,11 @@ async def test_admin_log_filters_by_type_and_admin_and_pages(chan):
         "participant_ban",
         "change_title",
         "participant_promote",
+        *["participant_invite"] * 3,  # one per invited user, newest first
     ]
+    invites = await admin_log.get_admin_log(A, cid, filters={"invite"})
+    assert [e["target_user_id"] for e in invites.events] == [D, C, B]
+    assert {e["actor_user_id"] for e in invites.events} == {A}
     by_b = await admin_log.get_admin_log(A, cid, admin_ids=[B])
     assert [e["event_type"] for e in by_b.events] == ["participant_ban", "change_title"]
     bans = await admin_log.get_admin_log(A, cid, filters={"ban", "kick"})
@@ -141,7 +145,7 @@ async def test_admin_log_filters_by_type_and_admin_and_pages(chan):
     # seek paging: id < max_id, id > min_id, capped limit
     first = await admin_log.get_admin_log(A, cid, limit=2)
     rest = await admin_log.get_admin_log(A, cid, max_id=first.events[-1]["id"], limit=10**6)
-    assert len(first.events) == 2 and len(rest.events) == 3
+    assert len(first.events) == 2 and len(rest.events) == 6
     newer = await admin_log.get_admin_log(A, cid, min_id=rest.events[0]["id"])
     assert [e["id"] for e in newer.events] == [e["id"] for e in first.events]
     assert {A, B, C, D} <= everything.user_ids

@@ -125,11 +125,14 @@ async def test_public_join_with_join_requests_on(chan):
     cid = await _group()
     await usernames.do_update_username(A, cid, "askfirst")
     await settings.do_toggle_join_request(A, cid, True)
-    ch, _ = await actions.get_channel_for_viewer(A, cid, None)
     with pytest.raises(InviteRequestSentError):
-        await invites.request_join_if_needed(ch, B)
+        await actions.do_join_channel(B, cid)
     count, reqs = await invites.list_importers(A, cid, requested=True)
     assert count == 1 and reqs[0]["invite_id"] == 0
+    _, member = await actions.get_channel_for_viewer(B, cid, None, preview=True)
+    assert member is None or member["status"] != "active"  # a request, not a join
+    full = await actions.get_full_channel(A, cid, None)
+    assert (full["requests_pending"], full["recent_requesters"]) == (1, [B])
 
 
 async def test_management_listing_revoke_replace_delete(chan):
