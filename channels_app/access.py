@@ -70,14 +70,51 @@ async def chats_for(
             members = {r["channel_id"]: r for r in await cur.fetchall()}
         for cid, row in rows.items():
             known[cid] = (row, members.get(cid))
+    join = await join_flags([cid for cid, (ch, _) in known.items() if ch["megagroup"]])
     out = []
     for cid in dict.fromkeys(channel_ids):
         if cid not in known:
             continue
         ch, member = known[cid]
         is_min = member is None and not ch["username"]
-        out.append(tl_convert.channel_to_tl(ch, member, min_=is_min))
+        out.append(tl_convert.channel_to_tl(ch, member, min_=is_min, join=join.get(cid)))
     return out
+
+
+# channel id -> (expiry, join settings row or None). Every push renders its channel for
+# each recipient; these switches change rarely and a few seconds' lag is harmless, so a
+# short-lived cache keeps that path at no extra query.
+JOIN_FLAGS_SECONDS = 5.0
+JOIN_FLAGS_MAX = 100_000
+_join_flags_cache: dict[int, tuple[float, dict | None]] = {}
+
+
+async def join_flags(channel_ids) -> dict[int, dict]:
+    """join_to_send / join_request / antispam of these channels (absent: all off)."""
+    now = time.monotonic()
+    out, missing = {}, []
+    for cid in dict.fromkeys(channel_ids):
+        hit = _join_flags_cache.get(cid)
+        if hit is not None and hit[0] > now:
+            if hit[1]:
+                out[cid] = hit[1]
+        else:
+            missing.append(cid)
+    if missing:
+        from .actions.settings import get_join_settings
+
+        if len(_join_flags_cache) > JOIN_FLAGS_MAX:
+            _join_flags_cache.clear()
+        found = await get_join_settings(missing)
+        for cid in missing:
+            _join_flags_cache[cid] = (now + JOIN_FLAGS_SECONDS, found.get(cid))
+            if cid in found:
+                out[cid] = found[cid]
+    return out
+
+
+def forget_join_flags(channel_id: int) -> None:
+    _join_flags_cache.pop(channel_id, None)
 
 
 # (viewer, user) -> (expiry, TL user). Every message response and every push carries

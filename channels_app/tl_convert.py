@@ -65,7 +65,7 @@ def banned_rights_to_tl(mask: int, until: int = 0):
     return types.ChatBannedRights(until_date=until, **rights.flags_to_names(mask, rights.BANNED_FLAGS))
 
 
-def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False):
+def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: dict | None = None):
     if ch["deleted"] or (member is not None and member["status"] in ("kicked", "banned")):
         return types.ChannelForbidden(
             broadcast=ch["broadcast"], megagroup=ch["megagroup"], id=ch["id"], access_hash=ch["access_hash"],
@@ -84,6 +84,8 @@ def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False):
         slowmode_enabled=ch["slowmode_seconds"] > 0,
         noforwards=ch["noforwards"],
         forum=ch["forum"],
+        join_to_send=bool(join and join["join_to_send"]),
+        join_request=bool(join and join["join_request"]),
         min=min_,
         id=ch["id"],
         access_hash=None if min_ else ch["access_hash"],
@@ -406,6 +408,7 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         slowmode_seconds=ch["slowmode_seconds"] or None,
         pts=ch["pts"],
         ttl_period=ch["ttl_period"] or None,
+        antispam=bool((full.get("join_settings") or {}).get("antispam")),
         requests_pending=full.get("requests_pending") or None,
         recent_requesters=full.get("recent_requesters") or None,
     )

@@ -214,6 +214,10 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionToggleNoForwards(new_value=bool(d["new"]))
     if kind == "toggle_invites":
         return types.ChannelAdminLogEventActionToggleInvites(new_value=bool(d["new"]))
+    if kind == "toggle_antispam":
+        return types.ChannelAdminLogEventActionToggleAntiSpam(new_value=bool(d["new"]))
+    if kind == "toggle_forum":
+        return types.ChannelAdminLogEventActionToggleForum(new_value=bool(d["new"]))
     if kind == "toggle_slow_mode":
         return types.ChannelAdminLogEventActionToggleSlowMode(prev_value=d["prev"], new_value=d["new"])
     if kind == "default_banned_rights":

@@ -30,7 +30,7 @@ from ..rights import (
     has_admin_right,
     is_admin,
 )
-from . import admin_log, invites
+from . import admin_log, invites, settings
 from .common import (
     CHANNEL_COLUMNS,
     MEMBER_COLUMNS,
@@ -593,6 +593,7 @@ async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | N
         "unread_count": unread,
         "available_min_id": member["available_min_id"] if member else 0,
         "is_admin": is_admin(member),
+        "join_settings": (await settings.get_join_settings([channel_id])).get(channel_id),
         # exported_invite / requests_pending / recent_requesters, for admins who may invite
         **(await invites.full_channel_extras(viewer_id, channel, member)),
     }

@@ -14,9 +14,11 @@ from tl.errors import (
     ChatNotModifiedError,
     PhotoInvalidError,
     RpcError,
+    StickersetInvalidError,
 )
 
 from .. import db, limits, notify
+from ..access import forget_join_flags
 from ..domain import ChannelChange, ChannelEvent
 from ..errors import (
     ChannelInvalidError,
@@ -257,6 +259,7 @@ async def _set_join_setting(
             f" ON CONFLICT (channel_id) DO UPDATE SET {column} = EXCLUDED.{column}",
             (channel_id, bool(enabled)),
         )
+        forget_join_flags(channel_id)
         if column == "join_request":
             await admin_log.record(
                 conn, channel_id, actor_user_id, "toggle_invites", data={"new": not enabled}
@@ -273,6 +276,51 @@ async def do_toggle_join_to_send(actor_user_id: int | None, channel_id: int, ena
 async def do_toggle_join_request(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
     """Public megagroups only: a joinChannel becomes a pending request (invites.py)."""
     return await _set_join_setting(actor_user_id, channel_id, "join_request", enabled, need_public=True)
+
+
+async def do_toggle_antispam(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    """channels.toggleAntiSpam: megagroups, ban_users (the design: the switch and its
+    admin-log entry only; no spam-deleting pipeline sits behind it)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "ban_users")
+    current = (await get_join_settings([channel_id])).get(channel_id) or {}
+    if bool(current.get("antispam")) == bool(enabled):
+        raise ChatNotModifiedError()
+    async with db.connection() as conn, conn.transaction():
+        await conn.execute(
+            "INSERT INTO channel_join_settings (channel_id, antispam) VALUES (%s, %s)"
+            " ON CONFLICT (channel_id) DO UPDATE SET antispam = EXCLUDED.antispam",
+            (channel_id, bool(enabled)),
+        )
+        forget_join_flags(channel_id)
+        await admin_log.record(
+            conn, channel_id, actor_user_id, "toggle_antispam", data={"new": bool(enabled)}
+        )
+    await publish_channel_updated(channel_id, [admin_log.actor_id(actor_user_id)])
+    return await _fresh(channel_id)
+
+
+async def do_toggle_forum(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    """channels.toggleForum: megagroups, creator or change_info; stored and logged
+    (topics themselves are not modelled yet)."""
+    return await _toggle(
+        actor_user_id, channel_id, "forum", enabled, right="change_info", log_type="toggle_forum",
+        megagroup_only=True,
+    )  # fmt: skip
+
+
+async def check_sticker_set(actor_user_id: int | None, channel_id: int, *, empty: bool) -> None:
+    """channels.setStickers / setEmojiStickers: with no sticker store only clearing (the
+    empty set) is accepted, as a no-op; a real set is STICKERSET_INVALID so no client
+    believes it was saved."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_right(actor_user_id, member, "change_info")
+    if not empty:
+        raise StickersetInvalidError()
 
 
 async def do_convert_to_gigagroup(actor_user_id: int | None, channel_id: int) -> dict:

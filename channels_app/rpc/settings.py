@@ -78,6 +78,18 @@ _toggle_handler(functions.channels.ToggleParticipantsHidden, settings.do_toggle_
 _toggle_handler(functions.channels.ToggleJoinToSend, settings.do_toggle_join_to_send)
 _toggle_handler(functions.channels.ToggleJoinRequest, settings.do_toggle_join_request)
 _toggle_handler(functions.messages.ToggleNoForwards, settings.do_toggle_noforwards)
+_toggle_handler(functions.channels.ToggleAntiSpam, settings.do_toggle_antispam)
+_toggle_handler(functions.channels.ToggleForum, settings.do_toggle_forum)
+
+
+@rpc(functions.channels.SetStickers, functions.channels.SetEmojiStickers)
+async def set_stickers(ctx, req):
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    await settings.check_sticker_set(
+        me, channel["id"], empty=isinstance(req.stickerset, types.InputStickerSetEmpty)
+    )
+    return True
 
 
 @rpc(functions.channels.ToggleSlowMode)

@@ -2,9 +2,12 @@
 join / leave / invite / send / edit / delete paths, pins in the channel difference, and
 the invite extras of the full channel."""
 
+import pytest
+
 from channels_app import actions, tl_convert
 from channels_app.actions import admin, admin_log, settings, usernames
 from channels_app.rights import admin_bit
+from tl.errors import ChatAdminRequiredError
 
 A, B, C = 41, 42, 43
 
@@ -81,3 +84,29 @@ async def test_full_channel_carries_the_permanent_link_for_inviting_admins_only(
     member_view = await actions.get_full_channel(B, cid, None)
     assert "exported_invite" not in member_view
     assert tl_convert.full_channel_to_tl(member_view, [], []).full_chat.exported_invite is None
+
+
+async def test_join_switches_antispam_and_forum_show_on_the_channel(chan):
+    from channels_app.access import chats_for
+    from tl.errors import ChatNotModifiedError, StickersetInvalidError
+
+    cid = (await actions.do_create_channel(A, "g", megagroup=True)).channel["id"]
+    await usernames.do_update_username(A, cid, f"switches{cid}")
+    await actions.do_invite_to_channel(A, cid, [B])
+    await settings.do_toggle_join_request(A, cid, True)
+    await settings.do_toggle_join_to_send(A, cid, True)
+    await settings.do_toggle_antispam(A, cid, True)
+    await settings.do_toggle_forum(A, cid, True)
+    (ch,) = await chats_for(B, [cid])
+    assert (ch.join_request, ch.join_to_send, ch.forum) == (True, True, True)
+    full = tl_convert.full_channel_to_tl(await actions.get_full_channel(A, cid, None), [], []).full_chat
+    assert full.antispam
+    with pytest.raises(ChatNotModifiedError):
+        await settings.do_toggle_antispam(A, cid, True)
+    with pytest.raises(ChatAdminRequiredError):
+        await settings.do_toggle_forum(B, cid, False)
+    page = await admin_log.get_admin_log(A, cid, filters={"settings", "forums"})
+    assert [e["event_type"] for e in page.events] == ["toggle_forum", "toggle_antispam", "toggle_invites"]
+    await settings.check_sticker_set(A, cid, empty=True)
+    with pytest.raises(StickersetInvalidError):
+        await settings.check_sticker_set(A, cid, empty=False)
