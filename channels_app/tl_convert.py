@@ -456,6 +456,10 @@ def participants_to_tl(count: int, rows: list[dict], viewer_id: int, viewer_memb
     )
 
 
+def participants_not_modified_to_tl():
+    return types.channels.ChannelParticipantsNotModified()
+
+
 def participant_result_to_tl(row: dict, viewer_id: int, viewer_member, chats: list, users: list):
     return types.channels.ChannelParticipant(
         participant=participant_to_tl(row, viewer_id, viewer_member), chats=chats, users=users

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from accounts_app.actions import vector_hash
 from edge_app.registry import rpc
 from tl import functions, types
 
@@ -75,6 +76,8 @@ async def get_participants(ctx, req: functions.channels.GetParticipants):
         raise ChannelInvalidError()
     q = getattr(req.filter, "q", "") or ""
     count, rows = await actions.get_participants(me, channel, member, kind, q, req.offset, req.limit)
+    if req.hash and req.hash == vector_hash([r["user_id"] for r in rows]):
+        return tl_convert.participants_not_modified_to_tl()
     users = await users_for(me, [r["user_id"] for r in rows])
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
     return tl_convert.participants_to_tl(count, rows, me, member, chats, users)

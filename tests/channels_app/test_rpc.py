@@ -5,7 +5,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from accounts_app.access import user_access_hash
-from accounts_app.actions import do_create_user
+from accounts_app.actions import do_create_user, vector_hash
 from edge_app.registry import lookup
 from tl import functions, types
 from tl.errors import RpcError
@@ -154,6 +154,18 @@ async def test_dialogs_full_channel_participants_and_read(users):
         ),
     )
     assert parts.count == 3 and len(parts.users) == 3
+    # The client's cached list is current: the hash of its ids answers NotModified ...
+    recent = types.ChannelParticipantsRecent()
+    known = vector_hash([p.user_id for p in parts.participants])
+    again = functions.channels.GetParticipants(channel=ic, filter=recent, offset=0, limit=500, hash=known)
+    assert isinstance(await call(b, again), types.channels.ChannelParticipantsNotModified)
+    # ... until the list changes.
+    await call(a, functions.channels.EditBanned(
+        channel=ic, participant=types.InputPeerUser(user_id=c, access_hash=user_access_hash(a, c)),
+        banned_rights=types.ChatBannedRights(view_messages=True, until_date=0),
+    ))  # fmt: skip
+    changed = await call(b, again)
+    assert isinstance(changed, types.channels.ChannelParticipants) and changed.count == 2
     me = await call(b, functions.channels.GetParticipant(channel=ic, participant=types.InputPeerSelf()))
     assert isinstance(me.participant, types.ChannelParticipantSelf)
     creator = await call(
