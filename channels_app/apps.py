@@ -5,7 +5,16 @@ from django.apps import AppConfig
 
 log = logging.getLogger("telesrv.channels")
 
-RPC_MODULES = ("channels", "messages", "updates", "admin", "invites", "settings", "legacy_chats")
+RPC_MODULES = (
+    "channels",
+    "messages",
+    "updates",
+    "admin",
+    "invites",
+    "settings",
+    "legacy_chats",
+    "compat_stubs",
+)
 
 
 class ChannelsConfig(AppConfig):

@@ -35,3 +35,5 @@ TYPING_FANOUT_MAX = 100
 # A pts gap older than this is a lost allocation, not a transaction still committing.
 PTS_GAP_GRACE_SECONDS = 5
 MAX_MESSAGE_ID = 2**31 - 1
+USERNAMES_MAX = 10  # a reorderUsernames vector
+SEARCH_QUERY_MAX = 128  # messages.search / channels.searchPosts / checkSearchPostsFlood

@@ -474,3 +474,25 @@ def invited_users_to_tl(updates, missing_user_ids: list[int] = ()):
     return types.messages.InvitedUsers(
         updates=updates, missing_invitees=[types.MissingInvitee(user_id=u) for u in missing_user_ids]
     )
+
+
+# --- smaller channel methods -------------------------------------------------------------
+
+
+def message_link_to_tl(link: str):
+    return types.ExportedMessageLink(link=link, html="")
+
+
+def send_as_peers_to_tl(user_id: int, users: list):
+    """Without anonymous admins or linked channels the only identity is the user."""
+    return types.channels.SendAsPeers(
+        peers=[types.SendAsPeer(peer=types.PeerUser(user_id=user_id))], chats=[], users=users
+    )
+
+
+def search_posts_flood_to_tl(daily: int):
+    return types.SearchPostsFlood(query_is_free=True, total_daily=daily, remains=daily, stars_amount=0)
+
+
+def view_forum_as_messages_to_tl(channel_id: int, enabled: bool):
+    return types.UpdateChannelViewForumAsMessages(channel_id=channel_id, enabled=enabled)

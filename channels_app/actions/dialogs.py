@@ -276,3 +276,14 @@ async def do_set_dialog_folder(user_id: int, channel_id: int, folder_id: int) ->
             (folder_id, user_id, channel_id, folder_id),
         )
         return await cur.fetchone() is not None
+
+
+async def do_set_view_forum_as_messages(user_id: int, channel_id: int, enabled: bool) -> bool:
+    """channels.toggleViewForumAsMessages: the owner's choice, kept on their dialog."""
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "UPDATE channel_dialogs SET view_forum_as_messages = %s WHERE user_id = %s AND channel_id = %s"
+            " AND view_forum_as_messages <> %s RETURNING 1",
+            (enabled, user_id, channel_id, enabled),
+        )
+        return await cur.fetchone() is not None

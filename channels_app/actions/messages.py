@@ -12,6 +12,7 @@ import json
 from .. import db, limits, notify
 from ..domain import ChannelChange, ChannelEvent, History
 from ..errors import (
+    ChannelInvalidError,
     ChannelPrivateError,
     ChatAdminRequiredError,
     ChatForwardsRestrictedError,
@@ -876,3 +877,68 @@ async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
 
 def decode_json(value):
     return json.loads(value) if isinstance(value, str) else value
+
+
+MESSAGE_LINK_PREFIX = "https://t.me/"
+
+
+async def export_message_link(viewer_id: int, channel_id: int, msg_id: int, *, thread: bool = False) -> str:
+    """channels.exportMessageLink: t.me/<username>/<id> for a public channel, else the
+    members-only t.me/c/<channel id>/<id>; the message must be visible to the viewer."""
+    history = await get_messages(viewer_id, channel_id, [msg_id])
+    m = history.messages[0]
+    if m.get("empty"):
+        raise MessageIdInvalidError()
+    ch = history.channel
+    base = (
+        f"{MESSAGE_LINK_PREFIX}{ch['username']}" if ch["username"] else f"{MESSAGE_LINK_PREFIX}c/{channel_id}"
+    )
+    link = f"{base}/{msg_id}"
+    if thread and m.get("reply_to_top_id"):
+        link += f"?thread={m['reply_to_top_id']}"
+    return link
+
+
+async def get_message_author(viewer_id: int, channel_id: int, msg_id: int) -> int:
+    """channels.getMessageAuthor: who really posted a broadcast post (admins only)."""
+    history = await get_messages(viewer_id, channel_id, [msg_id])
+    if not history.channel["broadcast"]:
+        raise ChannelInvalidError()
+    if not is_admin(history.member):
+        raise ChatAdminRequiredError()
+    m = history.messages[0]
+    if m.get("empty") or not m.get("sender_user_id"):
+        raise MessageIdInvalidError()
+    return m["sender_user_id"]
+
+
+DELETE_PARTICIPANT_HISTORY_PAGE = 100
+
+
+async def do_delete_participant_history(
+    actor_user_id: int | None, channel_id: int, participant_id: int
+) -> tuple[ChannelEvent | None, bool]:
+    """channels.deleteParticipantHistory: one bounded page (the newest 100 of that
+    sender, on the (channel_id, sender_user_id, id DESC) index) per call, as one delete
+    event; returns it and whether more remain (affectedHistory.offset)."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None or channel["deleted"]:
+            raise ChannelPrivateError()
+        if actor_user_id is not None:
+            member = await load_member(conn, channel_id, actor_user_id)
+            if not is_active(member):
+                raise ChannelPrivateError()
+            if not has_admin_right(member, "delete_messages"):
+                raise ChatAdminRequiredError()
+        if not channel["megagroup"]:
+            raise ChannelInvalidError()
+        cur = await conn.execute(
+            "SELECT id FROM channel_messages WHERE channel_id = %s AND sender_user_id = %s AND NOT deleted"
+            " ORDER BY id DESC LIMIT %s",
+            (channel_id, participant_id, DELETE_PARTICIPANT_HISTORY_PAGE + 1),
+        )
+        ids = [r["id"] for r in await cur.fetchall()]
+    more = len(ids) > DELETE_PARTICIPANT_HISTORY_PAGE
+    event = await _delete_ids(channel, sorted(ids[:DELETE_PARTICIPANT_HISTORY_PAGE]))
+    return event, more

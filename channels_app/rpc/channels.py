@@ -8,7 +8,16 @@ from tl import functions, types
 
 from .. import account_updates, actions, limits, tl_convert
 from ..access import channel_ref, chats_for, resolve_input_user, users_for
-from ..errors import ChannelInvalidError, LimitInvalidError, UserIdInvalidError
+from ..actions import dialogs as dialog_actions
+from ..actions import messages as message_actions
+from ..errors import (
+    ChannelInvalidError,
+    ChannelPrivateError,
+    LimitInvalidError,
+    ParticipantIdInvalidError,
+    PeerIdInvalidError,
+    UserIdInvalidError,
+)
 from .context import change_to_updates, context_for, own_session, viewer
 
 
@@ -203,3 +212,62 @@ async def read_history(ctx, req: functions.channels.ReadHistory):
     channel, _ = await _checked(me, req.channel)
     await read_channel(ctx, me, channel["id"], req.max_id)
     return True
+
+
+@rpc(functions.channels.ExportMessageLink)
+async def export_message_link(ctx, req: functions.channels.ExportMessageLink):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    link = await message_actions.export_message_link(me, channel["id"], req.id, thread=req.thread)
+    return tl_convert.message_link_to_tl(link)
+
+
+@rpc(functions.channels.GetMessageAuthor)
+async def get_message_author(ctx, req: functions.channels.GetMessageAuthor):
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    author = await message_actions.get_message_author(me, channel["id"], req.id)
+    (user,) = await users_for(me, [author])
+    return user
+
+
+@rpc(functions.channels.DeleteParticipantHistory)
+async def delete_participant_history(ctx, req: functions.channels.DeleteParticipantHistory):
+    from accounts_app.access import check_input_peer_user
+
+    me = viewer(ctx)
+    channel, _ = await _checked(me, req.channel)
+    if isinstance(req.participant, types.InputPeerSelf):
+        target = me
+    elif isinstance(req.participant, types.InputPeerUser):
+        target = check_input_peer_user(me, req.participant)
+    else:
+        raise ParticipantIdInvalidError()
+    event, more = await message_actions.do_delete_participant_history(me, channel["id"], target)
+    if event is None:
+        return tl_convert.affected_history_to_tl(channel["pts"], 0, False)
+    return tl_convert.affected_history_to_tl(event.pts, event.pts_count, more)
+
+
+@rpc(functions.channels.ToggleViewForumAsMessages)
+async def toggle_view_forum_as_messages(ctx, req: functions.channels.ToggleViewForumAsMessages):
+    me = viewer(ctx)
+    channel, member = await _checked(me, req.channel)
+    if member is None or member["status"] != "active":
+        raise ChannelPrivateError()
+    changed = await dialog_actions.do_set_view_forum_as_messages(me, channel["id"], bool(req.enabled))
+    extra = [tl_convert.view_forum_as_messages_to_tl(channel["id"], bool(req.enabled))] if changed else []
+    return tl_convert.updates_to_tl(
+        extra, [], await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
+    )
+
+
+@rpc(functions.channels.GetSendAs)
+async def get_send_as(ctx, req: functions.channels.GetSendAs):
+    me = viewer(ctx)
+    from ..access import is_channel_peer
+
+    if not is_channel_peer(req.peer):
+        raise PeerIdInvalidError()
+    await _checked(me, req.peer)
+    return tl_convert.send_as_peers_to_tl(me, await users_for(me, [me]))

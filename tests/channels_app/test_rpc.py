@@ -286,3 +286,51 @@ async def test_mentions_are_per_viewer(users):
     # the mention-name entity goes back out as messageEntityMentionName with the user id
     (msg,) = (await call(c, get)).messages
     assert any(isinstance(e, types.MessageEntityMentionName) and e.user_id == b for e in msg.entities)
+
+
+async def test_smaller_channel_methods_answer_for_real_or_explicitly(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
+    ch = res.updates.chats[1]
+    ic = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    for i in range(3):
+        await call(b, functions.messages.SendMessage(peer=peer, message=f"b{i}", random_id=300 + i))
+    link = await call(b, functions.channels.ExportMessageLink(channel=ic, id=2))
+    assert link.link == f"https://t.me/c/{ch.id}/2"
+    with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):
+        await call(b, functions.channels.ExportMessageLink(channel=ic, id=999))
+    # deleteParticipantHistory: admins only, removes that sender's messages in one event
+    bob = types.InputPeerUser(user_id=b, access_hash=user_access_hash(a, b))
+    with pytest.raises(RpcError, match="CHAT_ADMIN_REQUIRED"):
+        await call(b, functions.channels.DeleteParticipantHistory(channel=ic, participant=bob))
+    affected = await call(a, functions.channels.DeleteParticipantHistory(channel=ic, participant=bob))
+    assert (affected.pts_count, affected.offset) == (3, 0)
+    history = await call(
+        a,
+        functions.messages.GetHistory(
+            peer=peer, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+        ),
+    )
+    assert all(m.from_id is None or m.from_id.user_id != b for m in history.messages if hasattr(m, "message"))
+    # Fragment usernames change nothing but need change_info
+    with pytest.raises(RpcError, match="CHAT_ADMIN_REQUIRED"):
+        await call(b, functions.channels.DeactivateAllUsernames(channel=ic))
+    assert await call(a, functions.channels.ToggleUsername(channel=ic, username="x", active=False)) is True
+    assert await call(b, functions.channels.ReportSpam(channel=ic, participant=bob, id=[1])) is True
+    assert (await call(b, functions.channels.GetGroupsForDiscussion())).chats == []
+    send_as = await call(b, functions.channels.GetSendAs(peer=peer))
+    assert [p.peer.user_id for p in send_as.peers] == [b]
+    flood = await call(b, functions.channels.CheckSearchPostsFlood(query="x"))
+    assert flood.query_is_free and flood.remains > 0
+    with pytest.raises(RpcError, match="MEGAGROUP_GEO_REQUIRED"):
+        await call(
+            a,
+            functions.channels.EditLocation(channel=ic, geo_point=types.InputGeoPointEmpty(), address=""),
+        )
+    view = await call(b, functions.channels.ToggleViewForumAsMessages(channel=ic, enabled=True))
+    assert [type(u).__name__ for u in view.updates] == ["UpdateChannelViewForumAsMessages"]
+    # every one of them refuses a wrong access hash like the real methods
+    wrong = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash ^ 1)
+    with pytest.raises(RpcError, match="CHANNEL_PRIVATE"):
+        await call(b, functions.channels.ReadMessageContents(channel=wrong, id=[1]))

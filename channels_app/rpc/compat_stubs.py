@@ -1,0 +1,116 @@
+"""The design's explicit compatibility answers for channel methods Telegram Desktop calls
+whose real model does not exist here (Fragment usernames, spam reports, recommendations,
+paid search, discussion groups). Each checks its input and rights exactly as the real
+method would, then answers what an unchanged state looks like, so a client never gets
+METHOD_INVALID and never believes something was stored that was not."""
+
+from __future__ import annotations
+
+from edge_app.registry import rpc
+from tl import functions
+
+from .. import limits, tl_convert
+from ..actions import admin
+from ..errors import ChannelInvalidError, LimitInvalidError
+from .admin import checked_channel, state_updates
+from .context import viewer
+
+# What checkSearchPostsFlood reports: every query free (there is no paid search).
+SEARCH_POSTS_DAILY = 10
+BOOSTS_TO_UNBLOCK_MAX = 8  # Layer 225's bound
+
+
+async def _require(me: int, input_channel, right: str) -> dict:
+    channel, _ = await checked_channel(me, input_channel)
+    _, member = await admin.load_for_actor(channel["id"], me)
+    admin.require_right(me, member, right)
+    return channel
+
+
+@rpc(
+    functions.channels.ReorderUsernames,
+    functions.channels.ToggleUsername,
+    functions.channels.DeactivateAllUsernames,
+)
+async def fragment_usernames(ctx, req):
+    """Collectible (Fragment) usernames: none exist here; the main username is set only
+    by channels.updateUsername, so these change nothing once the right is checked."""
+    me = viewer(ctx)
+    if isinstance(req, functions.channels.ReorderUsernames) and len(req.order) > limits.USERNAMES_MAX:
+        raise LimitInvalidError()
+    await _require(me, req.channel, "change_info")
+    return True
+
+
+@rpc(functions.channels.ReportSpam, functions.channels.ReportAntiSpamFalsePositive)
+async def report_spam(ctx, req):
+    """Reports are accepted and not stored (no moderation queue exists)."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    if isinstance(req, functions.channels.ReportSpam):
+        if len(req.id) > limits.GET_IDS_MAX:
+            raise LimitInvalidError()
+        if not channel["megagroup"]:
+            raise ChannelInvalidError()
+    else:
+        await _require(me, req.channel, "delete_messages")
+    return True
+
+
+@rpc(functions.channels.ReadMessageContents)
+async def read_message_contents(ctx, req: functions.channels.ReadMessageContents):
+    """No media or voice notes exist, so there is no unread content to clear."""
+    me = viewer(ctx)
+    if len(req.id) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    await checked_channel(me, req.channel)
+    return True
+
+
+@rpc(functions.channels.GetChannelRecommendations)
+async def get_channel_recommendations(ctx, req: functions.channels.GetChannelRecommendations):
+    me = viewer(ctx)
+    if req.channel is not None:
+        await checked_channel(me, req.channel, preview=True)
+    return tl_convert.chats_to_tl([])
+
+
+@rpc(functions.channels.GetGroupsForDiscussion)
+async def get_groups_for_discussion(ctx, req: functions.channels.GetGroupsForDiscussion):
+    """Linked discussion groups are not modelled: no group is offered."""
+    viewer(ctx)
+    return tl_convert.chats_to_tl([])
+
+
+@rpc(functions.channels.CheckSearchPostsFlood)
+async def check_search_posts_flood(ctx, req: functions.channels.CheckSearchPostsFlood):
+    viewer(ctx)
+    if req.query is not None and len(req.query) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
+    return tl_convert.search_posts_flood_to_tl(SEARCH_POSTS_DAILY)
+
+
+@rpc(functions.channels.SetBoostsToUnblockRestrictions)
+async def set_boosts_to_unblock_restrictions(ctx, req: functions.channels.SetBoostsToUnblockRestrictions):
+    me = viewer(ctx)
+    if not 0 <= req.boosts <= BOOSTS_TO_UNBLOCK_MAX:
+        raise LimitInvalidError()
+    channel = await _require(me, req.channel, "ban_users")
+    return await state_updates(me, channel["id"])
+
+
+@rpc(functions.channels.SetMainProfileTab)
+async def set_main_profile_tab(ctx, req: functions.channels.SetMainProfileTab):
+    me = viewer(ctx)
+    await _require(me, req.channel, "change_info")
+    return True
+
+
+@rpc(functions.channels.EditLocation)
+async def edit_location(ctx, req: functions.channels.EditLocation):
+    """Location-based groups do not exist here (createChannel refuses geo as well)."""
+    from tl.errors import RpcError
+
+    me = viewer(ctx)
+    await _require(me, req.channel, "change_info")
+    raise RpcError(400, "MEGAGROUP_GEO_REQUIRED")
