@@ -289,7 +289,7 @@ async def test_mentions_are_per_viewer(users):
 
 
 async def test_smaller_channel_methods_answer_for_real_or_explicitly(users):
-    a, b, c = users
+    a, b, _ = users
     res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
     ch = res.updates.chats[1]
     ic = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
