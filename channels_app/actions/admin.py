@@ -352,12 +352,12 @@ async def do_edit_banned(
             }  # fmt: skip
             event = None
             if msg_id is not None:
-                from .channels import _insert_service_message
+                from .channels import insert_service_message
 
                 locked = await load_channel(conn, channel_id)
                 action = {"_": "chatDeleteUser", "user_id": user_id}
                 sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
-                event = await _insert_service_message(conn, locked, msg_id, pts, sender, action, date)
+                event = await insert_service_message(conn, locked, msg_id, pts, sender, action, date)
             result.update(prev=prev, new=new, event=event)
             return event
         if target["status"] in ("kicked", "banned"):

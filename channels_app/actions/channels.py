@@ -59,7 +59,7 @@ async def _active_channel_count(conn, user_id: int) -> int:
     return (await cur.fetchone())["n"]
 
 
-async def _insert_service_message(
+async def insert_service_message(
     conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int
 ):
     """Service message + its new_message event + the channel's top/pts, in one statement each."""
@@ -266,7 +266,7 @@ async def do_create_channel(
             available_min_id=0, available_min_pts=0,
         )  # fmt: skip
         action = {"_": "channelCreate", "title": title}
-        return await _insert_service_message(conn, channel, msg_id, pts, creator_id, action, date)
+        return await insert_service_message(conn, channel, msg_id, pts, creator_id, action, date)
 
     event = await with_pts(channel_id, 1, body, message_ids=1)
     change = ChannelChange(channel=channel, events=[event], user_ids={creator_id, *invitees})
@@ -329,12 +329,12 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
             restored_kicked += 1
     if not add:
         return ChannelChange(channel=channel, user_ids={actor_id})
-    return await _activate(
+    return await activate_members(
         channel, add, inviter=actor_id, actor_id=actor_id, join=False, restored_kicked=restored_kicked
     )
 
 
-async def _activate(
+async def activate_members(
     channel: dict,
     add: list[int],
     *,
@@ -383,7 +383,7 @@ async def _activate(
         event = None
         if msg_id is not None:
             action = {"_": "chatAddUser", "users": add}
-            event = await _insert_service_message(conn, locked, msg_id, pts, actor_id, action, date)
+            event = await insert_service_message(conn, locked, msg_id, pts, actor_id, action, date)
             if join:
                 await conn.execute(
                     "UPDATE channel_dialogs SET top_message_id = %s, top_message_date = %s"
@@ -425,7 +425,7 @@ async def do_join_channel(user_id: int, channel_id: int) -> ChannelChange:
         if await _active_channel_count(conn, user_id) >= limits.CHANNELS_PER_USER_MAX:
             raise ChannelsTooMuchError()
     await invites.request_join_if_needed(channel, user_id)
-    return await _activate(channel, [user_id], inviter=user_id, actor_id=user_id, join=True)
+    return await activate_members(channel, [user_id], inviter=user_id, actor_id=user_id, join=True)
 
 
 async def _successor(conn, channel_id: int, leaving: int) -> dict | None:
@@ -498,7 +498,7 @@ async def do_leave_channel(user_id: int, channel_id: int) -> ChannelChange:
         if msg_id is not None:
             action = {"_": "chatDeleteUser", "user_id": user_id}
             locked = await load_channel(conn, channel_id)
-            return await _insert_service_message(conn, locked, msg_id, pts, user_id, action, date)
+            return await insert_service_message(conn, locked, msg_id, pts, user_id, action, date)
         return None
 
     if channel["megagroup"]:
@@ -643,7 +643,7 @@ async def get_participants(
         order = "joined_at DESC, user_id DESC"
     params = {"c": channel["id"], "lim": limit, "off": offset}
     if q:
-        ids = await _search_user_ids(q)
+        ids = await search_user_ids(q)
         if ids is None:
             return 0, []
         where += " AND user_id = ANY(%(ids)s)"
@@ -668,7 +668,7 @@ async def get_participants(
     return count, rows
 
 
-async def _search_user_ids(q: str) -> list[int] | None:
+async def search_user_ids(q: str) -> list[int] | None:
     """Bounded candidate user ids whose name or username contains ``q`` (accounts owns
     the user table; read through the ORM as this is not a hot path)."""
     try:

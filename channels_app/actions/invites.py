@@ -3,7 +3,7 @@
 An import locks its invite row (``SELECT ... FOR UPDATE``) and checks and counts the use
 in that one transaction, so concurrent imports of a link with a usage limit never admit
 more users than the limit. The membership itself is then activated by the channel
-core (``channels._activate``: member row, service message, pts); if that fails the use
+core (``channels.activate_members``: member row, service message, pts); if that fails the use
 is given back.
 
 Error codes are the ones TDesktop branches on: ``INVITE_HASH_INVALID`` (unknown link,
@@ -305,10 +305,10 @@ async def do_import_invite(user_id: int, link: str) -> ChannelChange:
     if requested:
         await publish_pending(channel_id)
         raise InviteRequestSentError()
-    from .channels import _activate
+    from .channels import activate_members
 
     try:
-        change = await _activate(
+        change = await activate_members(
             channel, [user_id], inviter=locked["admin_user_id"], actor_id=user_id, join=True, log=False
         )
     except BaseException:
@@ -577,9 +577,9 @@ async def list_importers(
             params["i"] = inv["id"]
         q = (q or "").strip()[: limits.PARTICIPANTS_Q_MAX]
         if q:
-            from .channels import _search_user_ids
+            from .channels import search_user_ids
 
-            ids = await _search_user_ids(q)
+            ids = await search_user_ids(q)
             if not ids:
                 return 0, []
             where += " AND user_id = ANY(%(ids)s)"
@@ -640,10 +640,12 @@ async def do_hide_join_request(
             )
     change = None
     if approved and not is_active(target):
-        from .channels import _activate
+        from .channels import activate_members
 
         inviter = invite["admin_user_id"] if invite else admin_log.actor_id(actor_user_id)
-        change = await _activate(channel, [user_id], inviter=inviter, actor_id=user_id, join=True, log=False)
+        change = await activate_members(
+            channel, [user_id], inviter=inviter, actor_id=user_id, join=True, log=False
+        )
         await admin_log.log_event(
             channel_id, user_id, "participant_join_by_request", target_user_id=user_id,
             data={"invite": invite, "approved_by": admin_log.actor_id(actor_user_id)},

@@ -79,7 +79,7 @@ async def do_edit_title(actor_user_id: int | None, channel_id: int, title: str) 
     date = now()
 
     async def body(conn, msg_id, pts):
-        from .channels import _insert_service_message
+        from .channels import insert_service_message
 
         locked = await load_channel(conn, channel_id, lock=True)
         await conn.execute("UPDATE channels SET title = %s WHERE id = %s", (title, channel_id))
@@ -89,7 +89,7 @@ async def do_edit_title(actor_user_id: int | None, channel_id: int, title: str) 
         )  # fmt: skip
         locked["title"] = title
         sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
-        return await _insert_service_message(
+        return await insert_service_message(
             conn, locked, msg_id, pts, sender, {"_": "chatEditTitle", "title": title}, date
         )
 
