@@ -269,4 +269,23 @@ class ChannelUsername(models.Model):
         db_table = "channel_usernames"
 
 
+class ChannelUnreadMention(PostgresPartitionedModel):
+    """The owner's unread mentions (the design's ``channel_unread_mentions``): one row per
+    (owner, channel, message) that mentions or replies to the owner and that they have
+    not read; no copy of the message. Partitioned by the owner, like their dialogs."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["user_id"]
+
+    pk = models.CompositePrimaryKey("user_id", "channel_id", "message_id")
+    user_id = models.BigIntegerField()
+    channel_id = models.BigIntegerField()
+    message_id = models.IntegerField()
+    media_unread = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        db_table = "channel_unread_mentions"
+
+
 from .models_admin import *  # noqa: E402, F403  (so Django sees the administration tables)

@@ -35,7 +35,7 @@ from ..errors import (
     SlowmodeWaitError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
-from . import admin_log
+from . import admin_log, mentions
 from .common import (
     MESSAGE_COLUMNS,
     insert_event,
@@ -369,6 +369,10 @@ async def do_send_message(
     else:
         duplicate = False
         await _publish_new(events, sender_id)
+        if mention_user_ids(entities):
+            await mentions.record_mentions(
+                channel_id, events[0].message["id"], sender_id, mention_user_ids(entities)
+            )
         if channel["broadcast"]:
             # After the commit, in its own transaction: the send itself is one statement.
             await admin_log.log_event(
@@ -542,6 +546,9 @@ async def do_edit_message(
     await notify.publish(
         "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
     )
+    before, after = mention_user_ids(current["entities"]), mention_user_ids(entities)
+    if before or after:
+        await mentions.do_update_mentions(channel_id, msg_id, current["sender_user_id"], before, after)
     users, chans = {editor_id}, {channel_id}
     message_refs([event.message], users, chans)
     return ChannelChange(channel=channel, events=[event], user_ids=users)
@@ -809,6 +816,7 @@ async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
                 " WHERE user_id = %s AND channel_id = %s",
                 (target, top, target, user_id, channel_id),
             )
+            await mentions.clear_read(conn, user_id, channel_id, target)
             if advanced:
                 cur = await conn.execute(
                     "SELECT sender_user_id, max(id) AS max_id FROM (SELECT sender_user_id, id FROM channel_messages"

@@ -10,6 +10,7 @@ from edge_app.registry import rpc
 from tl import functions, types
 
 from .. import account_updates, actions, limits, notify, tl_convert
+from ..actions import mentions as mention_actions
 from ..access import (
     channel_ref,
     chats_for,
@@ -384,3 +385,28 @@ async def edit_peer_folders(ctx, req: functions.folders.EditPeerFolders):
                 )
         chat_ids.append(channel["id"])
     return tl_convert.updates_to_tl(ups, [], await chats_for(me, chat_ids))
+
+
+@rpc(functions.messages.GetUnreadMentions)
+async def get_unread_mentions(ctx, req: functions.messages.GetUnreadMentions):
+    """The viewer's unread mentions in a channel, newest first (topics: not modelled,
+    so top_msg_id narrows nothing)."""
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    ids, total = await mention_actions.unread_mention_ids(
+        me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
+        max_id=req.max_id, min_id=req.min_id,
+    )  # fmt: skip
+    h = await actions.get_messages(me, channel["id"], ids)
+    h.messages = [m for m in h.messages if not m.get("empty")]
+    h.count = total
+    users, chats = await context_for(me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)})
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.ReadMentions)
+async def read_mentions(ctx, req: functions.messages.ReadMentions):
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    pts, more = await mention_actions.do_read_mentions(me, channel["id"])
+    return tl_convert.affected_history_to_tl(pts, 0, more)

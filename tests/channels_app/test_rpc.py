@@ -334,3 +334,60 @@ async def test_smaller_channel_methods_answer_for_real_or_explicitly(users):
     wrong = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash ^ 1)
     with pytest.raises(RpcError, match="CHANNEL_PRIVATE"):
         await call(b, functions.channels.ReadMessageContents(channel=wrong, id=[1]))
+
+
+async def test_unread_mentions_badge_list_and_read(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b), iu(a, c)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+
+    async def send(text, rid, mention=None):
+        ents = (
+            [types.InputMessageEntityMentionName(offset=0, length=2, user_id=iu(a, mention))]
+            if mention
+            else []
+        )
+        up = await call(
+            a, functions.messages.SendMessage(peer=peer, message=text, random_id=rid, entities=ents)
+        )
+        return next(u.message.id for u in up.updates if isinstance(u, types.UpdateNewChannelMessage))
+
+    def dialogs_req():
+        return functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=20, hash=0
+        )
+
+    m1 = await send("hi Bob", 1, b)
+    await send("no one", 2)
+    m3 = await send("yo Bob", 3, b)
+    m4 = await send("hey Bob", 4, b)
+    (d,) = (await call(b, dialogs_req())).dialogs
+    assert d.unread_mentions_count == 3
+    (dc,) = (await call(c, dialogs_req())).dialogs
+    assert dc.unread_mentions_count == 0
+    listing = functions.messages.GetUnreadMentions(
+        peer=peer, offset_id=0, add_offset=0, limit=2, max_id=0, min_id=0
+    )
+    page = await call(b, listing)
+    assert [m.id for m in page.messages] == [m4, m3] and page.count == 3
+    # a deleted message is no longer an unread mention; reading up to m1 reads that one
+    await call(
+        a,
+        functions.channels.DeleteMessages(
+            channel=types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash), id=[m3]
+        ),
+    )
+    ic = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    assert await call(b, functions.channels.ReadHistory(channel=ic, max_id=m1)) is True
+    page = await call(b, listing)
+    assert [m.id for m in page.messages] == [m4] and page.count == 1
+    affected = await call(b, functions.messages.ReadMentions(peer=peer))
+    assert affected.offset == 0
+    assert (await call(b, listing)).messages == []
+    (d,) = (await call(b, dialogs_req())).dialogs
+    assert d.unread_mentions_count == 0
+    with pytest.raises(RpcError, match="CHANNEL_PRIVATE"):
+        await call(
+            b, functions.messages.ReadMentions(peer=types.InputPeerChannel(channel_id=ch.id, access_hash=1))
+        )

@@ -1,0 +1,128 @@
+"""The owner's unread mentions (``channel_unread_mentions``, partitioned by owner).
+
+A message that mentions users (mention-name entities, resolved @usernames) gets one row
+per mentioned active member who can see it, has not read past it and did not send it;
+at most MENTIONS_PER_MESSAGE per message, so a post costs O(mentions), never O(members).
+Reading the history up to a message, or messages.readMentions, clears rows; a deleted
+message's rows are skipped by every reader (joined against the live message) and so
+need no fan-out delete. ``mentioned`` on each viewer's copy of a message comes from the
+entities (tl_convert); this store answers the dialog badge and getUnreadMentions.
+"""
+
+from __future__ import annotations
+
+from .. import db, limits
+from ..errors import LimitInvalidError
+from .common import load_channel
+
+MENTIONS_PER_MESSAGE = 100
+READ_MENTIONS_BATCH = 1000
+
+
+async def record_mentions(channel_id: int, message_id: int, sender_id: int, user_ids: list[int]) -> None:
+    candidates = [u for u in dict.fromkeys(user_ids) if u != sender_id][:MENTIONS_PER_MESSAGE]
+    if not candidates:
+        return
+    async with db.connection() as conn:
+        await conn.execute(
+            "INSERT INTO channel_unread_mentions (user_id, channel_id, message_id)"
+            " SELECT user_id, channel_id, %(m)s FROM channel_members WHERE channel_id = %(c)s"
+            " AND user_id = ANY(%(u)s) AND status = 'active' AND read_inbox_max_id < %(m)s"
+            " AND available_min_id < %(m)s ON CONFLICT DO NOTHING",
+            {"c": channel_id, "m": message_id, "u": candidates},
+        )
+
+
+async def do_update_mentions(
+    channel_id: int, message_id: int, sender_id: int, before: list[int], after: list[int]
+) -> None:
+    """An edit: users no longer mentioned lose the row, newly mentioned ones get one."""
+    removed = sorted(set(before) - set(after))
+    if removed:
+        async with db.connection() as conn:
+            await conn.execute(
+                "DELETE FROM channel_unread_mentions WHERE user_id = ANY(%s) AND channel_id = %s AND message_id = %s",
+                (removed, channel_id, message_id),
+            )
+    await record_mentions(channel_id, message_id, sender_id, [u for u in after if u not in before])
+
+
+async def clear_read(conn, user_id: int, channel_id: int, max_id: int) -> None:
+    """Reading the history up to ``max_id`` reads its mentions too (as Telegram does)."""
+    await conn.execute(
+        "DELETE FROM channel_unread_mentions WHERE user_id = %s AND channel_id = %s AND message_id <= %s",
+        (user_id, channel_id, max_id),
+    )
+
+
+_LIVE = (
+    " FROM channel_unread_mentions u JOIN channel_messages m ON m.channel_id = u.channel_id"
+    " AND m.id = u.message_id AND NOT m.deleted"
+)
+
+
+async def unread_mention_counts(conn, user_id: int, channel_ids: list[int]) -> dict[int, int]:
+    if not channel_ids:
+        return {}
+    cur = await conn.execute(
+        f"SELECT u.channel_id, count(*) AS n{_LIVE} WHERE u.user_id = %s AND u.channel_id = ANY(%s)"
+        " GROUP BY u.channel_id",
+        (user_id, list(channel_ids)),
+    )
+    return {r["channel_id"]: r["n"] for r in await cur.fetchall()}
+
+
+async def unread_mention_ids(
+    user_id: int, channel_id: int, *, offset_id: int = 0, add_offset: int = 0, limit: int = 100,
+    max_id: int = 0, min_id: int = 0,
+) -> tuple[list[int], int]:  # fmt: skip
+    """messages.getUnreadMentions: (ids newest first, total). Seek by offset_id with a
+    bounded add_offset (no SQL OFFSET beyond ADD_OFFSET_MAX); cap HISTORY_LIMIT."""
+    if limit < 0 or not -limits.ADD_OFFSET_MAX <= add_offset <= limits.ADD_OFFSET_MAX:
+        raise LimitInvalidError()
+    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
+    where = ["u.user_id = %(u)s", "u.channel_id = %(c)s"]
+    params: dict = {"u": user_id, "c": channel_id}
+    if add_offset < 0:
+        # Newer than offset_id (the page straddles it): read upwards, then flip.
+        where.append("u.message_id >= %(o)s")
+        params["o"] = offset_id
+        order, take = "ASC", -add_offset
+        limit = min(limit, take)
+    else:
+        order, take = "DESC", add_offset + limit
+        if offset_id:
+            where.append("u.message_id < %(o)s")
+            params["o"] = offset_id
+    if max_id:
+        where.append("u.message_id < %(max)s")
+        params["max"] = max_id
+    if min_id:
+        where.append("u.message_id > %(min)s")
+        params["min"] = min_id
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            f"SELECT u.message_id{_LIVE} WHERE {' AND '.join(where)} ORDER BY u.message_id {order} LIMIT %(n)s",
+            {**params, "n": take},
+        )
+        ids = [r["message_id"] for r in await cur.fetchall()]
+        total = (await unread_mention_counts(conn, user_id, [channel_id])).get(channel_id, 0)
+    if order == "ASC":
+        ids = sorted(ids, reverse=True)
+    else:
+        ids = ids[add_offset:]
+    return ids[:limit], total
+
+
+async def do_read_mentions(user_id: int, channel_id: int) -> tuple[int, bool]:
+    """messages.readMentions: one batch; (channel pts, whether rows remain)."""
+    async with db.connection() as conn, conn.transaction():
+        cur = await conn.execute(
+            "DELETE FROM channel_unread_mentions WHERE (user_id, channel_id, message_id) IN"
+            " (SELECT user_id, channel_id, message_id FROM channel_unread_mentions"
+            "  WHERE user_id = %s AND channel_id = %s LIMIT %s) RETURNING 1",
+            (user_id, channel_id, READ_MENTIONS_BATCH),
+        )
+        done = len(await cur.fetchall())
+        channel = await load_channel(conn, channel_id)
+    return channel["pts"], done >= READ_MENTIONS_BATCH
