@@ -10,7 +10,6 @@ from edge_app.registry import rpc
 from tl import functions, types
 
 from .. import account_updates, actions, limits, notify, tl_convert
-from ..actions import mentions as mention_actions
 from ..access import (
     channel_ref,
     chats_for,
@@ -19,6 +18,7 @@ from ..access import (
     resolve_input_user,
     users_for,
 )
+from ..actions import mentions as mention_actions
 from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError
 from .context import change_to_updates, context_for, own_session, viewer
 
@@ -400,7 +400,9 @@ async def get_unread_mentions(ctx, req: functions.messages.GetUnreadMentions):
     h = await actions.get_messages(me, channel["id"], ids)
     h.messages = [m for m in h.messages if not m.get("empty")]
     h.count = total
-    users, chats = await context_for(me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)})
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
     return tl_convert.channel_messages_to_tl(h, me, users, chats)
 
 
