@@ -496,3 +496,18 @@ def search_posts_flood_to_tl(daily: int):
 
 def view_forum_as_messages_to_tl(channel_id: int, enabled: bool):
     return types.UpdateChannelViewForumAsMessages(channel_id=channel_id, enabled=enabled)
+
+
+def empty_channel_messages_to_tl(pts: int):
+    """A media search (photos, files, links...): no media exist, so none and count 0."""
+    return types.messages.ChannelMessages(pts=pts, count=0, messages=[], topics=[], chats=[], users=[])
+
+
+def discussion_message_to_tl(root: dict, viewer_id: int, thread_max_id: int, users: list, chats: list):
+    return types.messages.DiscussionMessage(
+        messages=[message_to_tl(root, viewer_id)],
+        max_id=thread_max_id or None,
+        unread_count=0,
+        chats=chats,
+        users=users,
+    )

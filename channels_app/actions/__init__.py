@@ -33,7 +33,9 @@ from .messages import (
     get_forwardable,
     get_history,
     get_messages,
+    get_thread_root,
 )
+from .settings import pinned_message_ids
 
 __all__ = [
     "channels_with_news",
@@ -63,5 +65,7 @@ __all__ = [
     "get_participants",
     "get_peer_dialogs",
     "get_pinned_dialogs",
+    "get_thread_root",
     "get_unread_marks",
+    "pinned_message_ids",
 ]

@@ -28,6 +28,7 @@ from ..errors import (
     MessageIdsEmptyError,
     MessageNotModifiedError,
     MessageTooLongError,
+    MsgIdInvalidError,
     QuoteTextInvalidError,
     RandomIdEmptyError,
     RandomIdInvalidError,
@@ -705,6 +706,13 @@ def _clamp_limit(limit: int, cap: int) -> int:
     return min(limit or cap, cap)
 
 
+SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
+
+
+def _like(q: str) -> str:
+    return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 async def get_history(
     viewer_id: int,
     channel_id: int,
@@ -715,10 +723,22 @@ async def get_history(
     limit: int = 20,
     max_id: int = 0,
     min_id: int = 0,
+    thread_id: int = 0,
+    q: str = "",
+    from_user_id: int = 0,
+    min_date: int = 0,
+    max_date: int = 0,
 ) -> History:
-    """messages.getHistory on a channel: seek pagination on (channel_id, id), no OFFSET."""
+    """messages.getHistory on a channel: seek pagination on (channel_id, id), no OFFSET.
+
+    The same seek serves messages.getReplies (``thread_id``: replies whose thread top
+    is that message, on the thread index) and messages.search (``q``, ``from_user_id``,
+    dates). A text search has no index: it scans at most SEARCH_WINDOW ids below its
+    offset per page, so one request is bounded however large the channel is."""
     limit = _clamp_limit(limit, limits.HISTORY_LIMIT)
     add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
+    if len(q) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
         if channel is None:
@@ -736,28 +756,56 @@ async def get_history(
             offset_id = pivot["id"] + 1 if pivot else 1
         if offset_id <= 0:
             offset_id = limits.MAX_MESSAGE_ID + 1
+        extra, params = "", []
+        if thread_id:
+            extra += " AND reply_to_top_id = %s"
+            params.append(thread_id)
+        if from_user_id:
+            extra += " AND sender_user_id = %s"
+            params.append(from_user_id)
+        if min_date:
+            extra += " AND date >= %s"
+            params.append(min_date)
+        if max_date:
+            extra += " AND date <= %s"
+            params.append(max_date)
+        if q:
+            extra += " AND message ILIKE %s"
+            params.append(_like(q))
+            floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []
         if add_offset < 0:
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                " AND id >= %s AND id > %s AND id < %s ORDER BY id ASC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, min(-add_offset, limit)),
+                f" AND id >= %s AND id > %s AND id < %s{extra} ORDER BY id ASC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, min(-add_offset, limit)),
             )
             messages = list(reversed(await cur.fetchall()))
         if older_limit > 0:
             skip = max(add_offset, 0)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                " AND id < %s AND id > %s AND id < %s ORDER BY id DESC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, min(older_limit, limit) + skip),
+                f" AND id < %s AND id > %s AND id < %s{extra} ORDER BY id DESC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, min(older_limit, limit) + skip),
             )
             messages += (await cur.fetchall())[skip:]
     messages = messages[:limit]
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
-    count = max(len(messages), channel["top_message_id"] - floor)
+    if extra:
+        count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
+    else:
+        count = max(len(messages), channel["top_message_id"] - floor)
     return History(channel, member, messages, count, users, chans)
+
+
+async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> History:
+    """The message a thread hangs on (messages.getDiscussionMessage in a megagroup)."""
+    h = await get_messages(viewer_id, channel_id, [msg_id])
+    if h.messages[0].get("empty") or not h.channel["megagroup"]:
+        raise MsgIdInvalidError()
+    return h
 
 
 async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> History:

@@ -412,3 +412,79 @@ async def read_mentions(ctx, req: functions.messages.ReadMentions):
     channel, _ = await _checked_peer(me, req.peer)
     pts, more = await mention_actions.do_read_mentions(me, channel["id"])
     return tl_convert.affected_history_to_tl(pts, 0, more)
+
+
+def _search_from_user(me: int, from_id) -> int:
+    if from_id is None:
+        return 0
+    if isinstance(from_id, types.InputPeerSelf):
+        return me
+    if isinstance(from_id, types.InputPeerUser):
+        from accounts_app.access import check_input_peer_user
+
+        return check_input_peer_user(me, from_id)
+    raise PeerIdInvalidError()
+
+
+@rpc(functions.messages.Search)
+async def search(ctx, req: functions.messages.Search):
+    """Text / sender / date search in one channel. Media filters answer an empty page
+    (no media exist); the pinned filter lists the pinned messages."""
+    me = viewer(ctx)
+    channel, member = await _checked_peer(me, req.peer, preview=True)
+    known = {channel["id"]: (channel, member)}
+    if isinstance(req.filter, types.InputMessagesFilterPinned):
+        ids = await actions.pinned_message_ids(channel["id"], min(req.limit or 100, limits.HISTORY_LIMIT))
+        h = await actions.get_messages(me, channel["id"], ids)
+        h.messages = [m for m in h.messages if not m.get("empty")]
+        h.count = len(h.messages)
+    elif not isinstance(req.filter, types.InputMessagesFilterEmpty):
+        return tl_convert.empty_channel_messages_to_tl(channel["pts"])
+    else:
+        h = await actions.get_history(
+            me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
+            max_id=req.max_id, min_id=req.min_id, q=req.q.strip(), thread_id=req.top_msg_id or 0,
+            from_user_id=_search_from_user(me, req.from_id), min_date=req.min_date, max_date=req.max_date,
+        )  # fmt: skip
+    users, chats = await context_for(me, h.messages, (), [channel["id"]], known)
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.GetReplies)
+async def get_replies(ctx, req: functions.messages.GetReplies):
+    """A thread: the replies whose thread top is msg_id (seek like getHistory)."""
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer, preview=True)
+    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    h = await actions.get_history(
+        me, channel["id"], offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
+        limit=req.limit, max_id=req.max_id, min_id=req.min_id, thread_id=req.msg_id,
+    )  # fmt: skip
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.GetDiscussionMessage)
+async def get_discussion_message(ctx, req: functions.messages.GetDiscussionMessage):
+    """In a megagroup a message's discussion is its own thread (no linked channels)."""
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer, preview=True)
+    root = await actions.get_thread_root(me, channel["id"], req.msg_id)
+    latest = await actions.get_history(me, channel["id"], limit=1, thread_id=req.msg_id)
+    top = latest.messages[0]["id"] if latest.messages else 0
+    users, chats = await context_for(
+        me, root.messages, (), [channel["id"]], {channel["id"]: (root.channel, root.member)}
+    )
+    return tl_convert.discussion_message_to_tl(root.messages[0], me, top, users, chats)
+
+
+@rpc(functions.messages.ReadDiscussion)
+async def read_discussion(ctx, req: functions.messages.ReadDiscussion):
+    """Thread read marks are not stored separately: the thread must exist and be
+    visible; the channel's own read mark is what clients show."""
+    me = viewer(ctx)
+    channel, _ = await _checked_peer(me, req.peer)
+    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    return True

@@ -391,3 +391,58 @@ async def test_unread_mentions_badge_list_and_read(users):
         await call(
             b, functions.messages.ReadMentions(peer=types.InputPeerChannel(channel_id=ch.id, access_hash=1))
         )
+
+
+async def test_search_replies_and_discussion(users):
+    a, b, _ = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+
+    async def send(who, text, rid, reply_to=0):
+        reply = types.InputReplyToMessage(reply_to_msg_id=reply_to) if reply_to else None
+        up = await call(
+            who, functions.messages.SendMessage(peer=peer, message=text, random_id=rid, reply_to=reply)
+        )
+        return next(u.message.id for u in up.updates if isinstance(u, types.UpdateNewChannelMessage))
+
+    root = await send(a, "Release plan for Friday", 1)
+    r1 = await send(b, "sounds good", 2, root)
+    await send(a, "unrelated 100%_done", 3)
+    r2 = await send(a, "I will write the notes", 4, r1)  # a reply to a reply stays in root's thread
+
+    def search(q="", **kw):
+        return functions.messages.Search(
+            peer=peer, q=q, filter=kw.pop("filter", types.InputMessagesFilterEmpty()), min_date=0, max_date=0,
+            offset_id=0, add_offset=0, limit=kw.pop("limit", 20), max_id=0, min_id=0, hash=0, **kw,
+        )  # fmt: skip
+
+    assert [m.id for m in (await call(b, search("friday"))).messages] == [root]
+    assert [m.message for m in (await call(b, search("100%_"))).messages] == ["unrelated 100%_done"]
+    assert (await call(b, search("100%x"))).messages == []  # % and _ are literal
+    bob = types.InputPeerUser(user_id=b, access_hash=user_access_hash(a, b))
+    assert [m.id for m in (await call(a, search(from_id=bob))).messages] == [r1]
+    photos = await call(b, search(filter=types.InputMessagesFilterPhotos(), limit=0))
+    assert (photos.count, photos.messages) == (0, [])
+    with pytest.raises(RpcError, match="LIMIT_INVALID"):
+        await call(b, search("x" * 200))
+    replies = await call(
+        b,
+        functions.messages.GetReplies(
+            peer=peer,
+            msg_id=root,
+            offset_id=0,
+            offset_date=0,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        ),
+    )
+    assert [m.id for m in replies.messages] == [r2, r1]
+    disc = await call(b, functions.messages.GetDiscussionMessage(peer=peer, msg_id=root))
+    assert [m.id for m in disc.messages] == [root] and disc.max_id == r2
+    with pytest.raises(RpcError, match="MSG_ID_INVALID"):
+        await call(b, functions.messages.GetDiscussionMessage(peer=peer, msg_id=9999))
+    assert await call(b, functions.messages.ReadDiscussion(peer=peer, msg_id=root, read_max_id=r2)) is True
