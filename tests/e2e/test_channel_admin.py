@@ -243,7 +243,10 @@ async def test_admin_log_filterable_by_admin_and_type(edge_db, telethon_user):
         "ChannelAdminLogEventActionParticipantToggleBan",
         "ChannelAdminLogEventActionChangeTitle",
         "ChannelAdminLogEventActionParticipantToggleAdmin",
+        "ChannelAdminLogEventActionParticipantInvite",  # Carol, then Bob (newest first)
+        "ChannelAdminLogEventActionParticipantInvite",
     ]
+    assert [e.action.participant.user_id for e in log.events[-2:]] == [carol.id, bob.id]
     assert {u.id for u in log.users} >= {alice.id, bob.id, carol.id}
     by_bob = await a(functions.channels.GetAdminLogRequest(ic, "", 0, 0, 100, admins=[iu(alice, bob)]))
     assert [e.user_id for e in by_bob.events] == [bob.id, bob.id]
