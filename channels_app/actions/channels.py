@@ -42,6 +42,7 @@ from .common import (
     now,
     with_pts,
 )
+from .dialogs import count_unread
 
 
 def _clean_title(title: str) -> str:
@@ -578,12 +579,12 @@ async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | N
             "SELECT * FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (viewer_id, channel_id)
         )
         dialog = await cur.fetchone()
-    read_inbox = (
-        max(member["read_inbox_max_id"], member["available_min_id"])
-        if is_active(member)
-        else channel["top_message_id"]
-    )
-    unread = max(0, channel["top_message_id"] - read_inbox) if is_active(member) else 0
+        read_inbox = (
+            max(member["read_inbox_max_id"], member["available_min_id"])
+            if is_active(member)
+            else channel["top_message_id"]
+        )
+        unread = await count_unread(conn, channel_id, read_inbox) if is_active(member) else 0
     return {
         "channel": channel,
         "member": member,

@@ -287,3 +287,14 @@ async def do_set_view_forum_as_messages(user_id: int, channel_id: int, enabled: 
             (enabled, user_id, channel_id, enabled),
         )
         return await cur.fetchone() is not None
+
+
+async def count_unread(conn, channel_id: int, after_id: int) -> int:
+    """Live messages above ``after_id`` (the viewer's read mark or visibility floor),
+    counted like the dialog list does: on the history index, capped."""
+    cur = await conn.execute(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM channel_messages WHERE channel_id = %s AND NOT deleted"
+        " AND id > %s LIMIT %s) s",
+        (channel_id, after_id, UNREAD_COUNT_MAX),
+    )
+    return (await cur.fetchone())["n"]

@@ -110,3 +110,15 @@ async def test_join_switches_antispam_and_forum_show_on_the_channel(chan):
     await settings.check_sticker_set(A, cid, empty=True)
     with pytest.raises(StickersetInvalidError):
         await settings.check_sticker_set(A, cid, empty=False)
+
+
+async def test_full_channel_unread_counts_live_messages_only(chan):
+    cid = (await actions.do_create_channel(A, "g", megagroup=True)).channel["id"]
+    await actions.do_invite_to_channel(A, cid, [B])
+    ids = [
+        (await actions.do_send_message(A, cid, f"m{i}", random_id=10 + i)).events[0].message["id"]
+        for i in range(4)
+    ]
+    before = (await actions.get_full_channel(B, cid, None))["unread_count"]
+    await actions.do_delete_messages(A, cid, ids[1:3])
+    assert (await actions.get_full_channel(B, cid, None))["unread_count"] == before - 2
