@@ -22,7 +22,7 @@ from .dialogs import (
     get_pinned_dialogs,
     get_unread_marks,
 )
-from .difference import channels_with_news, get_channel_difference
+from .difference import get_channel_difference
 from .messages import (
     do_delete_history,
     do_delete_messages,
@@ -38,7 +38,6 @@ from .messages import (
 from .settings import pinned_message_ids
 
 __all__ = [
-    "channels_with_news",
     "do_create_channel",
     "do_delete_history",
     "do_delete_messages",

@@ -6,6 +6,7 @@ from .. import db, limits
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, LimitInvalidError, PersistentTimestampInvalidError
 from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, now, require_visible
+from .dialogs import count_unread
 
 
 def _visible_part(ev: dict, floor: int) -> dict | None:
@@ -94,36 +95,16 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
     messages = await cur.fetchall()
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
-    top = channel["top_message_id"] if channel["top_message_id"] > floor else 0
+    top = messages[0]["id"] if messages else 0  # the newest live, visible message
     read = max(member["read_inbox_max_id"], floor)
     dialog = {
         "top_message": top,
         "read_inbox_max_id": read,
         "read_outbox_max_id": member["read_outbox_max_id"],
-        "unread_count": max(0, top - read),
+        "unread_count": await count_unread(conn, channel["id"], read),
         "pts": channel["pts"],
     }
     return Difference(
         "too_long", channel, member, channel["pts"], final=True, timeout=limits.DIFFERENCE_TIMEOUT,
         messages=messages, dialog=dialog, user_ids=users, channel_ids=chans,
     )  # fmt: skip
-
-
-async def channels_with_news(user_id: int, since_date: int, limit: int = 100) -> list[tuple[int, int]]:
-    """(channel_id, pts) of the user's active channels with events after ``since_date``:
-    the account-level difference adds an updateChannelTooLong nudge for each."""
-    async with db.connection() as conn:
-        cur = await conn.execute(
-            "SELECT channel_id FROM user_channel_member_index WHERE user_id = %s AND status = 'active'"
-            " ORDER BY channel_id LIMIT %s",
-            (user_id, limits.CHANNELS_PER_USER_MAX),
-        )
-        ids = [r["channel_id"] for r in await cur.fetchall()]
-        if not ids:
-            return []
-        cur = await conn.execute(
-            "SELECT id, pts FROM channels WHERE id = ANY(%s) AND NOT deleted AND top_message_date > %s"
-            " ORDER BY top_message_date DESC LIMIT %s",
-            (ids, since_date, limit),
-        )
-        return [(r["id"], r["pts"]) for r in await cur.fetchall()]
