@@ -301,7 +301,8 @@ def _notify_settings_to_tl(d: dict | None):
 
 
 def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unread: int, pts: int,
-                 pinned: bool = False, unread_mark: bool = False, folder_id: int = 0, notify=None):  # fmt: skip
+                 pinned: bool = False, unread_mark: bool = False, folder_id: int = 0, notify=None,
+                 mentions: int = 0):  # fmt: skip
     return types.Dialog(
         pinned=pinned,
         unread_mark=unread_mark,
@@ -310,7 +311,7 @@ def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unre
         read_inbox_max_id=read_in,
         read_outbox_max_id=read_out,
         unread_count=unread,
-        unread_mentions_count=0,
+        unread_mentions_count=mentions,
         unread_reactions_count=0,
         unread_poll_votes_count=0,
         notify_settings=_notify_settings_to_tl(notify),
@@ -331,6 +332,7 @@ def dialogs_to_tl(d: Dialogs, viewer_id: int, users: list, chats: list, *, peer:
                 read_in=min(read_in, top) if top else read_in,
                 read_out=e.member["read_outbox_max_id"],
                 unread=e.unread_count,
+                mentions=e.unread_mentions,
                 pts=e.channel["pts"],
                 pinned=e.dialog["pinned"],
                 unread_mark=e.dialog["unread_mark"],

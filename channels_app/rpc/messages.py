@@ -239,10 +239,7 @@ async def _dialogs_response(me: int, d, *, peer: bool = False):
 
         s = await sync_to_async(updates.get_state)(me)
         state = accounts_tl.state_to_tl(s.pts, s.date)
-    result = tl_convert.dialogs_to_tl(d, me, users, chats, peer=peer, state=state)
-    for dialog, entry in zip(result.dialogs, d.entries, strict=True):
-        dialog.unread_mentions_count = entry.unread_mentions  # actions.dialogs.unread_mentions_counts
-    return result
+    return tl_convert.dialogs_to_tl(d, me, users, chats, peer=peer, state=state)
 
 
 @rpc(functions.messages.GetDialogs)
