@@ -1,0 +1,99 @@
+"""Dialog-list benchmark: prints figures (not a test).
+
+One user in N megagroups (default 800, under CHANNELS_PER_USER_MAX), each with a few
+messages from another member, some deleted, a few pinned dialogs and some unread
+mentions; then messages.getDialogs(limit=100) pages through the domain action (the
+SQL the RPC handler runs), first page and seek pages, p50/p99.
+
+    TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
+        .venv/bin/python bench/bench_dialogs.py --channels 800
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
+os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
+os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
+
+from bench.bench_channels import pct, setup_django  # noqa: E402
+
+VIEWER, POSTER = 7_000_001, 7_000_002
+
+
+async def populate(channels: int) -> None:
+    from channels_app import actions, db
+
+    async with db.connection() as conn:
+        await conn.execute("DELETE FROM channel_dialogs WHERE user_id = %s", (VIEWER,))
+        await conn.execute(
+            "UPDATE user_channel_member_index SET status = 'left' WHERE user_id = ANY(%s)",
+            ([VIEWER, POSTER],),
+        )
+        await conn.execute(
+            "UPDATE channel_members SET status = 'left' WHERE user_id = ANY(%s) AND status = 'active'",
+            ([VIEWER, POSTER],),
+        )
+    t0 = time.perf_counter()
+    for i in range(channels):
+        cid = (await actions.do_create_channel(POSTER, f"g{i}", megagroup=True)).channel["id"]
+        await actions.do_invite_to_channel(POSTER, cid, [VIEWER])
+        ids = []
+        for k in range(3):
+            sent = await actions.do_send_message(POSTER, cid, f"m{k}", random_id=i * 10 + k + 1)
+            ids.append(sent.events[0].message["id"])
+        if i % 5 == 0:
+            await actions.do_delete_messages(POSTER, cid, [ids[-1]])
+        if i < 5:
+            await actions.do_toggle_dialog_pin(VIEWER, cid, True)
+    print(f"setup: {channels} channels in {time.perf_counter() - t0:.1f}s")
+
+
+async def measure(rounds: int) -> None:
+    from channels_app import actions, db
+
+    first, seek = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        page = await actions.get_dialogs(VIEWER, limit=100)
+        first.append(time.perf_counter() - t0)
+        last = page.entries[-1]
+        t0 = time.perf_counter()
+        await actions.get_dialogs(
+            VIEWER, limit=100, offset_date=last.top_message["date"] if last.top_message else 0,
+            offset_id=last.top_message["id"] if last.top_message else 0, offset_channel_id=last.channel["id"],
+        )  # fmt: skip
+        seek.append(time.perf_counter() - t0)
+    print(f"getDialogs(100), user in {page.count} channels: first page p50 {pct(first, 50) * 1000:.1f} ms,"
+          f" p99 {pct(first, 99) * 1000:.1f} ms; seek page p50 {pct(seek, 50) * 1000:.1f} ms,"
+          f" p99 {pct(seek, 99) * 1000:.1f} ms ({rounds} rounds)")  # fmt: skip
+    await db.close_pools()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--channels", type=int, default=800)
+    ap.add_argument("--rounds", type=int, default=200)
+    args = ap.parse_args()
+    setup_django()
+
+    async def run():
+        from channels_app import counters
+
+        await populate(args.channels)
+        await measure(args.rounds)
+        await counters.close_clients()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
