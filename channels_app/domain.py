@@ -63,6 +63,7 @@ class History:
     count: int
     user_ids: set[int]
     channel_ids: set[int]
+    unread_mentions: set[int] = field(default_factory=set)  # the viewer's, among messages
 
 
 @dataclass(slots=True)
@@ -81,6 +82,7 @@ class Difference:
     dialog: dict | None = None  # too_long
     user_ids: set[int] = field(default_factory=set)
     channel_ids: set[int] = field(default_factory=set)
+    unread_mentions: set[int] = field(default_factory=set)  # the viewer's, among messages
 
 
 @dataclass(slots=True)

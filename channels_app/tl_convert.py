@@ -166,7 +166,7 @@ def _action_to_tl(a: dict):
     return types.MessageActionEmpty()
 
 
-def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None):
+def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread_mentions=()):
     peer = types.PeerChannel(channel_id=m["channel_id"])
     if m.get("empty"):
         return types.MessageEmpty(id=m["id"], peer_id=peer)
@@ -179,9 +179,11 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None):
             peer_id=peer, date=m["date"], action=_action_to_tl(m["action"]),
         )  # fmt: skip
     entities = m.get("entities") or []
+    mentioned = viewer_id in mention_user_ids(entities)
     return types.Message(
         out=out,
-        mentioned=viewer_id in mention_user_ids(entities),
+        mentioned=mentioned,
+        media_unread=mentioned and m["id"] in unread_mentions,
         silent=bool(m.get("silent")),
         post=is_post,
         noforwards=bool(m.get("noforwards")),
@@ -200,8 +202,11 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None):
 
 def event_to_update(ev: ChannelEvent, viewer_id: int):
     if ev.type == "new_message":
+        # A new message that mentions the viewer is an unread mention for them.
         return types.UpdateNewChannelMessage(
-            message=message_to_tl(ev.message, viewer_id), pts=ev.pts, pts_count=ev.pts_count
+            message=message_to_tl(ev.message, viewer_id, unread_mentions={ev.message["id"]}),
+            pts=ev.pts,
+            pts_count=ev.pts_count,
         )
     if ev.type == "edit_message":
         return types.UpdateEditChannelMessage(
@@ -288,7 +293,7 @@ def channel_messages_to_tl(h: History, viewer_id: int, users: list, chats: list)
         inexact=True,
         pts=h.channel["pts"],
         count=h.count,
-        messages=[message_to_tl(m, viewer_id) for m in h.messages],
+        messages=[message_to_tl(m, viewer_id, unread_mentions=h.unread_mentions) for m in h.messages],
         topics=[],
         chats=chats,
         users=users,
@@ -369,7 +374,7 @@ def difference_to_tl(d: Difference, viewer_id: int, users: list, chats: list):
                 unread=dl["unread_count"],
                 pts=dl["pts"],
             ),
-            messages=[message_to_tl(m, viewer_id) for m in d.messages],
+            messages=[message_to_tl(m, viewer_id, unread_mentions=d.unread_mentions) for m in d.messages],
             chats=chats,
             users=users,
         )
@@ -377,7 +382,7 @@ def difference_to_tl(d: Difference, viewer_id: int, users: list, chats: list):
         final=d.final,
         pts=d.pts,
         timeout=d.timeout,
-        new_messages=[message_to_tl(m, viewer_id) for m in d.new_messages],
+        new_messages=[message_to_tl(m, viewer_id, unread_mentions=d.unread_mentions) for m in d.new_messages],
         other_updates=[event_to_update(e, viewer_id) for e in d.other_events],
         chats=chats,
         users=users,

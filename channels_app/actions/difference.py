@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import db, limits
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, LimitInvalidError, PersistentTimestampInvalidError
+from . import mentions
 from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, now, require_visible
 from .dialogs import count_unread
 
@@ -82,6 +83,7 @@ async def get_channel_difference(
     return Difference(
         "difference", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT,
         new_messages=new_messages, other_events=others, user_ids=users, channel_ids=chans,
+        unread_mentions=await mentions.unread_among(viewer_id, channel_id, new_messages),
     )  # fmt: skip
 
 
@@ -107,4 +109,5 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
     return Difference(
         "too_long", channel, member, channel["pts"], final=True, timeout=limits.DIFFERENCE_TIMEOUT,
         messages=messages, dialog=dialog, user_ids=users, channel_ids=chans,
+        unread_mentions=await mentions.unread_among(member["user_id"], channel["id"], messages),
     )  # fmt: skip

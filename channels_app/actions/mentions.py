@@ -126,3 +126,21 @@ async def do_read_mentions(user_id: int, channel_id: int) -> tuple[int, bool]:
         done = len(await cur.fetchall())
         channel = await load_channel(conn, channel_id)
     return channel["pts"], done >= READ_MENTIONS_BATCH
+
+
+async def unread_among(user_id: int, channel_id: int, messages: list[dict]) -> set[int]:
+    """Which of these messages are the viewer's unread mentions (for ``media_unread``,
+    which Telegram Desktop reads as "this mention is unread"). No query unless one of
+    them mentions the viewer."""
+    from .messages import mention_user_ids
+
+    ids = [m["id"] for m in messages if m and user_id in mention_user_ids(m.get("entities"))]
+    if not ids:
+        return set()
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT message_id FROM channel_unread_mentions WHERE user_id = %s AND channel_id = %s"
+            " AND message_id = ANY(%s)",
+            (user_id, channel_id, ids),
+        )
+        return {r["message_id"] for r in await cur.fetchall()}

@@ -797,7 +797,8 @@ async def get_history(
         count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
     else:
         count = max(len(messages), channel["top_message_id"] - floor)
-    return History(channel, member, messages, count, users, chans)
+    unread = await mentions.unread_among(viewer_id, channel_id, messages)
+    return History(channel, member, messages, count, users, chans, unread)
 
 
 async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> History:
@@ -831,7 +832,8 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> Histo
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
     users, chans = set(), {channel_id}
     message_refs([m for m in messages if not m.get("empty")], users, chans)
-    return History(channel, member, messages, len(messages), users, chans)
+    unread = await mentions.unread_among(viewer_id, channel_id, [m for m in messages if not m.get("empty")])
+    return History(channel, member, messages, len(messages), users, chans, unread)
 
 
 async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:

@@ -371,6 +371,30 @@ async def test_unread_mentions_badge_list_and_read(users):
     )
     page = await call(b, listing)
     assert [m.id for m in page.messages] == [m4, m3] and page.count == 3
+    # Telegram Desktop reads mentioned + media_unread as "an unread mention of me"
+    assert all(m.mentioned and m.media_unread for m in page.messages)
+    history = functions.messages.GetHistory(
+        peer=peer, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+    )
+    flags = {
+        m.id: (m.mentioned, m.media_unread)
+        for m in (await call(b, history)).messages
+        if hasattr(m, "mentioned")
+    }
+    assert flags[m4] == (True, True)
+    carol_view = {
+        m.id: m.media_unread for m in (await call(c, history)).messages if hasattr(m, "media_unread")
+    }
+    assert carol_view[m4] is False
+    ic0 = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    diff = await call(
+        b,
+        functions.updates.GetChannelDifference(
+            channel=ic0, filter=types.ChannelMessagesFilterEmpty(), pts=1, limit=100
+        ),
+    )
+    replayed = {m.id: m.media_unread for m in diff.new_messages if hasattr(m, "media_unread")}
+    assert replayed[m4] is True and replayed[m1] is True
     # a deleted message is no longer an unread mention; reading up to m1 reads that one
     await call(
         a,
@@ -387,6 +411,12 @@ async def test_unread_mentions_badge_list_and_read(users):
     assert (await call(b, listing)).messages == []
     (d,) = (await call(b, dialogs_req())).dialogs
     assert d.unread_mentions_count == 0
+    flags = {
+        m.id: (m.mentioned, m.media_unread)
+        for m in (await call(b, history)).messages
+        if hasattr(m, "mentioned")
+    }
+    assert flags[m4] == (True, False)  # still a mention, no longer unread
     with pytest.raises(RpcError, match="CHANNEL_PRIVATE"):
         await call(
             b, functions.messages.ReadMentions(peer=types.InputPeerChannel(channel_id=ch.id, access_hash=1))
