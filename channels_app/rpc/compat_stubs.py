@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from edge_app.registry import rpc
 from tl import functions
+from tl.errors import BoostsRequiredError, MegagroupGeoRequiredError, NotImplementedRpcError
 
 from .. import limits, tl_convert
 from ..actions import admin
@@ -109,8 +110,36 @@ async def set_main_profile_tab(ctx, req: functions.channels.SetMainProfileTab):
 @rpc(functions.channels.EditLocation)
 async def edit_location(ctx, req: functions.channels.EditLocation):
     """Location-based groups do not exist here (createChannel refuses geo as well)."""
-    from tl.errors import RpcError
-
     me = viewer(ctx)
     await _require(me, req.channel, "change_info")
-    raise RpcError(400, "MEGAGROUP_GEO_REQUIRED")
+    raise MegagroupGeoRequiredError()
+
+
+@rpc(
+    functions.channels.UpdateColor,
+    functions.channels.UpdateEmojiStatus,
+    functions.channels.ToggleAutotranslation,
+    functions.channels.RestrictSponsoredMessages,
+)
+async def boost_gated(ctx, req):
+    """Features Telegram unlocks with channel boosts: there are no boosts here, so every
+    channel is below the level they need, which is what clients are told."""
+    me = viewer(ctx)
+    await _require(me, req.channel, "change_info")
+    raise BoostsRequiredError()
+
+
+@rpc(
+    functions.channels.UpdatePaidMessagesPrice,
+    functions.channels.SetDiscussionGroup,
+    functions.channels.SearchPosts,
+)
+async def not_modelled(ctx, req):
+    """Paid messages, linked discussion groups and global post search have no model
+    here yet: the rights are checked, then the client is told plainly."""
+    me = viewer(ctx)
+    if isinstance(req, functions.channels.SetDiscussionGroup):
+        await _require(me, req.broadcast, "change_info")
+    elif isinstance(req, functions.channels.UpdatePaidMessagesPrice):
+        await _require(me, req.channel, "change_info")
+    raise NotImplementedRpcError()

@@ -328,6 +328,17 @@ async def test_smaller_channel_methods_answer_for_real_or_explicitly(users):
             a,
             functions.channels.EditLocation(channel=ic, geo_point=types.InputGeoPointEmpty(), address=""),
         )
+    with pytest.raises(RpcError, match="BOOSTS_REQUIRED"):
+        await call(a, functions.channels.UpdateColor(channel=ic, color=3))
+    with pytest.raises(RpcError, match="CHAT_ADMIN_REQUIRED"):
+        await call(b, functions.channels.ToggleAutotranslation(channel=ic, enabled=True))
+    with pytest.raises(RpcError, match="NOT_IMPLEMENTED"):
+        await call(
+            b,
+            functions.channels.SearchPosts(
+                query="x", offset_rate=0, offset_peer=types.InputPeerEmpty(), offset_id=0, limit=10
+            ),
+        )
     view = await call(b, functions.channels.ToggleViewForumAsMessages(channel=ic, enabled=True))
     assert [type(u).__name__ for u in view.updates] == ["UpdateChannelViewForumAsMessages"]
     # every one of them refuses a wrong access hash like the real methods
