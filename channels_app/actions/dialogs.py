@@ -247,14 +247,19 @@ async def do_reorder_pinned_dialogs(user_id: int, channel_ids: list[int], folder
         )
 
 
-async def do_mark_dialog_unread(user_id: int, channel_id: int, unread: bool) -> bool:
+async def _set_dialog_flag(user_id: int, channel_id: int, column: str, value: bool) -> bool:
+    """Set one boolean of the owner's dialog; True if it changed."""
     async with db.connection() as conn:
         cur = await conn.execute(
-            "UPDATE channel_dialogs SET unread_mark = %s WHERE user_id = %s AND channel_id = %s"
-            " AND unread_mark <> %s RETURNING 1",
-            (unread, user_id, channel_id, unread),
+            f"UPDATE channel_dialogs SET {column} = %s WHERE user_id = %s AND channel_id = %s"
+            f" AND {column} <> %s RETURNING 1",
+            (value, user_id, channel_id, value),
         )
         return await cur.fetchone() is not None
+
+
+async def do_mark_dialog_unread(user_id: int, channel_id: int, unread: bool) -> bool:
+    return await _set_dialog_flag(user_id, channel_id, "unread_mark", unread)
 
 
 async def get_unread_marks(user_id: int) -> list[int]:
@@ -280,13 +285,7 @@ async def do_set_dialog_folder(user_id: int, channel_id: int, folder_id: int) ->
 
 async def do_set_view_forum_as_messages(user_id: int, channel_id: int, enabled: bool) -> bool:
     """channels.toggleViewForumAsMessages: the owner's choice, kept on their dialog."""
-    async with db.connection() as conn:
-        cur = await conn.execute(
-            "UPDATE channel_dialogs SET view_forum_as_messages = %s WHERE user_id = %s AND channel_id = %s"
-            " AND view_forum_as_messages <> %s RETURNING 1",
-            (enabled, user_id, channel_id, enabled),
-        )
-        return await cur.fetchone() is not None
+    return await _set_dialog_flag(user_id, channel_id, "view_forum_as_messages", enabled)
 
 
 async def count_unread(conn, channel_id: int, after_id: int) -> int:

@@ -37,6 +37,7 @@ from ..errors import (
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
 from . import admin_log, mentions
+from .admin import load_for_actor, require_right
 from .common import (
     MESSAGE_COLUMNS,
     insert_event,
@@ -370,10 +371,9 @@ async def do_send_message(
     else:
         duplicate = False
         await _publish_new(events, sender_id)
-        if mention_user_ids(entities):
-            await mentions.record_mentions(
-                channel_id, events[0].message["id"], sender_id, mention_user_ids(entities)
-            )
+        mentioned = mention_user_ids(entities)
+        if mentioned:
+            await mentions.record_mentions(channel_id, events[0].message["id"], sender_id, mentioned)
         if channel["broadcast"]:
             # After the commit, in its own transaction: the send itself is one statement.
             await admin_log.log_event(
@@ -830,10 +830,20 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> Histo
             )
             rows = {r["id"]: r for r in await cur.fetchall() if r["id"] > floor}
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
+    live = [m for m in messages if not m.get("empty")]
     users, chans = set(), {channel_id}
-    message_refs([m for m in messages if not m.get("empty")], users, chans)
-    unread = await mentions.unread_among(viewer_id, channel_id, [m for m in messages if not m.get("empty")])
+    message_refs(live, users, chans)
+    unread = await mentions.unread_among(viewer_id, channel_id, live)
     return History(channel, member, messages, len(messages), users, chans, unread)
+
+
+async def get_existing_messages(viewer_id: int, channel_id: int, ids: list[int]) -> History:
+    """Like get_messages, for listings (pins, unread mentions): the ids the viewer can
+    see, in the given order, without messageEmpty placeholders."""
+    h = await get_messages(viewer_id, channel_id, ids)
+    h.messages = [m for m in h.messages if not m.get("empty")]
+    h.count = len(h.messages)
+    return h
 
 
 async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
@@ -979,18 +989,11 @@ async def do_delete_participant_history(
     """channels.deleteParticipantHistory: one bounded page (the newest 100 of that
     sender, on the (channel_id, sender_user_id, id DESC) index) per call, as one delete
     event; returns it and whether more remain (affectedHistory.offset)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "delete_messages")
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
     async with db.connection() as conn:
-        channel = await load_channel(conn, channel_id)
-        if channel is None or channel["deleted"]:
-            raise ChannelPrivateError()
-        if actor_user_id is not None:
-            member = await load_member(conn, channel_id, actor_user_id)
-            if not is_active(member):
-                raise ChannelPrivateError()
-            if not has_admin_right(member, "delete_messages"):
-                raise ChatAdminRequiredError()
-        if not channel["megagroup"]:
-            raise ChannelInvalidError()
         cur = await conn.execute(
             "SELECT id FROM channel_messages WHERE channel_id = %s AND sender_user_id = %s AND NOT deleted"
             " ORDER BY id DESC LIMIT %s",

@@ -242,8 +242,16 @@ async def get_join_settings(channel_ids: list[int]) -> dict[int, dict]:
 
 
 async def _set_join_setting(
-    actor_user_id, channel_id: int, column: str, enabled: bool, *, need_public: bool
+    actor_user_id,
+    channel_id: int,
+    column: str,
+    enabled: bool,
+    *,
+    need_public: bool,
+    log: tuple[str, bool] | None = None,
 ) -> dict:
+    """One switch of ``channel_join_settings`` (megagroups, ban_users); ``log`` is the
+    admin-log (type, new value) the switch records, if it has one in TL."""
     channel, member = await load_for_actor(channel_id, actor_user_id)
     if not channel["megagroup"]:
         raise ChannelInvalidError()
@@ -259,11 +267,9 @@ async def _set_join_setting(
             f" ON CONFLICT (channel_id) DO UPDATE SET {column} = EXCLUDED.{column}",
             (channel_id, bool(enabled)),
         )
-        forget_join_flags(channel_id)
-        if column == "join_request":
-            await admin_log.record(
-                conn, channel_id, actor_user_id, "toggle_invites", data={"new": not enabled}
-            )
+        if log is not None:
+            await admin_log.record(conn, channel_id, actor_user_id, log[0], data={"new": log[1]})
+    forget_join_flags(channel_id)  # after the commit, so no reader caches the old value
     await publish_channel_updated(channel_id, [admin_log.actor_id(actor_user_id)])
     return await _fresh(channel_id)
 
@@ -275,31 +281,23 @@ async def do_toggle_join_to_send(actor_user_id: int | None, channel_id: int, ena
 
 async def do_toggle_join_request(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
     """Public megagroups only: a joinChannel becomes a pending request (invites.py)."""
-    return await _set_join_setting(actor_user_id, channel_id, "join_request", enabled, need_public=True)
+    return await _set_join_setting(
+        actor_user_id, channel_id, "join_request", enabled, need_public=True,
+        log=("toggle_invites", not enabled),
+    )  # fmt: skip
 
 
 async def do_toggle_antispam(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
     """channels.toggleAntiSpam: megagroups, ban_users (the design: the switch and its
     admin-log entry only; no spam-deleting pipeline sits behind it)."""
-    channel, member = await load_for_actor(channel_id, actor_user_id)
-    if not channel["megagroup"]:
-        raise ChannelInvalidError()
-    require_right(actor_user_id, member, "ban_users")
-    current = (await get_join_settings([channel_id])).get(channel_id) or {}
-    if bool(current.get("antispam")) == bool(enabled):
-        raise ChatNotModifiedError()
-    async with db.connection() as conn, conn.transaction():
-        await conn.execute(
-            "INSERT INTO channel_join_settings (channel_id, antispam) VALUES (%s, %s)"
-            " ON CONFLICT (channel_id) DO UPDATE SET antispam = EXCLUDED.antispam",
-            (channel_id, bool(enabled)),
-        )
-        forget_join_flags(channel_id)
-        await admin_log.record(
-            conn, channel_id, actor_user_id, "toggle_antispam", data={"new": bool(enabled)}
-        )
-    await publish_channel_updated(channel_id, [admin_log.actor_id(actor_user_id)])
-    return await _fresh(channel_id)
+    return await _set_join_setting(
+        actor_user_id,
+        channel_id,
+        "antispam",
+        enabled,
+        need_public=False,
+        log=("toggle_antispam", bool(enabled)),
+    )
 
 
 async def do_toggle_forum(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:

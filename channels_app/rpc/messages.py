@@ -394,8 +394,7 @@ async def get_unread_mentions(ctx, req: functions.messages.GetUnreadMentions):
         me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
         max_id=req.max_id, min_id=req.min_id,
     )  # fmt: skip
-    h = await actions.get_messages(me, channel["id"], ids)
-    h.messages = [m for m in h.messages if not m.get("empty")]
+    h = await actions.get_existing_messages(me, channel["id"], ids)
     h.count = total
     users, chats = await context_for(
         me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
@@ -432,9 +431,7 @@ async def search(ctx, req: functions.messages.Search):
     known = {channel["id"]: (channel, member)}
     if isinstance(req.filter, types.InputMessagesFilterPinned):
         ids = await actions.pinned_message_ids(channel["id"], min(req.limit or 100, limits.HISTORY_LIMIT))
-        h = await actions.get_messages(me, channel["id"], ids)
-        h.messages = [m for m in h.messages if not m.get("empty")]
-        h.count = len(h.messages)
+        h = await actions.get_existing_messages(me, channel["id"], ids)
     elif not isinstance(req.filter, types.InputMessagesFilterEmpty):
         return tl_convert.empty_channel_messages_to_tl(channel["pts"])
     else:
