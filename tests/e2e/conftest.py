@@ -194,3 +194,17 @@ def old_telethon_python():
     from tests.support.client_venvs import client_python
 
     return client_python(OLD_TELETHON)
+
+
+@pytest.fixture
+async def clients(edge_server):
+    """Clients made by the test (disconnected after it); the server log of the test
+    must show no error or traceback."""
+    start = len(edge_server.log())
+    made: list = []
+    yield made
+    for c in made:
+        await c.disconnect()
+    new = edge_server.log()[start:]
+    trouble = [line for line in new.splitlines() if "Traceback" in line or " ERROR " in line]
+    assert not trouble, new[-3000:]

@@ -69,20 +69,6 @@ async def wait_for(predicate, timeout: float = 10.0):
         await asyncio.sleep(0.05)
 
 
-@pytest.fixture
-async def clients(edge_server):
-    """Clients made by the test (disconnected after it); the server log of the test
-    must show no error or traceback."""
-    start = len(edge_server.log())
-    made: list = []
-    yield made
-    for c in made:
-        await c.disconnect()
-    new = edge_server.log()[start:]
-    trouble = [line for line in new.splitlines() if "Traceback" in line or " ERROR " in line]
-    assert not trouble, new[-3000:]
-
-
 async def test_megagroup_live_messages_replies_edits_deletes_reads(edge_server, edge_db, clients):
     from telethon import events, functions, types
 
