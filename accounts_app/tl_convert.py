@@ -302,8 +302,14 @@ async def difference_to_tl(diff: Difference, rendered: list[Rendered], viewer_id
 
 
 async def push_updates_to_tl(event: UserUpdate, rendered: Rendered, viewer_id: int):
-    """The ``Updates`` a live session gets for one logged event."""
-    updates = list(rendered.updates)
+    """The ``Updates`` a live session gets for one logged event. Its new messages (in a
+    difference implied by ``new_messages``) are wrapped in updateNewMessage here, one pts
+    each, ending at the event's pts."""
+    first = event.pts - len(rendered.messages) + 1
+    updates = [
+        types.UpdateNewMessage(message=m, pts=first + i, pts_count=1) for i, m in enumerate(rendered.messages)
+    ]
+    updates += rendered.updates
     if not rendered.carries_pts:
         updates.append(pts_filler_to_tl(event))
     users = await users_to_tl(sorted(rendered.user_ids), viewer_id)

@@ -89,8 +89,9 @@ class Rendered:
     """
 
     updates: list[Any] = field(default_factory=list)
-    # Message objects for updates.difference.new_messages (whose updateNew* wrappers
-    # are implied there, and sent explicitly in ``updates`` for a live push).
+    # Message objects for updates.difference.new_messages, where their updateNewMessage
+    # is implied; a live push wraps them in one (one pts per message, ending at the
+    # event's pts), so renderers list them here only.
     messages: list[Any] = field(default_factory=list)
     user_ids: set[int] = field(default_factory=set)
     chats: list[Any] = field(default_factory=list)

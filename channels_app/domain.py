@@ -93,6 +93,7 @@ class DialogEntry:
     top_message: dict | None
     unread_count: int
     unread_mentions: int = 0
+    top_date: int = 0  # the order key's date (the visible top's, else join/creation)
 
 
 @dataclass(slots=True)

@@ -118,7 +118,7 @@ def legacy_chat_to_tl(ch: dict):
 # --- messages ----------------------------------------------------------------------
 
 
-def _fwd_to_tl(f: dict | None):
+def fwd_header_to_tl(f: dict | None):
     if not f:
         return None
     if f.get("from_channel_id"):
@@ -190,7 +190,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         id=m["id"],
         from_id=from_id,
         peer_id=peer,
-        fwd_from=_fwd_to_tl(m.get("fwd_from")),
+        fwd_from=fwd_header_to_tl(m.get("fwd_from")),
         reply_to=_reply_to_tl(m),
         date=m["date"],
         message=m.get("message") or "",
@@ -325,36 +325,48 @@ def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unre
     )
 
 
-def dialogs_to_tl(d: Dialogs, viewer_id: int, users: list, chats: list, *, peer: bool = False, state=None):
-    dialogs, messages = [], []
-    for e in d.entries:
-        top = e.top_message["id"] if e.top_message else 0
-        read_in = max(e.member["read_inbox_max_id"], e.member["available_min_id"])
-        dialogs.append(
-            dialog_to_tl(
-                e.channel["id"],
-                top=top,
-                read_in=min(read_in, top) if top else read_in,
-                read_out=e.member["read_outbox_max_id"],
-                unread=e.unread_count,
-                mentions=e.unread_mentions,
-                pts=e.channel["pts"],
-                pinned=e.dialog["pinned"],
-                unread_mark=e.dialog["unread_mark"],
-                folder_id=e.dialog["folder_id"],
-                notify=e.dialog["notify_settings"],
-            )
-        )
-        if e.top_message:
-            messages.append(message_to_tl(e.top_message, viewer_id))
+def dialog_entry_to_tl(e, viewer_id: int):
+    """(dialog, top message or None) of one channel dialog."""
+    top = e.top_message["id"] if e.top_message else 0
+    read_in = max(e.member["read_inbox_max_id"], e.member["available_min_id"])
+    dialog = dialog_to_tl(
+        e.channel["id"],
+        top=top,
+        read_in=min(read_in, top) if top else read_in,
+        read_out=e.member["read_outbox_max_id"],
+        unread=e.unread_count,
+        mentions=e.unread_mentions,
+        pts=e.channel["pts"],
+        pinned=e.dialog["pinned"],
+        unread_mark=e.dialog["unread_mark"],
+        folder_id=e.dialog["folder_id"],
+        notify=e.dialog["notify_settings"],
+    )
+    return dialog, message_to_tl(e.top_message, viewer_id) if e.top_message else None
+
+
+def dialogs_result_to_tl(dialogs: list, messages: list, users: list, chats: list, *, count: int,
+                         complete: bool, peer: bool = False, state=None):  # fmt: skip
     if peer:
         return types.messages.PeerDialogs(
             dialogs=dialogs, messages=messages, chats=chats, users=users, state=state
         )
-    if d.complete:
+    if complete:
         return types.messages.Dialogs(dialogs=dialogs, messages=messages, chats=chats, users=users)
     return types.messages.DialogsSlice(
-        count=d.count, dialogs=dialogs, messages=messages, chats=chats, users=users
+        count=count, dialogs=dialogs, messages=messages, chats=chats, users=users
+    )
+
+
+def dialogs_to_tl(d: Dialogs, viewer_id: int, users: list, chats: list, *, peer: bool = False, state=None):
+    dialogs, messages = [], []
+    for e in d.entries:
+        dialog, top = dialog_entry_to_tl(e, viewer_id)
+        dialogs.append(dialog)
+        if top is not None:
+            messages.append(top)
+    return dialogs_result_to_tl(
+        dialogs, messages, users, chats, count=d.count, complete=d.complete, peer=peer, state=state
     )
 
 

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "edge_app",
     "accounts_app",
     "channels_app",
+    "private_app",
     "console_app",
 ]
 

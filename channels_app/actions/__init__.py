@@ -21,6 +21,7 @@ from .dialogs import (
     get_peer_dialogs,
     get_pinned_dialogs,
     get_unread_marks,
+    is_dialog_pinned,
 )
 from .difference import get_channel_difference
 from .messages import (
@@ -68,5 +69,6 @@ __all__ = [
     "get_pinned_dialogs",
     "get_thread_root",
     "get_unread_marks",
+    "is_dialog_pinned",
     "pinned_message_ids",
 ]

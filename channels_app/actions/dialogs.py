@@ -132,6 +132,7 @@ async def _page(sql: str, params: dict, where: str = "") -> tuple[list[DialogEnt
             r["top"],
             min(r["unread"], UNREAD_COUNT_MAX),
             unread_mentions=mentions.get(r["channel_id"], 0),
+            top_date=r["top_date"],
         )
         for r in rows
     ]
@@ -200,6 +201,14 @@ async def get_pinned_dialogs(user_id: int, folder_id: int = 0) -> Dialogs:
         {"u": user_id, "f": folder_id, "lim": limits.DIALOGS_LIMIT},
     )
     return _result(entries, len(entries), True)
+
+
+async def is_dialog_pinned(user_id: int, channel_id: int) -> bool:
+    """Whether a dialogs cursor on this channel sits in the pinned block."""
+    row = await db.fetchone(
+        "SELECT pinned FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (user_id, channel_id)
+    )
+    return bool(row and row["pinned"])
 
 
 async def do_toggle_dialog_pin(user_id: int, channel_id: int, pinned: bool) -> bool:

@@ -1,12 +1,16 @@
-"""messages.* handlers for channel peers (and the dialog list, which this app serves).
+"""messages.* handlers for channel peers, and the dialog list, which this app serves.
 
-This server has no private (user-to-user) messages yet: a user peer in a message
-method answers PEER_ID_INVALID instead of a fake success.
+A user peer (a private chat) is handed to ``private_app.rpc`` at the top of each
+method both kinds of chat share; forwards may cross between the two.
 """
 
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from private_app import actions as private_actions
+from private_app import rpc as private_rpc
+from private_app import tl_convert as private_tl
+from private_app.rpc import is_user_peer
 from tl import functions, types
 
 from .. import account_updates, actions, limits, notify, tl_convert
@@ -71,6 +75,8 @@ async def create_chat(ctx, req: functions.messages.CreateChat):
 
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
+    if is_user_peer(req.peer):
+        return await private_rpc.send_message(ctx, req)
     me = viewer(ctx)
     cid, access_hash = _channel_peer(req.peer)
     reply_to_msg_id = top_msg_id = 0
@@ -100,12 +106,17 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     me = viewer(ctx)
     if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
-    src, _ = await _checked_peer(me, req.from_peer, preview=True)
-    dst, _ = await _checked_peer(me, req.to_peer)
-    _, items = await actions.get_forwardable(me, src["id"], list(req.id))
+    if is_user_peer(req.from_peer):
+        items = await private_rpc.forwardable(ctx, req.from_peer, list(req.id))
+    else:
+        src, _ = await _checked_peer(me, req.from_peer, preview=True)
+        _, items = await actions.get_forwardable(me, src["id"], list(req.id))
     # Only what exists is forwarded; random ids follow their source message.
     by_id = {it["source"]["id"]: it for it in items}
     pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
+    if is_user_peer(req.to_peer):
+        return await private_rpc.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
+    dst, _ = await _checked_peer(me, req.to_peer)
     name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
     change = await actions.do_forward_to_channel(
         me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
@@ -116,6 +127,8 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
 
 @rpc(functions.messages.EditMessage)
 async def edit_message(ctx, req: functions.messages.EditMessage):
+    if is_user_peer(req.peer):
+        return await private_rpc.edit_message(ctx, req)
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer)
     if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
@@ -129,6 +142,8 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
 
 @rpc(functions.messages.GetHistory)
 async def get_history(ctx, req: functions.messages.GetHistory):
+    if is_user_peer(req.peer):
+        return await private_rpc.get_history(ctx, req)
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer, preview=True)
     h = await actions.get_history(
@@ -160,6 +175,8 @@ async def read_channel(ctx, me: int, channel_id: int, max_id: int) -> dict:
 
 @rpc(functions.messages.ReadHistory)
 async def read_history(ctx, req: functions.messages.ReadHistory):
+    if is_user_peer(req.peer):
+        return await private_rpc.read_history(ctx, req)
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer)
     res = await read_channel(ctx, me, channel["id"], req.max_id)
@@ -168,6 +185,8 @@ async def read_history(ctx, req: functions.messages.ReadHistory):
 
 @rpc(functions.messages.DeleteHistory)
 async def delete_history(ctx, req: functions.messages.DeleteHistory):
+    if is_user_peer(req.peer):
+        return await private_rpc.delete_history(ctx, req)
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer)
     ch, event, applied, more = await actions.do_delete_history(
@@ -189,6 +208,8 @@ async def set_typing(ctx, req: functions.messages.SetTyping):
     me = viewer(ctx)
     if req.top_msg_id is not None and not 0 <= req.top_msg_id <= limits.MAX_MESSAGE_ID:
         raise MsgIdInvalidError()
+    if is_user_peer(req.peer):
+        return await private_rpc.set_typing(ctx, req)
     channel, member = await _checked_peer(me, req.peer)
     if member is None or member["status"] != "active":
         from ..errors import ChannelPrivateError
@@ -227,9 +248,36 @@ async def get_full_chat(ctx, req: functions.messages.GetFullChat):
 # --- dialogs -------------------------------------------------------------------------
 
 
-async def _dialogs_response(me: int, d, *, peer: bool = False):
-    users, chats = await context_for(me, [e.top_message for e in d.entries if e.top_message], (), d.channel_ids,
-                                     {e.channel["id"]: (e.channel, e.member) for e in d.entries})  # fmt: skip
+def _order_key(kind: str, e) -> tuple:
+    """The design's dialog order, shared by both kinds (private dialogs are never pinned)."""
+    if kind == "c":
+        pinned = bool(e.dialog["pinned"])
+        top = e.top_message["id"] if e.top_message else 0
+        return (pinned, e.dialog["pinned_order"] if pinned else 0, e.top_date, top)
+    return (False, 0, e.dialog["top_date"], e.dialog["top_box_id"])
+
+
+async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count: int, complete: bool,
+                            peer: bool = False):  # fmt: skip
+    """``merged``: ("c", channel DialogEntry) / ("p", PrivateDialogEntry) in answer order."""
+    channel_entries = [e for kind, e in merged if kind == "c"]
+    private_entries = [e for kind, e in merged if kind == "p"]
+    user_ids, channel_ids = {e.peer_id for e in private_entries}, {e.channel["id"] for e in channel_entries}
+    private_actions.message_refs(
+        [e.top_message for e in private_entries if e.top_message], user_ids, channel_ids
+    )
+    users, chats = await context_for(me, [e.top_message for e in channel_entries if e.top_message], user_ids,
+                                     channel_ids, {e.channel["id"]: (e.channel, e.member) for e in channel_entries})  # fmt: skip
+    dialogs, messages = [], []
+    for kind, e in merged:
+        if kind == "c":
+            dialog, top = tl_convert.dialog_entry_to_tl(e, me)
+        else:
+            dialog = private_tl.dialog_to_tl(e)
+            top = private_tl.message_to_tl(e.top_message) if e.top_message else None
+        dialogs.append(dialog)
+        if top is not None:
+            messages.append(top)
     state = None
     if peer:
         from asgiref.sync import sync_to_async
@@ -239,36 +287,61 @@ async def _dialogs_response(me: int, d, *, peer: bool = False):
 
         s = await sync_to_async(updates.get_state)(me)
         state = accounts_tl.state_to_tl(s.pts, s.date)
-    return tl_convert.dialogs_to_tl(d, me, users, chats, peer=peer, state=state)
+    return tl_convert.dialogs_result_to_tl(
+        dialogs, messages, users, chats, count=count, complete=complete, peer=peer, state=state
+    )
 
 
 @rpc(functions.messages.GetDialogs)
 async def get_dialogs(ctx, req: functions.messages.GetDialogs):
+    """Channel and private dialogs, one order and one seek cursor over both."""
     me = viewer(ctx)
-    offset_channel = 0
+    offset_channel = offset_user = 0
     if req.offset_peer is not None and is_channel_peer(req.offset_peer):
         cid, access_hash = channel_ref(req.offset_peer)
         await actions.get_channel_for_viewer(me, cid, access_hash)  # the cursor peer is hash-checked too
         offset_channel = cid
+    elif req.offset_peer is not None and is_user_peer(req.offset_peer):
+        offset_user = private_rpc.peer_user_id(me, req.offset_peer)
     d = await actions.get_dialogs(
         me, offset_date=req.offset_date, offset_id=req.offset_id, offset_channel_id=offset_channel,
         limit=req.limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned,
     )  # fmt: skip
-    return await _dialogs_response(me, d)
+    limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
+    cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
+    private, private_total = [], 0
+    if not req.folder_id:  # private dialogs are all in the main list
+        after_pins = bool(offset_channel) and await actions.is_dialog_pinned(me, offset_channel)
+        private, private_total = await private_actions.get_dialogs(
+            me, limit=limit, offset_date=req.offset_date, offset_id=req.offset_id, offset_peer_id=offset_user,
+            after_pins=after_pins,
+        )  # fmt: skip
+    merged = [("c", e) for e in d.entries] + [("p", e) for e in private]
+    merged.sort(key=lambda item: _order_key(*item), reverse=True)
+    merged = merged[:limit]
+    count = d.count + private_total
+    return await _dialogs_response(me, merged, count=count, complete=not cursor and len(merged) == count)
 
 
 @rpc(functions.messages.GetPeerDialogs)
 async def get_peer_dialogs(ctx, req: functions.messages.GetPeerDialogs):
     me = viewer(ctx)
-    ids = []
+    wanted: list[tuple[str, int]] = []
     for p in req.peers[: limits.DIALOGS_LIMIT]:
+        inner = getattr(p, "peer", None)
+        if inner is not None and is_user_peer(inner):
+            wanted.append(("p", private_rpc.peer_user_id(me, inner)))
+            continue
         ref = dialog_peer_channel(p)
         if ref is None:
-            continue  # user dialogs: no private messages on this server
+            continue  # folder peers: folders have no dialog of their own here
         channel, _ = await actions.get_channel_for_viewer(me, ref[0], ref[1])
-        ids.append(channel["id"])
-    d = await actions.get_peer_dialogs(me, ids)
-    return await _dialogs_response(me, d, peer=True)
+        wanted.append(("c", channel["id"]))
+    d = await actions.get_peer_dialogs(me, [i for kind, i in wanted if kind == "c"])
+    private = await private_actions.get_peer_dialogs(me, [i for kind, i in wanted if kind == "p"])
+    found = {("c", e.channel["id"]): e for e in d.entries} | {("p", e.peer_id): e for e in private}
+    merged = [(kind, found[(kind, i)]) for kind, i in dict.fromkeys(wanted) if (kind, i) in found]
+    return await _dialogs_response(me, merged, count=len(merged), complete=True, peer=True)
 
 
 @rpc(functions.messages.GetPinnedDialogs)
@@ -279,12 +352,14 @@ async def get_pinned_dialogs(ctx, req: functions.messages.GetPinnedDialogs):
 
         raise FolderIdInvalidError()
     d = await actions.get_pinned_dialogs(me, req.folder_id)
-    return await _dialogs_response(me, d, peer=True)
+    merged = [("c", e) for e in d.entries]
+    return await _dialogs_response(me, merged, count=len(merged), complete=True, peer=True)
 
 
 @rpc(functions.messages.GetSavedDialogs, functions.messages.GetPinnedSavedDialogs)
 async def get_saved_dialogs(ctx, req):
-    # Saved Messages need private messages, which this server does not have yet.
+    # Saved Messages are one private chat with oneself here; their sublists by origin
+    # peer (what these methods list) are not modelled.
     from accounts_app import tl_convert as accounts_tl
 
     return accounts_tl.empty_saved_dialogs_to_tl()
@@ -426,6 +501,8 @@ def _search_from_user(me: int, from_id) -> int:
 async def search(ctx, req: functions.messages.Search):
     """Text / sender / date search in one channel. Media filters answer an empty page
     (no media exist); the pinned filter lists the pinned messages."""
+    if is_user_peer(req.peer):
+        return await private_rpc.search(ctx, req)
     me = viewer(ctx)
     channel, member = await _checked_peer(me, req.peer, preview=True)
     known = {channel["id"]: (channel, member)}

@@ -1,0 +1,640 @@
+"""Private messages: send, forward, history, exact reads, read marks, edit, delete.
+
+Each change is one transaction that writes the boxes and appends one event per
+affected owner to their account update log (``accounts_app.updates``): a device that
+was offline replays it through ``updates.getDifference``, live sessions get it pushed
+after the commit. The owners' ``users`` rows are locked in id order first; their pts
+and message-id sequences advance under those locks, so two users writing to each
+other at once never deadlock and ids are gapless per owner.
+
+Message dicts (what ``tl_convert`` renders) are one owner's view of a box:
+``id`` (the owner's message id), ``owner_id``, ``peer_id``, ``out``, ``sender_id``,
+``date``, ``message``, ``entities``, ``fwd_from``, ``edit_date``, ``silent``,
+``reply_to_msg_id``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from asgiref.sync import sync_to_async
+from django.db import connection, transaction
+from django.db.models import Max
+
+from accounts_app.models import User
+from accounts_app.updates import UserUpdate, append_user_update, push_user_updates
+from channels_app import limits
+from channels_app.actions.common import now
+from channels_app.actions.messages import validate_text
+from tl.errors import (
+    InputUserDeactivatedError,
+    LimitInvalidError,
+    MessageAuthorRequiredError,
+    MessageEditTimeExpiredError,
+    MessageIdInvalidError,
+    MessageIdsEmptyError,
+    MessageNotModifiedError,
+    PeerIdInvalidError,
+    RandomIdDuplicateError,
+    RandomIdEmptyError,
+    RandomIdInvalidError,
+    ReplyMessageIdInvalidError,
+)
+
+from .models import MessageBox, PrivateDialog, PrivateMessage
+
+NEW_MESSAGE = "private.new_message"
+EDIT_MESSAGE = "private.edit_message"
+DELETE_MESSAGES = "private.delete_messages"
+READ_INBOX = "private.read_inbox"
+READ_OUTBOX = "private.read_outbox"
+
+EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
+UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
+HISTORY_COUNT_MAX = 100_000  # a history's count is exact up to this many messages
+SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
+
+
+@dataclass(slots=True)
+class PrivateChange:
+    """What the actor's answer shows: its own boxes (request order) and events."""
+
+    messages: list[dict] = field(default_factory=list)
+    events: list[UserUpdate] = field(default_factory=list)
+    random_ids: dict[int, int] = field(default_factory=dict)  # box id -> random id
+    pts: int = 0  # the actor's pts after the change
+
+
+@dataclass(slots=True)
+class PrivateHistory:
+    messages: list[dict]
+    count: int
+
+
+@dataclass(slots=True)
+class PrivateDialogEntry:
+    peer_id: int
+    dialog: dict
+    top_message: dict | None
+    unread_count: int
+
+
+# --- reading helpers -----------------------------------------------------------------
+
+_BOX_FIELDS = ("box_id", "owner_id", "peer_id", "out", "reply_to_box_id", "deleted", "random_id")
+
+
+def box_to_dict(box: MessageBox) -> dict:
+    m = box.message
+    return {
+        "id": box.box_id,
+        "owner_id": box.owner_id,
+        "peer_id": box.peer_id,
+        "out": box.out,
+        "sender_id": m.sender_id,
+        "date": m.date,
+        "message": m.message,
+        "entities": m.entities or [],
+        "fwd_from": m.fwd_from,
+        "edit_date": m.edit_date,
+        "silent": m.silent,
+        "reply_to_msg_id": box.reply_to_box_id,
+    }
+
+
+def _live_boxes(owner_id: int):
+    return MessageBox.objects.select_related("message").filter(owner_id=owner_id, deleted=False)
+
+
+def load_box(owner_id: int, box_id: int) -> dict | None:
+    """One live box as its owner sees it (None once deleted)."""
+    box = _live_boxes(owner_id).filter(box_id=box_id).first()
+    return box_to_dict(box) if box else None
+
+
+def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]) -> None:
+    """The peers a client needs to render these messages: both sides and the forward origin."""
+    for m in messages:
+        user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
+        fwd = m.get("fwd_from") or {}
+        if fwd.get("from_user_id"):
+            user_ids.add(fwd["from_user_id"])
+        if fwd.get("from_channel_id"):
+            channel_ids.add(fwd["from_channel_id"])
+
+
+def _lock_users(*user_ids: int) -> dict[int, bool]:
+    """Lock the owners' rows in id order; returns ``{user_id: deleted}``."""
+    return dict(
+        User.objects.select_for_update()
+        .filter(id__in=sorted(set(user_ids)))
+        .order_by("id")
+        .values_list("id", "deleted")
+    )
+
+
+def _lock_writers(sender_id: int, peer_id: int) -> None:
+    """As :func:`_lock_users`; a message needs a recipient that exists and is not deleted."""
+    users = _lock_users(sender_id, peer_id)
+    if peer_id not in users or sender_id not in users:
+        raise PeerIdInvalidError()
+    if users[peer_id]:
+        raise InputUserDeactivatedError()
+
+
+def _next_box_id(owner_id: int) -> int:
+    # Under the owner's users-row lock; boxes are never hard-deleted, so ids never repeat.
+    top = MessageBox.objects.filter(owner_id=owner_id).aggregate(m=Max("box_id"))["m"] or 0
+    if top >= limits.MAX_MESSAGE_ID:
+        raise MessageIdInvalidError()
+    return top + 1
+
+
+def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {PrivateDialog._meta.db_table} (owner_id, peer_id, top_box_id, top_date,"
+            " read_inbox_max_id, read_outbox_max_id, unread_mark) VALUES (%s, %s, %s, %s, 0, 0, false)"
+            " ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id,"
+            " top_date = EXCLUDED.top_date",
+            [owner_id, peer_id, box_id, date],
+        )
+
+
+def _refresh_top(owner_id: int, peer_id: int) -> None:
+    """After deletes: the dialog's top is its newest live box (0 hides the dialog)."""
+    top = _live_boxes(owner_id).filter(peer_id=peer_id).order_by("-box_id").first()
+    PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id).update(
+        top_box_id=top.box_id if top else 0, top_date=top.message.date if top else 0
+    )
+
+
+# --- send / forward --------------------------------------------------------------------
+
+
+def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], silent: bool):
+    """Write ``items`` (message, entities, fwd_from, reply_to) as new messages from
+    ``sender_id`` to ``peer_id``. A random id already used by the sender for this peer
+    returns that message instead (a retried send); for another peer it is refused."""
+    if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids):
+        raise RandomIdInvalidError()
+    if not all(random_ids):
+        raise RandomIdEmptyError()
+    own, theirs = PrivateChange(), []
+    with transaction.atomic():
+        _lock_writers(sender_id, peer_id)
+        # Deleted ones too: a retry of a send that was deleted since is still that send.
+        originals = {
+            b.random_id: b
+            for b in MessageBox.objects.select_related("message").filter(
+                owner_id=sender_id, random_id__in=random_ids
+            )
+        }
+        if any(b.peer_id != peer_id for b in originals.values()):
+            raise RandomIdDuplicateError()
+        next_own = _next_box_id(sender_id)
+        next_peer = _next_box_id(peer_id) if peer_id != sender_id else 0
+        date = now()
+        for item, rid in zip(items, random_ids, strict=True):
+            if rid in originals:
+                box = originals[rid]
+                own.messages.append(box_to_dict(box))
+                own.random_ids[box.box_id] = rid
+                continue
+            msg = PrivateMessage.objects.create(
+                sender_id=sender_id, date=date, message=item["message"], entities=item.get("entities") or [],
+                fwd_from=item.get("fwd_from"), silent=silent,
+            )  # fmt: skip
+            reply_own, reply_peer = item.get("reply_to") or (0, 0)
+            box = MessageBox.objects.create(
+                owner_id=sender_id, box_id=next_own, peer_id=peer_id, message=msg, out=True,
+                reply_to_box_id=reply_own, random_id=rid,
+            )  # fmt: skip
+            next_own += 1
+            own.messages.append(box_to_dict(box))
+            own.random_ids[box.box_id] = rid
+            own.events.append(append_user_update(sender_id, NEW_MESSAGE, {"box_id": box.box_id}))
+            _set_top(sender_id, peer_id, box.box_id, date)
+            if peer_id != sender_id:
+                MessageBox.objects.create(
+                    owner_id=peer_id, box_id=next_peer, peer_id=sender_id, message=msg, out=False,
+                    reply_to_box_id=reply_peer,
+                )  # fmt: skip
+                theirs.append(append_user_update(peer_id, NEW_MESSAGE, {"box_id": next_peer}))
+                _set_top(peer_id, sender_id, next_peer, date)
+                next_peer += 1
+        own.pts = own.events[-1].pts if own.events else User.objects.get(id=sender_id).pts
+    return own, theirs
+
+
+def _reply_pair(sender_id: int, peer_id: int, reply_to_msg_id: int) -> tuple[int, int]:
+    """The replied-to message in the sender's and the peer's numbering."""
+    if not reply_to_msg_id:
+        return 0, 0
+    box = _live_boxes(sender_id).filter(peer_id=peer_id, box_id=reply_to_msg_id).first()
+    if box is None:
+        raise ReplyMessageIdInvalidError()
+    if peer_id == sender_id:
+        return box.box_id, 0
+    other = (
+        MessageBox.objects.filter(message_id=box.message_id, owner_id=peer_id, deleted=False)
+        .values_list("box_id", flat=True)
+        .first()
+    )
+    return box.box_id, other or 0
+
+
+async def _finish(own: PrivateChange, theirs: list[UserUpdate], exclude) -> PrivateChange:
+    await push_user_updates(own.events, exclude=exclude)
+    await push_user_updates(theirs)
+    return own
+
+
+async def do_send_private_message(
+    sender_id: int,
+    peer_id: int,
+    message: str,
+    random_id: int,
+    *,
+    entities: list[dict] | None = None,
+    reply_to_msg_id: int = 0,
+    silent: bool = False,
+    exclude: tuple[int, int] | None = None,
+) -> PrivateChange:
+    """messages.sendMessage to a user (or to oneself: Saved Messages)."""
+    entities = validate_text(message, entities)
+
+    def run():
+        reply = _reply_pair(sender_id, peer_id, reply_to_msg_id)
+        item = {"message": message, "entities": entities, "reply_to": reply}
+        return _write(sender_id, peer_id, [item], [random_id], silent)
+
+    own, theirs = await sync_to_async(run)()
+    return await _finish(own, theirs, exclude)
+
+
+async def do_forward_to_user(
+    sender_id: int,
+    peer_id: int,
+    items: list[dict],
+    random_ids: list[int],
+    *,
+    drop_author: bool = False,
+    silent: bool = False,
+    exclude: tuple[int, int] | None = None,
+) -> PrivateChange:
+    """Target side of messages.forwardMessages into a private chat. ``items``: message,
+    entities, fwd_from (from a channel's or a private chat's get_forwardable)."""
+    if len(items) > limits.FORWARD_IDS_MAX:
+        raise LimitInvalidError()
+    rows = [
+        {"message": it["message"], "entities": it.get("entities") or [],
+         "fwd_from": None if drop_author else it.get("fwd_from")}
+        for it in items
+    ]  # fmt: skip
+    own, theirs = await sync_to_async(_write)(sender_id, peer_id, rows, random_ids, silent)
+    return await _finish(own, theirs, exclude)
+
+
+def _forward_header(m: dict) -> dict:
+    if m.get("fwd_from"):
+        return m["fwd_from"]  # a forward of a forward names the original source
+    return {"from_user_id": m["sender_id"], "date": m["date"]}
+
+
+@sync_to_async
+def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
+    """Source side of messages.forwardMessages from a private chat: the owner's live
+    messages of that dialog, in request order, with their forward header."""
+    if not ids:
+        raise MessageIdsEmptyError()
+    if len(ids) > limits.FORWARD_IDS_MAX:
+        raise LimitInvalidError()
+    found = {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(peer_id=peer_id, box_id__in=ids)}
+    out = [
+        {"message": m["message"], "entities": m["entities"], "fwd_from": _forward_header(m), "source": m}
+        for m in (found.get(i) for i in ids)
+        if m is not None
+    ]
+    if not out:
+        raise MessageIdInvalidError()
+    return out
+
+
+# --- history / exact reads ---------------------------------------------------------------
+
+
+def _clamp_limit(limit: int, cap: int) -> int:
+    if limit < 0:
+        raise LimitInvalidError()
+    return min(limit or cap, cap)
+
+
+@sync_to_async
+def get_history(
+    owner_id: int,
+    peer_id: int,
+    *,
+    offset_id: int = 0,
+    offset_date: int = 0,
+    add_offset: int = 0,
+    limit: int = 20,
+    max_id: int = 0,
+    min_id: int = 0,
+    q: str = "",
+    min_date: int = 0,
+    max_date: int = 0,
+) -> PrivateHistory:
+    """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
+    messages.search uses the same seek with ``q`` / dates; a text search scans at most
+    SEARCH_WINDOW ids below its offset per page (no text index), like channels do."""
+    limit = _clamp_limit(limit, limits.HISTORY_LIMIT)
+    add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
+    if len(q) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
+    dialog = _live_boxes(owner_id).filter(peer_id=peer_id)
+    ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
+    rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
+    filtered = bool(q or min_date or max_date)
+    if q:
+        top = offset_id if offset_id > 0 else limits.MAX_MESSAGE_ID + 1
+        newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
+        rows = rows.filter(message__message__icontains=q, box_id__gt=min(top, newest + 1) - SEARCH_WINDOW)
+    if min_date:
+        rows = rows.filter(message__date__gte=min_date)
+    if max_date:
+        rows = rows.filter(message__date__lte=max_date)
+    if offset_id <= 0 and offset_date > 0:
+        pivot = dialog.filter(message__date__lt=offset_date).order_by("-box_id").first()
+        offset_id = pivot.box_id + 1 if pivot else 1
+    if offset_id <= 0:
+        offset_id = limits.MAX_MESSAGE_ID + 1
+    messages: list[MessageBox] = []
+    if add_offset < 0:  # the window moves to newer ids
+        newer = rows.filter(box_id__gte=offset_id).order_by("box_id")[: min(-add_offset, limit)]
+        messages = list(reversed(newer))
+    older = limit + add_offset
+    if older > 0:
+        skip = max(add_offset, 0)
+        messages += list(
+            rows.filter(box_id__lt=offset_id).order_by("-box_id")[skip : skip + min(older, limit)]
+        )
+    messages = messages[:limit]
+    if filtered:
+        count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
+    else:
+        count = dialog.values("id")[:HISTORY_COUNT_MAX].count()
+    return PrivateHistory([box_to_dict(b) for b in messages], max(count, len(messages)))
+
+
+@sync_to_async
+def get_messages(owner_id: int, ids: list[int]) -> list[dict]:
+    """messages.getMessages: exact ids of the owner's private messages, in request order;
+    a missing or deleted id is ``{"empty": True}``."""
+    if len(ids) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    found = {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=ids)}
+    return [found.get(i) or {"id": i, "empty": True} for i in ids]
+
+
+# --- read marks ------------------------------------------------------------------------
+
+
+def count_unread(owner_id: int, peer_id: int, after_id: int) -> int:
+    return (
+        _live_boxes(owner_id)
+        .filter(peer_id=peer_id, out=False, box_id__gt=after_id)
+        .values("id")[:UNREAD_COUNT_MAX]
+        .count()
+    )
+
+
+def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdate], list[UserUpdate]]:
+    with transaction.atomic():
+        _lock_users(owner_id, peer_id)
+        dialog = PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id).first()
+        if dialog is None:
+            return User.objects.get(id=owner_id).pts, [], []
+        top = dialog.top_box_id
+        max_id = top if max_id <= 0 else min(max_id, top)
+        if max_id <= dialog.read_inbox_max_id:
+            if dialog.unread_mark:
+                dialog.unread_mark = False
+                dialog.save(update_fields=["unread_mark"])
+            return User.objects.get(id=owner_id).pts, [], []
+        # The peer's outbox mark: their id of the newest message of theirs read now.
+        read_now = _live_boxes(owner_id).filter(
+            peer_id=peer_id, out=False, box_id__gt=dialog.read_inbox_max_id, box_id__lte=max_id
+        )
+        peer_mark = (
+            MessageBox.objects.filter(
+                owner_id=peer_id, message_id__in=read_now.values("message_id")
+            ).aggregate(m=Max("box_id"))["m"]
+            or 0
+        )
+        old = dialog.read_inbox_max_id
+        dialog.read_inbox_max_id, dialog.unread_mark = max_id, False
+        dialog.save(update_fields=["read_inbox_max_id", "unread_mark"])
+        still = count_unread(owner_id, peer_id, max_id)
+        own = [
+            append_user_update(
+                owner_id, READ_INBOX, {"peer_id": peer_id, "max_id": max_id, "still_unread_count": still}
+            )
+        ]
+        theirs = []
+        if peer_id != owner_id and peer_mark and old < max_id:
+            updated = PrivateDialog.objects.filter(
+                owner_id=peer_id, peer_id=owner_id, read_outbox_max_id__lt=peer_mark
+            ).update(read_outbox_max_id=peer_mark)
+            if updated:
+                theirs.append(
+                    append_user_update(peer_id, READ_OUTBOX, {"peer_id": owner_id, "max_id": peer_mark})
+                )
+    return own[0].pts, own, theirs
+
+
+async def do_read_history(owner_id: int, peer_id: int, max_id: int, *, exclude=None) -> tuple[int, int]:
+    """messages.readHistory of a private chat: the owner's inbox mark, and the sender's
+    outbox mark (updateReadHistoryOutbox) for what was read. Returns the owner's
+    (pts, pts_count): the read takes one pts when it moved the mark."""
+    pts, own, theirs = await sync_to_async(_read)(owner_id, peer_id, max_id)
+    await push_user_updates(own, exclude=exclude)
+    await push_user_updates(theirs)
+    return pts, len(own)
+
+
+# --- edit / delete ---------------------------------------------------------------------
+
+
+def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list[dict]):
+    with transaction.atomic():
+        _lock_users(owner_id, peer_id)
+        box = _live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
+        if box is None:
+            raise MessageIdInvalidError()
+        msg = box.message
+        if msg.sender_id != owner_id:
+            raise MessageAuthorRequiredError()
+        if peer_id != owner_id and now() - msg.date > EDIT_WINDOW:
+            raise MessageEditTimeExpiredError()
+        if msg.message == message and (msg.entities or []) == entities:
+            raise MessageNotModifiedError()
+        msg.message, msg.entities, msg.edit_date = message, entities, now()
+        msg.save(update_fields=["message", "entities", "edit_date"])
+        own = [append_user_update(owner_id, EDIT_MESSAGE, {"box_id": box_id})]
+        theirs = [
+            append_user_update(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id})
+            for b in MessageBox.objects.filter(message=msg, deleted=False).exclude(owner_id=owner_id)
+        ]
+        return PrivateChange(messages=[box_to_dict(box)], events=own, pts=own[0].pts), theirs
+
+
+async def do_edit_private_message(
+    owner_id: int,
+    peer_id: int,
+    box_id: int,
+    message: str | None,
+    entities: list[dict] | None,
+    *,
+    exclude=None,
+) -> PrivateChange:
+    """messages.editMessage in a private chat: the author edits the shared text (within
+    48 hours, except in Saved Messages); both sides get updateEditMessage."""
+    if message is None:
+        raise MessageNotModifiedError()  # no media: a text-less edit changes nothing
+    entities = validate_text(message, entities)
+    own, theirs = await sync_to_async(_edit)(owner_id, peer_id, box_id, message, entities)
+    return await _finish(own, theirs, exclude)
+
+
+def _delete(
+    owner_id: int, boxes: list[MessageBox], revoke: bool
+) -> tuple[list[UserUpdate], list[UserUpdate]]:
+    """Mark ``boxes`` (the owner's, locked) deleted, and with ``revoke`` the other
+    side's boxes of the same messages; one delete event per owner."""
+    if not boxes:
+        return [], []
+    by_owner: dict[int, list[MessageBox]] = {owner_id: boxes}
+    if revoke:
+        for b in MessageBox.objects.filter(
+            message_id__in=[b.message_id for b in boxes], deleted=False
+        ).exclude(owner_id=owner_id):
+            by_owner.setdefault(b.owner_id, []).append(b)
+    own, theirs = [], []
+    for uid, owned in by_owner.items():
+        MessageBox.objects.filter(id__in=[b.id for b in owned]).update(deleted=True)
+        for pid in {b.peer_id for b in owned}:
+            _refresh_top(uid, pid)
+        ids = sorted(b.box_id for b in owned)
+        event = append_user_update(uid, DELETE_MESSAGES, {"ids": ids}, pts_count=len(ids))
+        (own if uid == owner_id else theirs).append(event)
+    return own, theirs
+
+
+def _delete_ids(owner_id: int, ids: list[int], revoke: bool):
+    with transaction.atomic():
+        found = list(_live_boxes(owner_id).filter(box_id__in=ids))
+        _lock_users(owner_id, *{b.peer_id for b in found})
+        found = list(
+            MessageBox.objects.select_for_update().filter(id__in=[b.id for b in found], deleted=False)
+        )
+        own, theirs = _delete(owner_id, found, revoke)
+        pts = own[0].pts if own else User.objects.get(id=owner_id).pts
+        return pts, len(found), own, theirs
+
+
+async def do_delete_private_messages(
+    owner_id: int, ids: list[int], *, revoke: bool = False, exclude=None
+) -> tuple[int, int]:
+    """messages.deleteMessages: the owner's ids; ``revoke`` deletes them for the other
+    side too (any message of a private chat, as on Telegram). Returns (pts, pts_count)."""
+    if len(ids) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    pts, count, own, theirs = await sync_to_async(_delete_ids)(owner_id, list(dict.fromkeys(ids)), revoke)
+    await push_user_updates(own, exclude=exclude)
+    await push_user_updates(theirs)
+    return pts, count
+
+
+def _delete_history(owner_id: int, peer_id: int, max_id: int, revoke: bool):
+    with transaction.atomic():
+        _lock_users(owner_id, peer_id)
+        rows = _live_boxes(owner_id).filter(peer_id=peer_id)
+        if max_id > 0:
+            rows = rows.filter(box_id__lte=max_id)
+        page = list(
+            rows.select_for_update(of=("self",)).order_by("-box_id")[: limits.DELETE_HISTORY_PAGE + 1]
+        )
+        more = len(page) > limits.DELETE_HISTORY_PAGE
+        page = page[: limits.DELETE_HISTORY_PAGE]
+        own, theirs = _delete(owner_id, page, revoke)
+        pts = own[0].pts if own else User.objects.get(id=owner_id).pts
+        return pts, len(page), more, own, theirs
+
+
+async def do_delete_private_history(
+    owner_id: int, peer_id: int, max_id: int = 0, *, revoke: bool = False, exclude=None
+) -> tuple[int, int, bool]:
+    """messages.deleteHistory of a private chat, one bounded page per call (the client
+    repeats while ``offset`` says more). Returns (pts, pts_count, more)."""
+    pts, count, more, own, theirs = await sync_to_async(_delete_history)(owner_id, peer_id, max_id, revoke)
+    await push_user_updates(own, exclude=exclude)
+    await push_user_updates(theirs)
+    return pts, count, more
+
+
+# --- dialogs ---------------------------------------------------------------------------
+
+
+def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogEntry]:
+    tops = {
+        b.box_id: box_to_dict(b)
+        for b in _live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
+    }
+    return [
+        PrivateDialogEntry(
+            d.peer_id,
+            {
+                "read_inbox_max_id": d.read_inbox_max_id,
+                "read_outbox_max_id": d.read_outbox_max_id,
+                "unread_mark": d.unread_mark,
+                "top_date": d.top_date,
+                "top_box_id": d.top_box_id,
+            },
+            tops.get(d.top_box_id),
+            count_unread(owner_id, d.peer_id, d.read_inbox_max_id),
+        )
+        for d in dialogs
+    ]
+
+
+@sync_to_async
+def get_dialogs(
+    owner_id: int, *, limit: int, offset_date: int = 0, offset_id: int = 0, offset_peer_id: int = 0,
+    after_pins: bool = False,
+) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
+    """One page of the owner's private dialogs, newest top first, past the cursor
+    ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the cursor
+    sits in the pinned block, which private dialogs follow). Returns (page, total)."""
+    rows = PrivateDialog.objects.filter(owner_id=owner_id, top_box_id__gt=0)
+    total = rows.count()
+    if (offset_date or offset_id or offset_peer_id) and not after_pins:
+        with connection.cursor() as cur:
+            cur.execute(
+                f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND top_box_id > 0"
+                " AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
+                " ORDER BY top_date DESC, top_box_id DESC, peer_id DESC LIMIT %s",
+                [owner_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
+            )
+            ids = [r[0] for r in cur.fetchall()]
+        page = list(PrivateDialog.objects.filter(id__in=ids).order_by("-top_date", "-top_box_id", "-peer_id"))
+    else:
+        page = list(rows.order_by("-top_date", "-top_box_id", "-peer_id")[:limit])
+    return _entries(owner_id, page), total
+
+
+@sync_to_async
+def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEntry]:
+    found = {d.peer_id: d for d in PrivateDialog.objects.filter(owner_id=owner_id, peer_id__in=peer_ids)}
+    dialogs = [found.get(p) or PrivateDialog(owner_id=owner_id, peer_id=p) for p in peer_ids]
+    return _entries(owner_id, dialogs)

@@ -1,0 +1,96 @@
+"""Private (user-to-user) messages: one shared content row, one box per owner.
+
+As on Telegram, private message ids count up per account: the sender's and the
+recipient's copies of a message have different ids, each in its owner's sequence.
+The content (text, entities, forward header, edit date) is stored once and both
+boxes point at it, so an edit is one write and both sides see it.
+"""
+
+from django.db import models
+
+
+class PrivateMessage(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    sender_id = models.BigIntegerField()
+    date = models.IntegerField()
+    message = models.TextField(blank=True, default="")
+    entities = models.JSONField(default=list, blank=True)
+    # The origin of a forwarded message (same shape as channel messages' fwd_from).
+    fwd_from = models.JSONField(null=True, blank=True)
+    edit_date = models.IntegerField(default=0)
+    silent = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "private_messages"
+
+    def __str__(self) -> str:
+        return f"{self.id} from {self.sender_id}"
+
+
+class MessageBox(models.Model):
+    """A private message as its owner sees it: the owner's id for it, the other side of
+    the dialog, its direction, and the reply in the owner's own numbering."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner_id = models.BigIntegerField()
+    box_id = models.IntegerField()
+    peer_id = models.BigIntegerField()
+    message = models.ForeignKey(
+        PrivateMessage, on_delete=models.CASCADE, db_constraint=False, related_name="boxes"
+    )
+    out = models.BooleanField()
+    reply_to_box_id = models.IntegerField(default=0)
+    # Set on the sender's box only: a retried send returns this message.
+    random_id = models.BigIntegerField(null=True, blank=True)
+    deleted = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "private_message_boxes"
+        constraints = [
+            models.UniqueConstraint(fields=["owner_id", "box_id"], name="private_boxes_owner_box"),
+            models.UniqueConstraint(
+                fields=["owner_id", "random_id"],
+                condition=models.Q(random_id__isnull=False),
+                name="private_boxes_owner_random",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["owner_id", "peer_id", "-box_id"],
+                condition=models.Q(deleted=False),
+                name="private_boxes_history",
+            ),
+            models.Index(fields=["message"], name="private_boxes_message"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id}#{self.box_id} with {self.peer_id}"
+
+
+class PrivateDialog(models.Model):
+    """The owner's dialog with one user: its visible top and read marks (owner ids)."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner_id = models.BigIntegerField()
+    peer_id = models.BigIntegerField()
+    top_box_id = models.IntegerField(default=0)
+    top_date = models.IntegerField(default=0)
+    read_inbox_max_id = models.IntegerField(default=0)
+    read_outbox_max_id = models.IntegerField(default=0)
+    unread_mark = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "private_dialogs"
+        constraints = [
+            models.UniqueConstraint(fields=["owner_id", "peer_id"], name="private_dialogs_owner_peer")
+        ]
+        indexes = [
+            models.Index(
+                fields=["owner_id", "-top_date", "-top_box_id", "-peer_id"],
+                condition=models.Q(top_box_id__gt=0),
+                name="private_dialogs_order",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} with {self.peer_id}"

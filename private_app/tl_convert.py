@@ -1,0 +1,107 @@
+"""TL objects of private messages, dialogs and their account-log updates."""
+
+from __future__ import annotations
+
+from channels_app.tl_convert import entities_to_tl, fwd_header_to_tl
+from tl import types
+
+
+def _peer(user_id: int):
+    return types.PeerUser(user_id=user_id)
+
+
+def message_to_tl(m: dict):
+    """One owner's view of a private message (``m`` from ``actions.box_to_dict``)."""
+    if m.get("empty"):
+        return types.MessageEmpty(id=m["id"])
+    return types.Message(
+        out=m["out"],
+        silent=bool(m.get("silent")),
+        id=m["id"],
+        from_id=_peer(m["sender_id"]),
+        peer_id=_peer(m["peer_id"]),
+        fwd_from=fwd_header_to_tl(m.get("fwd_from")),
+        reply_to=types.MessageReplyHeader(reply_to_msg_id=m["reply_to_msg_id"])
+        if m.get("reply_to_msg_id")
+        else None,
+        date=m["date"],
+        message=m.get("message") or "",
+        entities=entities_to_tl(m.get("entities") or []) or None,
+        edit_date=m.get("edit_date") or None,
+    )
+
+
+def new_message_update_to_tl(m: dict, pts: int, pts_count: int = 1):
+    return types.UpdateNewMessage(message=message_to_tl(m), pts=pts, pts_count=pts_count)
+
+
+def edit_message_update_to_tl(m: dict, pts: int, pts_count: int = 1):
+    return types.UpdateEditMessage(message=message_to_tl(m), pts=pts, pts_count=pts_count)
+
+
+def delete_messages_update_to_tl(ids: list[int], pts: int, pts_count: int):
+    return types.UpdateDeleteMessages(messages=list(ids), pts=pts, pts_count=pts_count)
+
+
+def read_inbox_update_to_tl(peer_id: int, max_id: int, still_unread: int, pts: int, pts_count: int = 1):
+    return types.UpdateReadHistoryInbox(
+        peer=_peer(peer_id), max_id=max_id, still_unread_count=still_unread, pts=pts, pts_count=pts_count
+    )
+
+
+def read_outbox_update_to_tl(peer_id: int, max_id: int, pts: int, pts_count: int = 1):
+    return types.UpdateReadHistoryOutbox(peer=_peer(peer_id), max_id=max_id, pts=pts, pts_count=pts_count)
+
+
+def typing_update_to_tl(user_id: int, action):
+    return types.UpdateUserTyping(user_id=user_id, action=action)
+
+
+def sent_updates_to_tl(change, users: list, chats: list, date: int):
+    """The sender's answer: updateMessageID per random id, then its updateNewMessage."""
+    ups: list = [types.UpdateMessageID(id=i, random_id=r) for i, r in change.random_ids.items()]
+    fresh = {ev.payload.get("box_id"): ev for ev in change.events}
+    for m in change.messages:
+        ev = fresh.get(m["id"])
+        # A retried send answers its original message at the current pts, moving nothing.
+        ups.append(
+            new_message_update_to_tl(m, ev.pts, ev.pts_count)
+            if ev
+            else new_message_update_to_tl(m, change.pts, 0)
+        )
+    return types.Updates(updates=ups, users=users, chats=chats, date=date, seq=0)
+
+
+def edit_updates_to_tl(change, users: list, chats: list, date: int):
+    ups = [edit_message_update_to_tl(change.messages[0], ev.pts, ev.pts_count) for ev in change.events]
+    return types.Updates(updates=ups, users=users, chats=chats, date=date, seq=0)
+
+
+def history_to_tl(h, users: list, chats: list):
+    msgs = [message_to_tl(m) for m in h.messages]
+    if h.count <= len(msgs):
+        return types.messages.Messages(messages=msgs, topics=[], chats=chats, users=users)
+    return types.messages.MessagesSlice(count=h.count, messages=msgs, topics=[], chats=chats, users=users)
+
+
+def messages_to_tl(messages: list[dict], users: list, chats: list):
+    return types.messages.Messages(
+        messages=[message_to_tl(m) for m in messages], topics=[], chats=chats, users=users
+    )
+
+
+def dialog_to_tl(e):
+    d = e.dialog
+    top = e.top_message["id"] if e.top_message else 0
+    return types.Dialog(
+        unread_mark=bool(d.get("unread_mark")),
+        peer=_peer(e.peer_id),
+        top_message=top,
+        read_inbox_max_id=d.get("read_inbox_max_id", 0),
+        read_outbox_max_id=d.get("read_outbox_max_id", 0),
+        unread_count=e.unread_count,
+        unread_mentions_count=0,
+        unread_reactions_count=0,
+        unread_poll_votes_count=0,
+        notify_settings=types.PeerNotifySettings(),
+    )

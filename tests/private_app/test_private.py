@@ -1,0 +1,306 @@
+"""Private chats below the transport: per-owner ids, replies, random-id retries, edit
+and delete rules, read marks, the account-log events, and dialogs merged with channels."""
+
+from datetime import UTC, datetime
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from accounts_app import updates
+from accounts_app.actions import do_create_user
+from accounts_app.models import User
+from channels_app import db
+from private_app import actions
+from private_app.models import PrivateMessage
+from tests.channels_app.test_rpc import call, iu
+from tl import functions, types
+from tl.errors import RpcError
+
+
+@pytest.fixture
+async def users(chan):
+    mk = sync_to_async(do_create_user)
+    a = await mk("99966200001", "Alice")
+    b = await mk("99966200002", "Bob")
+    c = await mk("99966200003", "Carol")
+    return a.id, b.id, c.id
+
+
+def peer(viewer, uid):
+    ref = iu(viewer, uid)
+    return types.InputPeerUser(user_id=ref.user_id, access_hash=ref.access_hash)
+
+
+async def send(a, b, text, rid, reply_to=0):
+    return await actions.do_send_private_message(a, b, text, rid, reply_to_msg_id=reply_to)
+
+
+def rpc_error(exc) -> str:
+    return exc.value.message
+
+
+async def events_of(user_id):
+    diff = await sync_to_async(updates.get_account_difference)(user_id, 0)
+    return [(e.type, e.payload) for e in diff.events]
+
+
+async def test_ids_count_per_owner_and_replies_point_at_each_sides_copy(users):
+    a, b, c = users
+    await send(a, c, "to Carol", 1)  # A's id 1; B's sequence is untouched
+    m1 = (await send(a, b, "hi", 2)).messages[0]
+    assert m1["id"] == 2 and m1["out"]
+    b_hist = await actions.get_history(b, a)
+    assert [m["id"] for m in b_hist.messages] == [1] and not b_hist.messages[0]["out"]
+    reply = (await send(b, a, "hello", 3, reply_to=1)).messages[0]
+    assert reply["reply_to_msg_id"] == 1
+    a_view = (await actions.get_history(a, b)).messages[0]
+    assert a_view["message"] == "hello" and a_view["reply_to_msg_id"] == 2  # A's id of "hi"
+    with pytest.raises(RpcError) as e:
+        await send(b, a, "to nothing", 4, reply_to=99)
+    assert rpc_error(e) == "REPLY_MESSAGE_ID_INVALID"
+    assert [t for t, _ in await events_of(b)] == [actions.NEW_MESSAGE, actions.NEW_MESSAGE]
+
+
+async def test_random_id_retry_returns_the_original_and_other_peer_is_refused(users):
+    a, b, c = users
+    first = await send(a, b, "once", 42)
+    again = await send(a, b, "once", 42)
+    assert again.messages[0]["id"] == first.messages[0]["id"] and not again.events
+    assert again.pts == first.events[0].pts
+    assert await PrivateMessage.objects.acount() == 1
+    with pytest.raises(RpcError) as e:
+        await send(a, c, "elsewhere", 42)
+    assert rpc_error(e) == "RANDOM_ID_DUPLICATE"
+    with pytest.raises(RpcError) as e:
+        await send(a, b, "no id", 0)
+    assert rpc_error(e) == "RANDOM_ID_EMPTY"
+
+
+async def test_text_caps_and_deleted_recipient(users):
+    a, b, c = users
+    for text, err in (("", "MESSAGE_EMPTY"), ("x" * 4097, "MESSAGE_TOO_LONG")):
+        with pytest.raises(RpcError) as e:
+            await send(a, b, text, 7)
+        assert rpc_error(e) == err
+    await User.objects.filter(id=c).aupdate(deleted=True)
+    with pytest.raises(RpcError) as e:
+        await send(a, c, "gone", 8)
+    assert rpc_error(e) == "INPUT_USER_DEACTIVATED"
+    assert await PrivateMessage.objects.acount() == 0  # nothing half-written
+
+
+async def test_edit_rules(users):
+    a, b, _ = users
+    mine = (await send(a, b, "draft", 1)).messages[0]
+    with pytest.raises(RpcError) as e:
+        await actions.do_edit_private_message(b, a, 1, "not mine", [])
+    assert rpc_error(e) == "MESSAGE_AUTHOR_REQUIRED"
+    with pytest.raises(RpcError) as e:
+        await actions.do_edit_private_message(a, b, mine["id"], "draft", [])
+    assert rpc_error(e) == "MESSAGE_NOT_MODIFIED"
+    edited = await actions.do_edit_private_message(a, b, mine["id"], "final", [])
+    assert edited.messages[0]["message"] == "final" and edited.messages[0]["edit_date"]
+    assert (await actions.get_history(b, a)).messages[0]["message"] == "final"  # one shared copy
+    assert (await events_of(b))[-1] == (actions.EDIT_MESSAGE, {"box_id": 1})
+    # Older than 48 hours: no longer editable, except in Saved Messages.
+    saved = (await send(a, a, "note", 2)).messages[0]
+    await PrivateMessage.objects.aupdate(date=1)
+    with pytest.raises(RpcError) as e:
+        await actions.do_edit_private_message(a, b, mine["id"], "later", [])
+    assert rpc_error(e) == "MESSAGE_EDIT_TIME_EXPIRED"
+    await actions.do_edit_private_message(a, a, saved["id"], "note, later", [])
+
+
+async def test_delete_for_me_and_for_both_moves_the_dialog_top(users):
+    a, b, _ = users
+    for i in range(3):
+        await send(a, b, f"m{i}", 10 + i)
+    _, count = await actions.do_delete_private_messages(a, [3])  # only A's copy
+    assert count == 1 and [m["message"] for m in (await actions.get_history(b, a)).messages] == [
+        "m2",
+        "m1",
+        "m0",
+    ]
+    entries, _ = await actions.get_dialogs(a, limit=10)
+    assert entries[0].top_message["message"] == "m1"
+    _, count = await actions.do_delete_private_messages(a, [1, 2, 99], revoke=True)
+    assert count == 2
+    assert [m["message"] for m in (await actions.get_history(b, a)).messages] == ["m2"]
+    assert (await events_of(b))[-1] == (actions.DELETE_MESSAGES, {"ids": [1, 2]})
+    assert (await actions.get_dialogs(a, limit=10)) == ([], 0)  # nothing left: not listed
+    got = await actions.get_messages(b, [1, 3])
+    assert got[0].get("empty") and got[1]["message"] == "m2"
+
+
+async def test_delete_history_in_bounded_pages(users, monkeypatch):
+    from channels_app import limits
+
+    a, b, _ = users
+    for i in range(7):
+        await send(a, b, f"m{i}", 100 + i)
+    monkeypatch.setattr(limits, "DELETE_HISTORY_PAGE", 5)
+    _, count, more = await actions.do_delete_private_history(a, b, revoke=True)
+    assert (count, more) == (5, True)
+    _, count, more = await actions.do_delete_private_history(a, b, revoke=True)
+    assert (count, more) == (2, False)
+    assert (await actions.get_history(b, a)).messages == []
+
+
+async def test_read_marks_unread_counts_and_the_senders_outbox(users):
+    a, b, _ = users
+    for i in range(4):
+        await send(a, b, f"m{i}", 200 + i)
+    (entry,) = await actions.get_peer_dialogs(b, [a])
+    assert entry.unread_count == 4
+    _, count = await actions.do_read_history(b, a, 2)
+    assert count == 1
+    (entry,) = await actions.get_peer_dialogs(b, [a])
+    assert entry.unread_count == 2 and entry.dialog["read_inbox_max_id"] == 2
+    assert (await events_of(b))[-1] == (
+        actions.READ_INBOX,
+        {"peer_id": a, "max_id": 2, "still_unread_count": 2},
+    )
+    assert (await events_of(a))[-1] == (actions.READ_OUTBOX, {"peer_id": b, "max_id": 2})
+    # Reading again below the mark changes nothing and takes no pts.
+    assert (await actions.do_read_history(b, a, 1))[1] == 0
+
+
+async def test_difference_renders_messages_as_they_are_now(users):
+    a, b, _ = users
+    await send(a, b, "one", 1)
+    await send(a, b, "two", 2)
+    await actions.do_edit_private_message(a, b, 1, "one (edited)", [])
+    await actions.do_delete_private_messages(a, [2], revoke=True)
+    diff = await updates.do_get_difference(b, 0, datetime.now(UTC))
+    parts = [await updates.render_event(e, b) for e in diff.events]
+    new = [p for p in parts if p and p.messages]
+    assert [p.messages[0].message for p in new] == ["one (edited)"]  # "two" is deleted
+    kinds = [type(u).__name__ for p in parts if p for u in p.updates]
+    assert kinds == ["UpdateEditMessage", "UpdateDeleteMessages"]
+
+
+async def test_rpc_dialogs_merge_private_chats_with_channels(users):
+    a, b, c = users
+    made = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Group"))
+    ch = made.updates.chats[1]
+    async with db.connection() as conn:  # the group's messages are older than the chats'
+        await conn.execute("UPDATE channel_messages SET date = date - 10 WHERE channel_id = %s", (ch.id,))
+    await call(a, functions.messages.SendMessage(peer=peer(a, c), message="to Carol", random_id=1))
+    await call(b, functions.messages.SendMessage(peer=peer(b, a), message="from Bob", random_id=2))
+    res = await call(
+        a,
+        functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=10, hash=0
+        ),
+    )
+    order = [
+        type(d.peer).__name__ + str(getattr(d.peer, "user_id", getattr(d.peer, "channel_id", 0)))
+        for d in res.dialogs
+    ]
+    assert order == [f"PeerUser{b}", f"PeerUser{c}", f"PeerChannel{ch.id}"]
+    assert isinstance(res, types.messages.Dialogs) and len(res.messages) == 3
+    assert {u.id for u in res.users} >= {a, b, c}
+    bob = res.dialogs[0]
+    assert bob.unread_count == 1 and bob.top_message == 2
+    # A pinned channel stays above the private chats; the seek cursor pages through both.
+    await call(
+        a,
+        functions.messages.ToggleDialogPin(
+            pinned=True,
+            peer=types.InputDialogPeer(
+                peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+            ),
+        ),
+    )
+    res = await call(
+        a,
+        functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=2, hash=0
+        ),
+    )
+    assert [type(d.peer).__name__ for d in res.dialogs] == ["PeerChannel", "PeerUser"]
+    assert isinstance(res, types.messages.DialogsSlice) and res.count == 3
+    last = next(m for m in res.messages if m.id == res.dialogs[-1].top_message)
+    rest = await call(
+        a,
+        functions.messages.GetDialogs(
+            offset_date=last.date, offset_id=last.id, offset_peer=peer(a, b), limit=10, hash=0
+        ),
+    )
+    assert [d.peer.user_id for d in rest.dialogs] == [c]
+    # getPeerDialogs answers both kinds in request order.
+    both = await call(
+        a,
+        functions.messages.GetPeerDialogs(
+            peers=[
+                types.InputDialogPeer(peer=peer(a, c)),
+                types.InputDialogPeer(
+                    peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+                ),
+            ]
+        ),
+    )
+    assert [type(d.peer).__name__ for d in both.dialogs] == ["PeerUser", "PeerChannel"]
+
+
+async def test_rpc_private_methods_and_wrong_hash(users):
+    a, b, _ = users
+    sent = await call(a, functions.messages.SendMessage(peer=peer(a, b), message="hi", random_id=5))
+    kinds = [type(u).__name__ for u in sent.updates]
+    assert kinds == ["UpdateMessageID", "UpdateNewMessage"]
+    assert sent.updates[1].pts == sent.updates[1].message.id == 1
+    hist = await call(
+        b,
+        functions.messages.GetHistory(
+            peer=peer(b, a), offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+        ),
+    )
+    assert [m.message for m in hist.messages] == ["hi"] and isinstance(hist, types.messages.Messages)
+    found = await call(
+        b,
+        functions.messages.Search(
+            peer=peer(b, a),
+            q="h",
+            filter=types.InputMessagesFilterEmpty(),
+            min_date=0,
+            max_date=0,
+            offset_id=0,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        ),
+    )
+    assert len(found.messages) == 1
+    none = await call(
+        b,
+        functions.messages.Search(
+            peer=peer(b, a),
+            q="zzz",
+            filter=types.InputMessagesFilterEmpty(),
+            min_date=0,
+            max_date=0,
+            offset_id=0,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        ),
+    )
+    assert none.messages == []
+    wrong = types.InputPeerUser(user_id=b, access_hash=123)
+    for req in (
+        functions.messages.SendMessage(peer=wrong, message="x", random_id=6),
+        functions.messages.GetHistory(
+            peer=wrong, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+        ),
+        functions.messages.ReadHistory(peer=wrong, max_id=0),
+    ):
+        with pytest.raises(RpcError) as e:
+            await call(a, req)
+        assert rpc_error(e) == "PEER_ID_INVALID"
+    with pytest.raises(RpcError) as e:
+        await call(a, functions.messages.GetMessages(id=[types.InputMessageID(id=i) for i in range(101)]))
+    assert rpc_error(e) == "LIMIT_INVALID"
