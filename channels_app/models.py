@@ -155,6 +155,9 @@ class ChannelMessage(PostgresPartitionedModel):
     entities = models.JSONField(default=list, blank=True)
     reply_to_msg_id = models.IntegerField(default=0, db_default=0)
     reply_to_top_id = models.IntegerField(default=0, db_default=0)
+    # The author of the replied-to message in a megagroup: a reply to someone is a
+    # mention of them (their badge, their "mentioned" flag), without loading the target.
+    reply_to_user_id = models.BigIntegerField(default=0, db_default=0)
     fwd_from = models.JSONField(null=True, blank=True)
     action = models.JSONField(null=True, blank=True)  # service message action
     pts = models.IntegerField()

@@ -13,7 +13,7 @@ import time
 from tl import types
 
 from . import rights
-from .actions.messages import mention_user_ids
+from .actions.messages import mentioned_user_ids
 from .domain import ChannelEvent, Dialogs, Difference, History
 
 # --- entities ----------------------------------------------------------------------
@@ -179,7 +179,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
             peer_id=peer, date=m["date"], action=_action_to_tl(m["action"]),
         )  # fmt: skip
     entities = m.get("entities") or []
-    mentioned = viewer_id in mention_user_ids(entities)
+    mentioned = viewer_id in mentioned_user_ids(m)
     return types.Message(
         out=out,
         mentioned=mentioned,

@@ -23,7 +23,7 @@ MEMBER_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
-    " message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts, deleted"
+    " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted"
 )
 
 

@@ -132,9 +132,9 @@ async def unread_among(user_id: int, channel_id: int, messages: list[dict]) -> s
     """Which of these messages are the viewer's unread mentions (for ``media_unread``,
     which Telegram Desktop reads as "this mention is unread"). No query unless one of
     them mentions the viewer."""
-    from .messages import mention_user_ids
+    from .messages import mentioned_user_ids
 
-    ids = [m["id"] for m in messages if m and user_id in mention_user_ids(m.get("entities"))]
+    ids = [m["id"] for m in messages if m and user_id in mentioned_user_ids(m)]
     if not ids:
         return set()
     async with db.connection() as conn:

@@ -88,6 +88,16 @@ def mention_user_ids(entities: list[dict] | None) -> list[int]:
     )
 
 
+def mentioned_user_ids(m: dict) -> list[int]:
+    """Users a message mentions for their badge and ``mentioned`` flag: its mention
+    entities, and in a megagroup the author it replies to; never its own sender."""
+    ids = set(mention_user_ids(m.get("entities")))
+    if m.get("reply_to_user_id"):
+        ids.add(int(m["reply_to_user_id"]))
+    ids.discard(m.get("sender_user_id"))
+    return sorted(ids)
+
+
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
 
 
@@ -178,12 +188,13 @@ async def _load_visible_message(conn, channel_id: int, msg_id: int, available_mi
 _INSERT_MESSAGES = """
 WITH ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
-    noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts, deleted)
+    noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
+    action, pts, deleted)
   SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
-    r.entities::jsonb, r.reply_to, r.reply_top, r.fwd::jsonb, NULL, r.pts, false
+    r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false
   FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
-    %(tops)s::int[], %(fwds)s::text[], %(ptss)s::int[])
-    AS r(id, random_id, message, entities, reply_to, reply_top, fwd, pts)
+    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[])
+    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts)
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
   RETURNING id, random_id, pts
 ), ev AS (
@@ -246,6 +257,7 @@ async def _write_messages(
                     "entities": r["entities"],
                     "reply_to_msg_id": r.get("reply_to_msg_id", 0),
                     "reply_to_top_id": r.get("reply_to_top_id", 0),
+                    "reply_to_user_id": r.get("reply_to_user_id", 0),
                     "quote": r.get("quote"),
                     "fwd_from": r.get("fwd_from"),
                     "action": None,
@@ -269,9 +281,13 @@ async def _write_messages(
                 "ents": [jsonb(r["entities"]) for r in rows],
                 "replies": [r.get("reply_to_msg_id", 0) for r in rows],
                 "tops": [r.get("reply_to_top_id", 0) for r in rows],
+                "reply_users": [r.get("reply_to_user_id", 0) for r in rows],
                 "fwds": [jsonb(r.get("fwd_from")) for r in rows],
                 "ptss": ptss,
-                "users": [jsonb(sorted({sender, *mention_user_ids(r["entities"])})) for r in rows],
+                "users": [
+                    jsonb(sorted({sender, *mentioned_user_ids({**r, "sender_user_id": sender})}))
+                    for r in rows
+                ],
                 "payloads": [jsonb(s) for s in snaps],
                 "top": last_id,
                 "last_pts": last_pts,
@@ -329,7 +345,7 @@ async def do_send_message(
             return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
         date = now()
         _check_slowmode(channel, member, date)
-        reply_top = 0
+        reply_top = reply_user = 0
         quote = None
         if reply_to_msg_id or top_msg_id:
             target_id = reply_to_msg_id or top_msg_id
@@ -341,6 +357,8 @@ async def do_send_message(
             reply_to_msg_id = target_id
             # The thread top is the server's, never the client's.
             reply_top = target["reply_to_top_id"] or target["id"]
+            if channel["megagroup"] and target["action"] is None:
+                reply_user = target["sender_user_id"]
             if quote_text:
                 if len(quote_text) > limits.QUOTE_TEXT_MAX:
                     raise QuoteTextInvalidError()
@@ -360,6 +378,7 @@ async def do_send_message(
         "random_id": random_id,
         "reply_to_msg_id": reply_to_msg_id,
         "reply_to_top_id": reply_top,
+        "reply_to_user_id": reply_user,
         "quote": quote,
     }
     events = await _write_messages(channel, sender_id, [row], silent=silent, post_author=post_author)
@@ -371,7 +390,7 @@ async def do_send_message(
     else:
         duplicate = False
         await _publish_new(events, sender_id)
-        mentioned = mention_user_ids(entities)
+        mentioned = mentioned_user_ids(events[0].message)
         if mentioned:
             await mentions.record_mentions(channel_id, events[0].message["id"], sender_id, mentioned)
         if channel["broadcast"]:
@@ -533,7 +552,7 @@ async def do_edit_message(
         await insert_event(
             conn, channel_id=channel_id, pts=pts, pts_count=1, type="edit_message", date=date,
             message_id=msg_id, sender_user_id=row["sender_user_id"],
-            user_ids=sorted({row["sender_user_id"], *mention_user_ids(entities)}), payload=snap,
+            user_ids=sorted({row["sender_user_id"], *mentioned_user_ids(row)}), payload=snap,
         )  # fmt: skip
         await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
         if channel["broadcast"] or not own:
@@ -547,7 +566,7 @@ async def do_edit_message(
     await notify.publish(
         "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
     )
-    before, after = mention_user_ids(current["entities"]), mention_user_ids(entities)
+    before, after = mentioned_user_ids(current), mentioned_user_ids({**current, "entities": entities})
     if before or after:
         await mentions.do_update_mentions(channel_id, msg_id, current["sender_user_id"], before, after)
     users, chans = {editor_id}, {channel_id}

@@ -434,6 +434,43 @@ async def test_unread_mentions_badge_list_and_read(users):
         )
 
 
+async def test_a_reply_is_a_mention_of_the_replied_author(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b), iu(a, c)], title="Team"))
+    ch = res.updates.chats[1]
+    peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+
+    async def send(user, text, rid, reply_to=0):
+        reply = types.InputReplyToMessage(reply_to_msg_id=reply_to) if reply_to else None
+        up = await call(
+            user, functions.messages.SendMessage(peer=peer, message=text, random_id=rid, reply_to=reply)
+        )
+        return next(u.message for u in up.updates if isinstance(u, types.UpdateNewChannelMessage))
+
+    bobs = await send(b, "question", 1)
+    answer = await send(a, "answer", 2, reply_to=bobs.id)
+    own = await send(b, "replying to myself", 3, reply_to=bobs.id)
+    assert not answer.mentioned  # the sender's own view
+    dialogs = functions.messages.GetDialogs(
+        offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=20, hash=0
+    )
+    assert (await call(b, dialogs)).dialogs[0].unread_mentions_count == 1
+    assert (await call(c, dialogs)).dialogs[0].unread_mentions_count == 0
+    history = functions.messages.GetHistory(
+        peer=peer, offset_id=0, offset_date=0, add_offset=0, limit=10, max_id=0, min_id=0, hash=0
+    )
+    seen_by_b = {m.id: (m.mentioned, m.media_unread) for m in (await call(b, history)).messages}
+    assert seen_by_b[answer.id] == (True, True) and seen_by_b[own.id] == (False, False)
+    seen_by_c = {m.id: m.mentioned for m in (await call(c, history)).messages if hasattr(m, "mentioned")}
+    assert seen_by_c[answer.id] is False
+    # Editing the reply's text keeps it a mention of the replied author.
+    await call(a, functions.messages.EditMessage(peer=peer, id=answer.id, message="better answer"))
+    listing = functions.messages.GetUnreadMentions(
+        peer=peer, offset_id=0, add_offset=0, limit=10, max_id=0, min_id=0
+    )
+    assert [m.id for m in (await call(b, listing)).messages] == [answer.id]
+
+
 async def test_search_replies_and_discussion(users):
     a, b, _ = users
     res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Team"))
