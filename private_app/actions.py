@@ -27,6 +27,7 @@ from channels_app import limits
 from channels_app.actions.common import now
 from channels_app.actions.messages import validate_text
 from tl.errors import (
+    FolderIdInvalidError,
     InputUserDeactivatedError,
     LimitInvalidError,
     MessageAuthorRequiredError,
@@ -48,6 +49,8 @@ EDIT_MESSAGE = "private.edit_message"
 DELETE_MESSAGES = "private.delete_messages"
 READ_INBOX = "private.read_inbox"
 READ_OUTBOX = "private.read_outbox"
+UNREAD_MARK = "private.unread_mark"
+FOLDER = "private.folder"
 
 EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
 UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
@@ -154,7 +157,7 @@ def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
     with connection.cursor() as cur:
         cur.execute(
             f"INSERT INTO {PrivateDialog._meta.db_table} (owner_id, peer_id, top_box_id, top_date,"
-            " read_inbox_max_id, read_outbox_max_id, unread_mark) VALUES (%s, %s, %s, %s, 0, 0, false)"
+            " read_inbox_max_id, read_outbox_max_id, unread_mark, folder_id) VALUES (%s, %s, %s, %s, 0, 0, false, 0)"
             " ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id,"
             " top_date = EXCLUDED.top_date",
             [owner_id, peer_id, box_id, date],
@@ -598,6 +601,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
                 "read_inbox_max_id": d.read_inbox_max_id,
                 "read_outbox_max_id": d.read_outbox_max_id,
                 "unread_mark": d.unread_mark,
+                "folder_id": d.folder_id,
                 "top_date": d.top_date,
                 "top_box_id": d.top_box_id,
             },
@@ -610,21 +614,21 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
 
 @sync_to_async
 def get_dialogs(
-    owner_id: int, *, limit: int, offset_date: int = 0, offset_id: int = 0, offset_peer_id: int = 0,
-    after_pins: bool = False,
+    owner_id: int, *, limit: int, folder_id: int = 0, offset_date: int = 0, offset_id: int = 0,
+    offset_peer_id: int = 0, after_pins: bool = False,
 ) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
-    """One page of the owner's private dialogs, newest top first, past the cursor
-    ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the cursor
-    sits in the pinned block, which private dialogs follow). Returns (page, total)."""
-    rows = PrivateDialog.objects.filter(owner_id=owner_id, top_box_id__gt=0)
+    """One page of the owner's private dialogs in a folder, newest top first, past the
+    cursor ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the
+    cursor sits in the pinned block, which private dialogs follow). Returns (page, total)."""
+    rows = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, top_box_id__gt=0)
     total = rows.count()
     if (offset_date or offset_id or offset_peer_id) and not after_pins:
         with connection.cursor() as cur:
             cur.execute(
-                f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND top_box_id > 0"
-                " AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
+                f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND folder_id = %s"
+                " AND top_box_id > 0 AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
                 " ORDER BY top_date DESC, top_box_id DESC, peer_id DESC LIMIT %s",
-                [owner_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
+                [owner_id, folder_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
             )
             ids = [r[0] for r in cur.fetchall()]
         page = list(PrivateDialog.objects.filter(id__in=ids).order_by("-top_date", "-top_box_id", "-peer_id"))
@@ -638,3 +642,48 @@ def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEn
     found = {d.peer_id: d for d in PrivateDialog.objects.filter(owner_id=owner_id, peer_id__in=peer_ids)}
     dialogs = [found.get(p) or PrivateDialog(owner_id=owner_id, peer_id=p) for p in peer_ids]
     return _entries(owner_id, dialogs)
+
+
+def _set_dialog(owner_id: int, peer_id: int, field: str, value) -> bool:
+    """Set one field of the owner's dialog with ``peer_id`` (created if missing, as a
+    dialog can be marked before any message); True if it changed."""
+    with transaction.atomic():
+        dialog, _ = PrivateDialog.objects.select_for_update().get_or_create(
+            owner_id=owner_id, peer_id=peer_id
+        )
+        if getattr(dialog, field) == value:
+            return False
+        setattr(dialog, field, value)
+        dialog.save(update_fields=[field])
+        return True
+
+
+async def _logged(owner_id: int, kind: str, payload: dict, exclude) -> int:
+    """Log a dialog change for the owner's other devices (it takes one of their pts)."""
+    event = await sync_to_async(append_user_update)(owner_id, kind, payload)
+    await push_user_updates([event], exclude=exclude)
+    return event.pts
+
+
+async def do_mark_dialog_unread(owner_id: int, peer_id: int, unread: bool, *, exclude=None) -> bool:
+    """messages.markDialogUnread on a private chat; reading the chat clears the mark."""
+    if not await sync_to_async(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
+        return False
+    await _logged(owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude)
+    return True
+
+
+@sync_to_async
+def get_unread_marks(owner_id: int) -> list[int]:
+    marked = PrivateDialog.objects.filter(owner_id=owner_id, unread_mark=True)
+    return list(marked.values_list("peer_id", flat=True)[: limits.CHANNELS_PER_USER_MAX])
+
+
+async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, exclude=None) -> int | None:
+    """folders.editPeerFolders for a private chat: 0 main list, 1 archive. Returns the
+    pts of the logged change (None when nothing changed)."""
+    if folder_id not in (0, 1):
+        raise FolderIdInvalidError()
+    if not await sync_to_async(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
+        return None
+    return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)

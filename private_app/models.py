@@ -78,6 +78,7 @@ class PrivateDialog(models.Model):
     read_inbox_max_id = models.IntegerField(default=0)
     read_outbox_max_id = models.IntegerField(default=0)
     unread_mark = models.BooleanField(default=False)
+    folder_id = models.IntegerField(default=0)  # 0 main list, 1 archive
 
     class Meta:
         db_table = "private_dialogs"
@@ -86,7 +87,7 @@ class PrivateDialog(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["owner_id", "-top_date", "-top_box_id", "-peer_id"],
+                fields=["owner_id", "folder_id", "-top_date", "-top_box_id", "-peer_id"],
                 condition=models.Q(top_box_id__gt=0),
                 name="private_dialogs_order",
             )

@@ -104,4 +104,21 @@ def dialog_to_tl(e):
         unread_reactions_count=0,
         unread_poll_votes_count=0,
         notify_settings=types.PeerNotifySettings(),
+        folder_id=d.get("folder_id") or None,
     )
+
+
+def unread_mark_update_to_tl(peer_id: int, unread: bool):
+    return types.UpdateDialogUnreadMark(unread=unread, peer=types.DialogPeer(peer=_peer(peer_id)))
+
+
+def folder_update_to_tl(peer_id: int, folder_id: int, pts: int, pts_count: int = 1):
+    return types.UpdateFolderPeers(
+        folder_peers=[types.FolderPeer(peer=_peer(peer_id), folder_id=folder_id)],
+        pts=pts,
+        pts_count=pts_count,
+    )
+
+
+def dialog_peer_to_tl(peer_id: int):
+    return types.DialogPeer(peer=_peer(peer_id))

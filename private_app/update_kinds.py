@@ -59,3 +59,19 @@ async def render_read_outbox(event: UserUpdate, viewer_id: int) -> Rendered:
         int(p["peer_id"]), int(p["max_id"]), event.pts, event.pts_count
     )
     return Rendered(updates=[update], user_ids={int(p["peer_id"])}, carries_pts=True)
+
+
+@update_renderer(actions.UNREAD_MARK)
+async def render_unread_mark(event: UserUpdate, viewer_id: int) -> Rendered:
+    p = event.payload
+    update = tl_convert.unread_mark_update_to_tl(int(p["peer_id"]), bool(p["unread"]))
+    return Rendered(updates=[update], user_ids={int(p["peer_id"])})
+
+
+@update_renderer(actions.FOLDER)
+async def render_folder(event: UserUpdate, viewer_id: int) -> Rendered:
+    p = event.payload
+    update = tl_convert.folder_update_to_tl(
+        int(p["peer_id"]), int(p["folder_id"]), event.pts, event.pts_count
+    )
+    return Rendered(updates=[update], user_ids={int(p["peer_id"])}, carries_pts=True)

@@ -292,6 +292,12 @@ async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count:
     )
 
 
+def _dialog_user_peer(obj):
+    """The user peer of an InputDialogPeer, or None for a channel / folder peer."""
+    peer = getattr(obj, "peer", None) if isinstance(obj, types.InputDialogPeer) else None
+    return peer if peer is not None and is_user_peer(peer) else None
+
+
 @rpc(functions.messages.GetDialogs)
 async def get_dialogs(ctx, req: functions.messages.GetDialogs):
     """Channel and private dialogs, one order and one seek cursor over both."""
@@ -309,13 +315,11 @@ async def get_dialogs(ctx, req: functions.messages.GetDialogs):
     )  # fmt: skip
     limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
     cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
-    private, private_total = [], 0
-    if not req.folder_id:  # private dialogs are all in the main list
-        after_pins = bool(offset_channel) and await actions.is_dialog_pinned(me, offset_channel)
-        private, private_total = await private_actions.get_dialogs(
-            me, limit=limit, offset_date=req.offset_date, offset_id=req.offset_id, offset_peer_id=offset_user,
-            after_pins=after_pins,
-        )  # fmt: skip
+    after_pins = bool(offset_channel) and await actions.is_dialog_pinned(me, offset_channel)
+    private, private_total = await private_actions.get_dialogs(
+        me, limit=limit, folder_id=req.folder_id or 0, offset_date=req.offset_date, offset_id=req.offset_id,
+        offset_peer_id=offset_user, after_pins=after_pins,
+    )  # fmt: skip
     merged = [("c", e) for e in d.entries] + [("p", e) for e in private]
     merged.sort(key=lambda item: _order_key(*item), reverse=True)
     merged = merged[:limit]
@@ -328,9 +332,9 @@ async def get_peer_dialogs(ctx, req: functions.messages.GetPeerDialogs):
     me = viewer(ctx)
     wanted: list[tuple[str, int]] = []
     for p in req.peers[: limits.DIALOGS_LIMIT]:
-        inner = getattr(p, "peer", None)
-        if inner is not None and is_user_peer(inner):
-            wanted.append(("p", private_rpc.peer_user_id(me, inner)))
+        user_peer = _dialog_user_peer(p)
+        if user_peer is not None:
+            wanted.append(("p", private_rpc.peer_user_id(me, user_peer)))
             continue
         ref = dialog_peer_channel(p)
         if ref is None:
@@ -401,6 +405,12 @@ async def reorder_pinned_dialogs(ctx, req: functions.messages.ReorderPinnedDialo
 @rpc(functions.messages.MarkDialogUnread)
 async def mark_dialog_unread(ctx, req: functions.messages.MarkDialogUnread):
     me = viewer(ctx)
+    user_peer = _dialog_user_peer(req.peer)
+    if user_peer is not None:
+        await private_actions.do_mark_dialog_unread(
+            me, private_rpc.peer_user_id(me, user_peer), req.unread, exclude=own_session(ctx)
+        )
+        return True
     ref = dialog_peer_channel(req.peer)
     if ref is None:
         raise PeerIdInvalidError()
@@ -422,16 +432,24 @@ async def get_dialog_unread_marks(ctx, req: functions.messages.GetDialogUnreadMa
     me = viewer(ctx)
     if req.parent_peer is not None:
         return []
-    return [
+    channels = [
         types.DialogPeer(peer=types.PeerChannel(channel_id=c)) for c in await actions.get_unread_marks(me)
     ]
+    return channels + [private_tl.dialog_peer_to_tl(u) for u in await private_actions.get_unread_marks(me)]
 
 
 @rpc(functions.folders.EditPeerFolders)
 async def edit_peer_folders(ctx, req: functions.folders.EditPeerFolders):
     me = viewer(ctx)
-    ups, chat_ids = [], []
+    ups, chat_ids, user_ids = [], [], []
     for fp in req.folder_peers[: limits.DIALOGS_LIMIT]:
+        if is_user_peer(fp.peer):
+            uid = private_rpc.peer_user_id(me, fp.peer)
+            pts = await private_actions.do_set_dialog_folder(me, uid, fp.folder_id, exclude=own_session(ctx))
+            if pts is not None:
+                ups.append(private_tl.folder_update_to_tl(uid, fp.folder_id, pts))
+            user_ids.append(uid)
+            continue
         ref = dialog_peer_channel(fp.peer)
         if ref is None:
             raise PeerIdInvalidError()
@@ -456,7 +474,7 @@ async def edit_peer_folders(ctx, req: functions.folders.EditPeerFolders):
                     )
                 )
         chat_ids.append(channel["id"])
-    return tl_convert.updates_to_tl(ups, [], await chats_for(me, chat_ids))
+    return tl_convert.updates_to_tl(ups, await users_for(me, user_ids), await chats_for(me, chat_ids))
 
 
 @rpc(functions.messages.GetUnreadMentions)

@@ -304,3 +304,47 @@ async def test_rpc_private_methods_and_wrong_hash(users):
     with pytest.raises(RpcError) as e:
         await call(a, functions.messages.GetMessages(id=[types.InputMessageID(id=i) for i in range(101)]))
     assert rpc_error(e) == "LIMIT_INVALID"
+
+
+async def test_rpc_unread_mark_and_archive_for_private_chats(users):
+    a, b, _ = users
+    await call(b, functions.messages.SendMessage(peer=peer(b, a), message="hi", random_id=1))
+    bob = types.InputDialogPeer(peer=peer(a, b))
+
+    def dialogs(folder_id=None):
+        return functions.messages.GetDialogs(
+            offset_date=0,
+            offset_id=0,
+            offset_peer=types.InputPeerEmpty(),
+            limit=10,
+            hash=0,
+            folder_id=folder_id,
+        )
+
+    assert await call(a, functions.messages.MarkDialogUnread(peer=bob, unread=True))
+    marks = await call(a, functions.messages.GetDialogUnreadMarks())
+    assert [m.peer.user_id for m in marks] == [b]
+    assert (await call(a, dialogs())).dialogs[0].unread_mark
+    assert (await events_of(a))[-1] == (actions.UNREAD_MARK, {"peer_id": b, "unread": True})
+    # Reading the chat clears the mark.
+    await call(a, functions.messages.ReadHistory(peer=peer(a, b), max_id=0))
+    assert await call(a, functions.messages.GetDialogUnreadMarks()) == []
+
+    res = await call(
+        a,
+        functions.folders.EditPeerFolders(folder_peers=[types.InputFolderPeer(peer=peer(a, b), folder_id=1)]),
+    )
+    (update,) = res.updates
+    assert isinstance(update, types.UpdateFolderPeers) and update.folder_peers[0].peer.user_id == b
+    assert update.pts == (await sync_to_async(updates.get_state)(a)).pts
+    assert (await call(a, dialogs(0))).dialogs == []
+    archived = (await call(a, dialogs(1))).dialogs
+    assert [d.peer.user_id for d in archived] == [b] and archived[0].folder_id == 1
+    with pytest.raises(RpcError) as e:
+        await call(
+            a,
+            functions.folders.EditPeerFolders(
+                folder_peers=[types.InputFolderPeer(peer=peer(a, b), folder_id=2)]
+            ),
+        )
+    assert rpc_error(e) == "FOLDER_ID_INVALID"
