@@ -391,12 +391,22 @@ def get_history(
 
 
 @sync_to_async
-def get_messages(owner_id: int, ids: list[int]) -> list[dict]:
+def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozenset()) -> list[dict]:
     """messages.getMessages: exact ids of the owner's private messages, in request order;
-    a missing or deleted id is ``{"empty": True}``."""
+    for an id in ``reply_ids`` the message it replies to. A missing or deleted one is
+    ``{"id": ..., "empty": True}``."""
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
     found = {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=ids)}
+    if reply_ids:
+        targets = {
+            i: found[i]["reply_to_msg_id"] for i in reply_ids if i in found and found[i]["reply_to_msg_id"]
+        }
+        replied = {
+            b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=targets.values())
+        }
+        ids = [targets.get(i, 0) if i in reply_ids else i for i in ids]
+        found |= replied
     return [found.get(i) or {"id": i, "empty": True} for i in ids]
 
 

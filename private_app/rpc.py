@@ -148,16 +148,16 @@ async def render_typing(payload: dict, viewer_user_id: int):
 
 @rpc(functions.messages.GetMessages)
 async def get_messages(ctx, req: functions.messages.GetMessages):
-    """Exact private-message ids (the owner's numbering); a reply or pinned lookup
-    names the message it points at."""
+    """Exact private-message ids (the owner's numbering); inputMessageReplyTo names the
+    message that one replies to. Pinned and callback lookups find nothing: private
+    chats have no pins or inline buttons here."""
     me, _ = _viewer(ctx)
-    ids = []
-    for item in req.id:
-        if isinstance(item, types.InputMessageID):
-            ids.append(item.id)
-        else:
-            ids.append(0)  # reply/pinned/callback lookups: nothing to point at here
-    messages = await actions.get_messages(me, ids)
+    ids = [
+        item.id if isinstance(item, types.InputMessageID | types.InputMessageReplyTo) else 0
+        for item in req.id
+    ]
+    replies = {item.id for item in req.id if isinstance(item, types.InputMessageReplyTo)}
+    messages = await actions.get_messages(me, ids, reply_ids=replies)
     users, chats = await _context(me, messages)
     return tl_convert.messages_to_tl(messages, users, chats)
 

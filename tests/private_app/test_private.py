@@ -301,6 +301,17 @@ async def test_rpc_private_methods_and_wrong_hash(users):
         with pytest.raises(RpcError) as e:
             await call(a, req)
         assert rpc_error(e) == "PEER_ID_INVALID"
+    await call(
+        b,
+        functions.messages.SendMessage(
+            peer=peer(b, a), message="re", random_id=7, reply_to=types.InputReplyToMessage(reply_to_msg_id=1)
+        ),
+    )
+    got = await call(
+        b,
+        functions.messages.GetMessages(id=[types.InputMessageReplyTo(id=2), types.InputMessageReplyTo(id=1)]),
+    )
+    assert got.messages[0].message == "hi" and isinstance(got.messages[1], types.MessageEmpty)
     with pytest.raises(RpcError) as e:
         await call(a, functions.messages.GetMessages(id=[types.InputMessageID(id=i) for i in range(101)]))
     assert rpc_error(e) == "LIMIT_INVALID"
