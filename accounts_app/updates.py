@@ -9,7 +9,10 @@ Other apps plug in with three hooks:
 
 - :func:`register_update_renderer` ``(kind, fn)``: how events of ``kind`` look as TL
   updates (``async fn(event, viewer_id) -> Rendered``), used for both push and
-  difference. Build the TL objects in your app's ``tl_convert``.
+  difference. Build the TL objects in your app's ``tl_convert``. A kind whose events
+  need a query each may also register ``many`` (``async fn(events, viewer_id) ->
+  list[Rendered | None]``), which a difference page calls once for all its events of
+  that kind.
 - :func:`register_difference_contributor` ``(fn)``: computed updates added to every
   non-too-long difference without taking pts (the channel module's
   ``updateChannelTooLong`` nudges): ``async fn(user_id, since: datetime) -> Rendered``.
@@ -99,16 +102,20 @@ class Rendered:
 
 
 Renderer = Callable[[UserUpdate, int], Awaitable[Rendered | None]]
+ManyRenderer = Callable[[list[UserUpdate], int], Awaitable[list[Rendered | None]]]
 Contributor = Callable[[int, datetime], Awaitable[Rendered | None]]
 
 _renderers: dict[str, Renderer] = {}
+_many_renderers: dict[str, ManyRenderer] = {}
 _contributors: list[Contributor] = []
 
 
-def register_update_renderer(kind: str, fn: Renderer) -> Renderer:
+def register_update_renderer(kind: str, fn: Renderer, *, many: ManyRenderer | None = None) -> Renderer:
     if kind in _renderers and _renderers[kind] is not fn:
         raise RuntimeError(f"user update kind {kind!r} registered twice")
     _renderers[kind] = fn
+    if many is not None:
+        _many_renderers[kind] = many
     return fn
 
 
@@ -134,7 +141,9 @@ def append_user_update(user_id: int, kind: str, payload: dict, *, pts_count: int
     """
     if pts_count < 1:
         raise ValueError("pts_count must be positive")
-    with transaction.atomic():
+    # No savepoint: a failure here fails the caller's whole change, which is what we
+    # want, and a message send logs two events (two round trips saved each).
+    with transaction.atomic(savepoint=False):
         with connection.cursor() as cur:
             cur.execute(
                 f"UPDATE {User._meta.db_table} SET pts = pts + %s WHERE id = %s RETURNING pts",
@@ -148,6 +157,41 @@ def append_user_update(user_id: int, kind: str, payload: dict, *, pts_count: int
             user_id=user_id, pts=pts, pts_count=pts_count, type=kind, payload=payload
         )
     return UserUpdate(user_id, pts, pts_count, kind, payload, event.date)
+
+
+def append_user_updates(items: list[tuple[int, str, dict]]) -> list[UserUpdate]:
+    """Log several events (``(user_id, kind, payload)``, one pts each) in the caller's
+    transaction with two statements whatever their number: the users rows are locked
+    in id order and bumped once each, then the events are inserted. Each user's events
+    take consecutive pts in the order given. Same contract as :func:`append_user_update`."""
+    if not items:
+        return []
+    counts: dict[int, int] = {}
+    for user_id, _, _ in items:
+        counts[user_id] = counts.get(user_id, 0) + 1
+    with transaction.atomic(savepoint=False), connection.cursor() as cur:
+        cur.execute(
+            f"WITH locked AS (SELECT id FROM {User._meta.db_table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE)"
+            f" UPDATE {User._meta.db_table} u SET pts = u.pts + c.n FROM unnest(%s::bigint[], %s::int[]) AS c(id, n)"
+            " WHERE u.id = c.id AND u.id IN (SELECT id FROM locked) RETURNING u.id, u.pts",
+            [list(counts), list(counts), list(counts.values())],
+        )
+        last = dict(cur.fetchall())
+        if len(last) < len(counts):
+            raise LookupError(f"no user {sorted(set(counts) - set(last))}")
+        next_pts = {uid: last[uid] - n + 1 for uid, n in counts.items()}
+        date = timezone.now()
+        events = []
+        for user_id, kind, payload in items:
+            events.append(UserUpdate(user_id, next_pts[user_id], 1, kind, payload, date))
+            next_pts[user_id] += 1
+        UserUpdateEvent.objects.bulk_create(
+            UserUpdateEvent(
+                user_id=e.user_id, pts=e.pts, pts_count=1, type=e.type, payload=e.payload, date=date
+            )
+            for e in events
+        )
+    return events
 
 
 async def push_user_updates(events: list[UserUpdate], *, exclude: tuple[int, int] | None = None) -> None:
@@ -278,3 +322,22 @@ async def render_event(event: UserUpdate, viewer_id: int) -> Rendered | None:
         log.warning("no renderer for user update kind %r (pts %d)", event.type, event.pts)
         return None
     return await renderer(event, viewer_id)
+
+
+async def render_events(events: list[UserUpdate], viewer_id: int) -> list[Rendered]:
+    """Render a difference page in order: one ``many`` call per kind that has one,
+    one renderer call per event otherwise."""
+    by_kind: dict[str, list[int]] = {}
+    for i, event in enumerate(events):
+        if event.type in _many_renderers:
+            by_kind.setdefault(event.type, []).append(i)
+    done: dict[int, Rendered | None] = {}
+    for kind, idx in by_kind.items():
+        parts = await _many_renderers[kind]([events[i] for i in idx], viewer_id)
+        done.update(zip(idx, parts, strict=True))
+    out = []
+    for i, event in enumerate(events):
+        part = done[i] if i in done else await render_event(event, viewer_id)
+        if part is not None:
+            out.append(part)
+    return out

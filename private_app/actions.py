@@ -15,14 +15,15 @@ Message dicts (what ``tl_convert`` renders) are one owner's view of a box:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+import functools
+from dataclasses import dataclass, field, replace
 
-from asgiref.sync import sync_to_async
 from django.db import connection, transaction
 from django.db.models import Max
 
 from accounts_app.models import User
-from accounts_app.updates import UserUpdate, append_user_update, push_user_updates
+from accounts_app.updates import UserUpdate, append_user_update, append_user_updates, push_user_updates
 from channels_app import limits
 from channels_app.actions.common import now
 from channels_app.actions.messages import validate_text
@@ -43,6 +44,20 @@ from tl.errors import (
 )
 
 from .models import MessageBox, PrivateDialog, PrivateMessage
+
+
+def in_thread(fn):
+    """Run blocking ORM work in the event loop's default thread pool: not in asgiref's
+    single thread-sensitive thread, so different users' private chats do not queue
+    behind each other (each pool thread keeps its own database connection), and
+    without asgiref's per-call bookkeeping (measured: 1.4 ms CPU per send)."""
+
+    @functools.wraps(fn)
+    async def run(*args, **kwargs):
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    return run
+
 
 NEW_MESSAGE = "private.new_message"
 EDIT_MESSAGE = "private.edit_message"
@@ -105,14 +120,14 @@ def box_to_dict(box: MessageBox) -> dict:
     }
 
 
-def _live_boxes(owner_id: int):
-    return MessageBox.objects.select_related("message").filter(owner_id=owner_id, deleted=False)
+def _live_boxes(owner_id: int | None):
+    boxes = MessageBox.objects.select_related("message").filter(deleted=False)
+    return boxes if owner_id is None else boxes.filter(owner_id=owner_id)
 
 
-def load_box(owner_id: int, box_id: int) -> dict | None:
-    """One live box as its owner sees it (None once deleted)."""
-    box = _live_boxes(owner_id).filter(box_id=box_id).first()
-    return box_to_dict(box) if box else None
+def load_boxes(owner_id: int, box_ids: list[int]) -> dict[int, dict]:
+    """The owner's live boxes among ``box_ids`` (deleted ones are absent), by id."""
+    return {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=box_ids)}
 
 
 def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]) -> None:
@@ -124,6 +139,12 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
             user_ids.add(fwd["from_user_id"])
         if fwd.get("from_channel_id"):
             channel_ids.add(fwd["from_channel_id"])
+
+
+def _pushing(event: UserUpdate, box: MessageBox) -> UserUpdate:
+    """The event as pushed: with the message its commit wrote, so each live session's
+    rendering needs no query (the stored payload keeps only the box id)."""
+    return replace(event, payload={**event.payload, "message": box_to_dict(box)})
 
 
 def _lock_users(*user_ids: int) -> dict[int, bool]:
@@ -145,12 +166,20 @@ def _lock_writers(sender_id: int, peer_id: int) -> None:
         raise InputUserDeactivatedError()
 
 
-def _next_box_id(owner_id: int) -> int:
-    # Under the owner's users-row lock; boxes are never hard-deleted, so ids never repeat.
-    top = MessageBox.objects.filter(owner_id=owner_id).aggregate(m=Max("box_id"))["m"] or 0
-    if top >= limits.MAX_MESSAGE_ID:
+def _next_box_ids(owner_ids: list[int]) -> dict[int, int]:
+    """The next message id of each owner (under their users-row locks; boxes are never
+    hard-deleted, so ids never repeat). One index probe per owner: max() per owner in
+    a subquery, not a GROUP BY over all of their boxes."""
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT o, (SELECT max(box_id) FROM {MessageBox._meta.db_table} WHERE owner_id = o)"
+            " FROM unnest(%s::bigint[]) AS o",
+            [owner_ids],
+        )
+        tops = {o: m or 0 for o, m in cur.fetchall()}
+    if any(m >= limits.MAX_MESSAGE_ID for m in tops.values()):
         raise MessageIdInvalidError()
-    return top + 1
+    return {o: m + 1 for o, m in tops.items()}
 
 
 def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
@@ -178,7 +207,11 @@ def _refresh_top(owner_id: int, peer_id: int) -> None:
 def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], silent: bool):
     """Write ``items`` (message, entities, fwd_from, reply_to) as new messages from
     ``sender_id`` to ``peer_id``. A random id already used by the sender for this peer
-    returns that message instead (a retried send); for another peer it is refused."""
+    returns that message instead (a retried send); for another peer it is refused.
+
+    A fixed number of statements for any number of items (lock, retries, ids, contents,
+    boxes, the account-log events, dialogs): the ORM's per-statement cost is what a
+    private send spends its CPU on."""
     if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids):
         raise RandomIdInvalidError()
     if not all(random_ids):
@@ -195,37 +228,62 @@ def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int
         }
         if any(b.peer_id != peer_id for b in originals.values()):
             raise RandomIdDuplicateError()
-        next_own = _next_box_id(sender_id)
-        next_peer = _next_box_id(peer_id) if peer_id != sender_id else 0
+        fresh = [(item, rid) for item, rid in zip(items, random_ids, strict=True) if rid not in originals]
         date = now()
-        for item, rid in zip(items, random_ids, strict=True):
-            if rid in originals:
-                box = originals[rid]
-                own.messages.append(box_to_dict(box))
-                own.random_ids[box.box_id] = rid
-                continue
-            msg = PrivateMessage.objects.create(
-                sender_id=sender_id, date=date, message=item["message"], entities=item.get("entities") or [],
-                fwd_from=item.get("fwd_from"), silent=silent,
-            )  # fmt: skip
+        msgs = PrivateMessage.objects.bulk_create(
+            PrivateMessage(
+                sender_id=sender_id,
+                date=date,
+                message=item["message"],
+                entities=item.get("entities") or [],
+                fwd_from=item.get("fwd_from"),
+                silent=silent,
+            )
+            for item, _ in fresh
+        )
+        owners = [sender_id] if peer_id == sender_id else [sender_id, peer_id]
+        next_id = _next_box_ids(owners)
+        boxes: list[tuple[MessageBox, MessageBox | None]] = []
+        for (item, rid), msg in zip(fresh, msgs, strict=True):
             reply_own, reply_peer = item.get("reply_to") or (0, 0)
-            box = MessageBox.objects.create(
-                owner_id=sender_id, box_id=next_own, peer_id=peer_id, message=msg, out=True,
+            mine = MessageBox(
+                owner_id=sender_id, box_id=next_id[sender_id], peer_id=peer_id, message=msg, out=True,
                 reply_to_box_id=reply_own, random_id=rid,
             )  # fmt: skip
-            next_own += 1
-            own.messages.append(box_to_dict(box))
-            own.random_ids[box.box_id] = rid
-            own.events.append(append_user_update(sender_id, NEW_MESSAGE, {"box_id": box.box_id}))
-            _set_top(sender_id, peer_id, box.box_id, date)
+            next_id[sender_id] += 1
+            other = None
             if peer_id != sender_id:
-                MessageBox.objects.create(
-                    owner_id=peer_id, box_id=next_peer, peer_id=sender_id, message=msg, out=False,
+                other = MessageBox(
+                    owner_id=peer_id, box_id=next_id[peer_id], peer_id=sender_id, message=msg, out=False,
                     reply_to_box_id=reply_peer,
                 )  # fmt: skip
-                theirs.append(append_user_update(peer_id, NEW_MESSAGE, {"box_id": next_peer}))
-                _set_top(peer_id, sender_id, next_peer, date)
-                next_peer += 1
+                next_id[peer_id] += 1
+            boxes.append((mine, other))
+        MessageBox.objects.bulk_create([b for pair in boxes for b in pair if b is not None])
+        logged = iter(
+            append_user_updates(
+                [
+                    (b.owner_id, NEW_MESSAGE, {"box_id": b.box_id})
+                    for pair in boxes
+                    for b in pair
+                    if b is not None
+                ]
+            )
+        )
+        for mine, other in boxes:
+            own.events.append(_pushing(next(logged), mine))
+            if other is not None:
+                theirs.append(_pushing(next(logged), other))
+        if boxes:
+            last_mine, last_other = boxes[-1]
+            _set_top(sender_id, peer_id, last_mine.box_id, date)
+            if last_other is not None:
+                _set_top(peer_id, sender_id, last_other.box_id, date)
+        by_rid = {b.random_id: b for b, _ in boxes} | originals
+        for rid in random_ids:
+            box = by_rid[rid]
+            own.messages.append(box_to_dict(box))
+            own.random_ids[box.box_id] = rid
         own.pts = own.events[-1].pts if own.events else User.objects.get(id=sender_id).pts
     return own, theirs
 
@@ -272,7 +330,7 @@ async def do_send_private_message(
         item = {"message": message, "entities": entities, "reply_to": reply}
         return _write(sender_id, peer_id, [item], [random_id], silent)
 
-    own, theirs = await sync_to_async(run)()
+    own, theirs = await in_thread(run)()
     return await _finish(own, theirs, exclude)
 
 
@@ -295,7 +353,7 @@ async def do_forward_to_user(
          "fwd_from": None if drop_author else it.get("fwd_from")}
         for it in items
     ]  # fmt: skip
-    own, theirs = await sync_to_async(_write)(sender_id, peer_id, rows, random_ids, silent)
+    own, theirs = await in_thread(_write)(sender_id, peer_id, rows, random_ids, silent)
     return await _finish(own, theirs, exclude)
 
 
@@ -305,7 +363,7 @@ def _forward_header(m: dict) -> dict:
     return {"from_user_id": m["sender_id"], "date": m["date"]}
 
 
-@sync_to_async
+@in_thread
 def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
     """Source side of messages.forwardMessages from a private chat: the owner's live
     messages of that dialog, in request order, with their forward header."""
@@ -333,7 +391,7 @@ def _clamp_limit(limit: int, cap: int) -> int:
     return min(limit or cap, cap)
 
 
-@sync_to_async
+@in_thread
 def get_history(
     owner_id: int,
     peer_id: int,
@@ -390,7 +448,7 @@ def get_history(
     return PrivateHistory([box_to_dict(b) for b in messages], max(count, len(messages)))
 
 
-@sync_to_async
+@in_thread
 def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozenset()) -> list[dict]:
     """messages.getMessages: exact ids of the owner's private messages, in request order;
     for an id in ``reply_ids`` the message it replies to. A missing or deleted one is
@@ -470,7 +528,7 @@ async def do_read_history(owner_id: int, peer_id: int, max_id: int, *, exclude=N
     """messages.readHistory of a private chat: the owner's inbox mark, and the sender's
     outbox mark (updateReadHistoryOutbox) for what was read. Returns the owner's
     (pts, pts_count): the read takes one pts when it moved the mark."""
-    pts, own, theirs = await sync_to_async(_read)(owner_id, peer_id, max_id)
+    pts, own, theirs = await in_thread(_read)(owner_id, peer_id, max_id)
     await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
     return pts, len(own)
@@ -494,10 +552,10 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
         msg.save(update_fields=["message", "entities", "edit_date"])
-        own = [append_user_update(owner_id, EDIT_MESSAGE, {"box_id": box_id})]
+        own = [_pushing(append_user_update(owner_id, EDIT_MESSAGE, {"box_id": box_id}), box)]
         theirs = [
-            append_user_update(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id})
-            for b in MessageBox.objects.filter(message=msg, deleted=False).exclude(owner_id=owner_id)
+            _pushing(append_user_update(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}), b)
+            for b in _live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id)
         ]
         return PrivateChange(messages=[box_to_dict(box)], events=own, pts=own[0].pts), theirs
 
@@ -516,7 +574,7 @@ async def do_edit_private_message(
     if message is None:
         raise MessageNotModifiedError()  # no media: a text-less edit changes nothing
     entities = validate_text(message, entities)
-    own, theirs = await sync_to_async(_edit)(owner_id, peer_id, box_id, message, entities)
+    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities)
     return await _finish(own, theirs, exclude)
 
 
@@ -563,7 +621,7 @@ async def do_delete_private_messages(
     side too (any message of a private chat, as on Telegram). Returns (pts, pts_count)."""
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    pts, count, own, theirs = await sync_to_async(_delete_ids)(owner_id, list(dict.fromkeys(ids)), revoke)
+    pts, count, own, theirs = await in_thread(_delete_ids)(owner_id, list(dict.fromkeys(ids)), revoke)
     await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
     return pts, count
@@ -590,7 +648,7 @@ async def do_delete_private_history(
 ) -> tuple[int, int, bool]:
     """messages.deleteHistory of a private chat, one bounded page per call (the client
     repeats while ``offset`` says more). Returns (pts, pts_count, more)."""
-    pts, count, more, own, theirs = await sync_to_async(_delete_history)(owner_id, peer_id, max_id, revoke)
+    pts, count, more, own, theirs = await in_thread(_delete_history)(owner_id, peer_id, max_id, revoke)
     await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
     return pts, count, more
@@ -622,7 +680,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
     ]
 
 
-@sync_to_async
+@in_thread
 def get_dialogs(
     owner_id: int, *, limit: int, folder_id: int = 0, offset_date: int = 0, offset_id: int = 0,
     offset_peer_id: int = 0, after_pins: bool = False,
@@ -647,7 +705,7 @@ def get_dialogs(
     return _entries(owner_id, page), total
 
 
-@sync_to_async
+@in_thread
 def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEntry]:
     found = {d.peer_id: d for d in PrivateDialog.objects.filter(owner_id=owner_id, peer_id__in=peer_ids)}
     dialogs = [found.get(p) or PrivateDialog(owner_id=owner_id, peer_id=p) for p in peer_ids]
@@ -670,20 +728,20 @@ def _set_dialog(owner_id: int, peer_id: int, field: str, value) -> bool:
 
 async def _logged(owner_id: int, kind: str, payload: dict, exclude) -> int:
     """Log a dialog change for the owner's other devices (it takes one of their pts)."""
-    event = await sync_to_async(append_user_update)(owner_id, kind, payload)
+    event = await in_thread(append_user_update)(owner_id, kind, payload)
     await push_user_updates([event], exclude=exclude)
     return event.pts
 
 
 async def do_mark_dialog_unread(owner_id: int, peer_id: int, unread: bool, *, exclude=None) -> bool:
     """messages.markDialogUnread on a private chat; reading the chat clears the mark."""
-    if not await sync_to_async(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
+    if not await in_thread(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
         return False
     await _logged(owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude)
     return True
 
 
-@sync_to_async
+@in_thread
 def get_unread_marks(owner_id: int) -> list[int]:
     marked = PrivateDialog.objects.filter(owner_id=owner_id, unread_mark=True)
     return list(marked.values_list("peer_id", flat=True)[: limits.CHANNELS_PER_USER_MAX])
@@ -694,6 +752,6 @@ async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, e
     pts of the logged change (None when nothing changed)."""
     if folder_id not in (0, 1):
         raise FolderIdInvalidError()
-    if not await sync_to_async(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
+    if not await in_thread(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
         return None
     return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)

@@ -4,37 +4,70 @@ deleted: the later delete event, or its absence from history, tells the client).
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
-
-from accounts_app.updates import Rendered, UserUpdate, update_renderer
+from accounts_app.updates import Rendered, UserUpdate, register_update_renderer, update_renderer
 
 from . import actions, tl_convert
 
 
-async def _rendered(shown: list[dict], viewer_id: int, **kw) -> Rendered:
+async def _chats(viewer_id: int, shown: list[dict]) -> tuple[set[int], list]:
     from channels_app.access import chats_for
 
     users, chans = {viewer_id}, set()
     actions.message_refs(shown, users, chans)
-    chats = await chats_for(viewer_id, sorted(chans)) if chans else []
-    return Rendered(user_ids=users, chats=chats, **kw)
+    return users, await chats_for(viewer_id, sorted(chans)) if chans else []
 
 
-@update_renderer(actions.NEW_MESSAGE)
-async def render_new_message(event: UserUpdate, viewer_id: int) -> Rendered | None:
-    m = await sync_to_async(actions.load_box)(event.user_id, int(event.payload["box_id"]))
-    if m is None:
-        return None
-    return await _rendered([m], viewer_id, messages=[tl_convert.message_to_tl(m)], carries_pts=True)
+async def _messages_of(events: list[UserUpdate]) -> list[dict | None]:
+    """Each event's message as it is now. A live push carries the snapshot its commit
+    wrote (``payload["message"]``, never stored); a difference loads them in one query."""
+    missing = [e for e in events if "message" not in e.payload]
+    loaded = {}
+    if missing:
+        owner = missing[0].user_id  # one owner's log
+        loaded = await actions.in_thread(actions.load_boxes)(
+            owner, [int(e.payload["box_id"]) for e in missing]
+        )
+    return [e.payload.get("message") or loaded.get(int(e.payload["box_id"])) for e in events]
 
 
-@update_renderer(actions.EDIT_MESSAGE)
-async def render_edit_message(event: UserUpdate, viewer_id: int) -> Rendered | None:
-    m = await sync_to_async(actions.load_box)(event.user_id, int(event.payload["box_id"]))
-    if m is None:
-        return None
+def _new_part(m: dict, event: UserUpdate) -> Rendered:
+    return Rendered(messages=[tl_convert.message_to_tl(m)], carries_pts=True)
+
+
+def _edit_part(m: dict, event: UserUpdate) -> Rendered:
     update = tl_convert.edit_message_update_to_tl(m, event.pts, event.pts_count)
-    return await _rendered([m], viewer_id, updates=[update], carries_pts=True)
+    return Rendered(updates=[update], carries_pts=True)
+
+
+async def _render_many(events: list[UserUpdate], viewer_id: int, part) -> list[Rendered | None]:
+    shown = await _messages_of(events)
+    parts = [part(m, e) if m is not None else None for m, e in zip(shown, events, strict=True)]
+    live = [m for m in shown if m is not None]
+    if live:
+        users, chats = await _chats(viewer_id, live)
+        first = next(p for p in parts if p is not None)
+        first.user_ids, first.chats = users, chats  # a difference merges them all
+    return parts
+
+
+async def render_new_messages(events: list[UserUpdate], viewer_id: int) -> list[Rendered | None]:
+    return await _render_many(events, viewer_id, _new_part)
+
+
+async def render_edit_messages(events: list[UserUpdate], viewer_id: int) -> list[Rendered | None]:
+    return await _render_many(events, viewer_id, _edit_part)
+
+
+async def render_new_message(event: UserUpdate, viewer_id: int) -> Rendered | None:
+    return (await render_new_messages([event], viewer_id))[0]
+
+
+async def render_edit_message(event: UserUpdate, viewer_id: int) -> Rendered | None:
+    return (await render_edit_messages([event], viewer_id))[0]
+
+
+register_update_renderer(actions.NEW_MESSAGE, render_new_message, many=render_new_messages)
+register_update_renderer(actions.EDIT_MESSAGE, render_edit_message, many=render_edit_messages)
 
 
 @update_renderer(actions.DELETE_MESSAGES)

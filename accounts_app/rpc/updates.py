@@ -25,10 +25,6 @@ async def get_difference(ctx, req: functions.updates.GetDifference):
     diff = await updates.do_get_difference(
         me, req.pts, since, pts_limit=req.pts_limit, pts_total_limit=req.pts_total_limit
     )
-    rendered = []
-    for event in diff.events:
-        part = await updates.render_event(event, me)
-        if part is not None:
-            rendered.append(part)
+    rendered = await updates.render_events(diff.events, me)
     rendered.extend(diff.extra)
     return await tl_convert.difference_to_tl(diff, rendered, me)
