@@ -29,6 +29,45 @@ def test_pts_is_gapless_per_user(alice, bob):
     ]
 
 
+def test_batched_append_takes_consecutive_pts_per_user_in_order(alice, bob):
+    append(alice, 2)
+    events = updates.append_user_updates(
+        [
+            (bob.id, "k", {"n": 0}),
+            (alice.id, "k", {"n": 1}),
+            (bob.id, "k", {"n": 2}),
+            (alice.id, "k", {"n": 3}),
+        ]
+    )
+    assert [(e.user_id, e.pts, e.payload["n"]) for e in events] == [
+        (bob.id, 1, 0), (alice.id, 3, 1), (bob.id, 2, 2), (alice.id, 4, 3),
+    ]  # fmt: skip
+    assert updates.get_state(alice.id).pts == 4 and updates.get_state(bob.id).pts == 2
+    stored = UserUpdateEvent.objects.filter(user=alice).order_by("pts")
+    assert [(e.pts, e.payload.get("n")) for e in stored][-2:] == [(3, 1), (4, 3)]
+    with pytest.raises(LookupError):
+        updates.append_user_updates([(alice.id, "k", {}), (424242, "k", {})])
+
+
+async def test_render_events_calls_a_many_renderer_once_and_keeps_order(alice):
+    calls = []
+
+    async def one(event, viewer_id):
+        return updates.Rendered(updates=[("one", event.pts)])
+
+    async def many(events, viewer_id):
+        calls.append([e.pts for e in events])
+        return [updates.Rendered(updates=[("many", e.pts)]) if e.pts != 3 else None for e in events]
+
+    updates.register_update_renderer("test_one", one)
+    updates.register_update_renderer("test_many", many, many=many)
+    kinds = ["test_many", "test_one", "test_many", "test_many"]
+    events = [updates.UserUpdate(alice.id, i + 1, 1, k, {}, datetime.now(UTC)) for i, k in enumerate(kinds)]
+    parts = await updates.render_events(events, alice.id)
+    assert [p.updates[0] for p in parts] == [("many", 1), ("one", 2), ("many", 4)]
+    assert calls == [[1, 3, 4]]
+
+
 def test_append_for_unknown_user(db):
     with pytest.raises(LookupError):
         updates.append_user_update(424242, "x", {})
