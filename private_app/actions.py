@@ -1,4 +1,5 @@
-"""Private messages: send, forward, history, exact reads, read marks, edit, delete.
+"""Private messages: send, forward, history, exact reads, read marks, edit, delete
+(the dialog list and its marks are in ``private_app.dialogs``).
 
 Each change is one transaction that writes the boxes and appends one event per
 affected owner to their account update log (``accounts_app.updates``): a device that
@@ -28,7 +29,6 @@ from channels_app import limits
 from channels_app.actions.common import now
 from channels_app.actions.messages import validate_text
 from tl.errors import (
-    FolderIdInvalidError,
     InputUserDeactivatedError,
     LimitInvalidError,
     MessageAuthorRequiredError,
@@ -64,8 +64,6 @@ EDIT_MESSAGE = "private.edit_message"
 DELETE_MESSAGES = "private.delete_messages"
 READ_INBOX = "private.read_inbox"
 READ_OUTBOX = "private.read_outbox"
-UNREAD_MARK = "private.unread_mark"
-FOLDER = "private.folder"
 
 EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
 UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
@@ -89,17 +87,7 @@ class PrivateHistory:
     count: int
 
 
-@dataclass(slots=True)
-class PrivateDialogEntry:
-    peer_id: int
-    dialog: dict
-    top_message: dict | None
-    unread_count: int
-
-
 # --- reading helpers -----------------------------------------------------------------
-
-_BOX_FIELDS = ("box_id", "owner_id", "peer_id", "out", "reply_to_box_id", "deleted", "random_id")
 
 
 def box_to_dict(box: MessageBox) -> dict:
@@ -120,14 +108,14 @@ def box_to_dict(box: MessageBox) -> dict:
     }
 
 
-def _live_boxes(owner_id: int | None):
+def live_boxes(owner_id: int | None):
     boxes = MessageBox.objects.select_related("message").filter(deleted=False)
     return boxes if owner_id is None else boxes.filter(owner_id=owner_id)
 
 
 def load_boxes(owner_id: int, box_ids: list[int]) -> dict[int, dict]:
     """The owner's live boxes among ``box_ids`` (deleted ones are absent), by id."""
-    return {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=box_ids)}
+    return {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(box_id__in=box_ids)}
 
 
 def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]) -> None:
@@ -195,7 +183,7 @@ def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
 
 def _refresh_top(owner_id: int, peer_id: int) -> None:
     """After deletes: the dialog's top is its newest live box (0 hides the dialog)."""
-    top = _live_boxes(owner_id).filter(peer_id=peer_id).order_by("-box_id").first()
+    top = live_boxes(owner_id).filter(peer_id=peer_id).order_by("-box_id").first()
     PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id).update(
         top_box_id=top.box_id if top else 0, top_date=top.message.date if top else 0
     )
@@ -292,7 +280,7 @@ def _reply_pair(sender_id: int, peer_id: int, reply_to_msg_id: int) -> tuple[int
     """The replied-to message in the sender's and the peer's numbering."""
     if not reply_to_msg_id:
         return 0, 0
-    box = _live_boxes(sender_id).filter(peer_id=peer_id, box_id=reply_to_msg_id).first()
+    box = live_boxes(sender_id).filter(peer_id=peer_id, box_id=reply_to_msg_id).first()
     if box is None:
         raise ReplyMessageIdInvalidError()
     if peer_id == sender_id:
@@ -371,7 +359,7 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
         raise MessageIdsEmptyError()
     if len(ids) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
-    found = {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(peer_id=peer_id, box_id__in=ids)}
+    found = {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(peer_id=peer_id, box_id__in=ids)}
     out = [
         {"message": m["message"], "entities": m["entities"], "fwd_from": _forward_header(m), "source": m}
         for m in (found.get(i) for i in ids)
@@ -413,7 +401,7 @@ def get_history(
     add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
-    dialog = _live_boxes(owner_id).filter(peer_id=peer_id)
+    dialog = live_boxes(owner_id).filter(peer_id=peer_id)
     ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
     rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
     filtered = bool(q or min_date or max_date)
@@ -455,14 +443,12 @@ def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozens
     ``{"id": ..., "empty": True}``."""
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    found = {b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=ids)}
+    found = {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(box_id__in=ids)}
     if reply_ids:
         targets = {
             i: found[i]["reply_to_msg_id"] for i in reply_ids if i in found and found[i]["reply_to_msg_id"]
         }
-        replied = {
-            b.box_id: box_to_dict(b) for b in _live_boxes(owner_id).filter(box_id__in=targets.values())
-        }
+        replied = {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(box_id__in=targets.values())}
         ids = [targets.get(i, 0) if i in reply_ids else i for i in ids]
         found |= replied
     return [found.get(i) or {"id": i, "empty": True} for i in ids]
@@ -473,7 +459,7 @@ def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozens
 
 def count_unread(owner_id: int, peer_id: int, after_id: int) -> int:
     return (
-        _live_boxes(owner_id)
+        live_boxes(owner_id)
         .filter(peer_id=peer_id, out=False, box_id__gt=after_id)
         .values("id")[:UNREAD_COUNT_MAX]
         .count()
@@ -494,7 +480,7 @@ def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdat
                 dialog.save(update_fields=["unread_mark"])
             return User.objects.get(id=owner_id).pts, [], []
         # The peer's outbox mark: their id of the newest message of theirs read now.
-        read_now = _live_boxes(owner_id).filter(
+        read_now = live_boxes(owner_id).filter(
             peer_id=peer_id, out=False, box_id__gt=dialog.read_inbox_max_id, box_id__lte=max_id
         )
         peer_mark = (
@@ -540,7 +526,7 @@ async def do_read_history(owner_id: int, peer_id: int, max_id: int, *, exclude=N
 def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list[dict]):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
-        box = _live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
+        box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
         if box is None:
             raise MessageIdInvalidError()
         msg = box.message
@@ -555,7 +541,7 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list
         own = [_pushing(append_user_update(owner_id, EDIT_MESSAGE, {"box_id": box_id}), box)]
         theirs = [
             _pushing(append_user_update(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}), b)
-            for b in _live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id)
+            for b in live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id)
         ]
         return PrivateChange(messages=[box_to_dict(box)], events=own, pts=own[0].pts), theirs
 
@@ -604,7 +590,7 @@ def _delete(
 
 def _delete_ids(owner_id: int, ids: list[int], revoke: bool):
     with transaction.atomic():
-        found = list(_live_boxes(owner_id).filter(box_id__in=ids))
+        found = list(live_boxes(owner_id).filter(box_id__in=ids))
         _lock_users(owner_id, *{b.peer_id for b in found})
         found = list(
             MessageBox.objects.select_for_update().filter(id__in=[b.id for b in found], deleted=False)
@@ -630,7 +616,7 @@ async def do_delete_private_messages(
 def _delete_history(owner_id: int, peer_id: int, max_id: int, revoke: bool):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
-        rows = _live_boxes(owner_id).filter(peer_id=peer_id)
+        rows = live_boxes(owner_id).filter(peer_id=peer_id)
         if max_id > 0:
             rows = rows.filter(box_id__lte=max_id)
         page = list(
@@ -652,106 +638,3 @@ async def do_delete_private_history(
     await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
     return pts, count, more
-
-
-# --- dialogs ---------------------------------------------------------------------------
-
-
-def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogEntry]:
-    tops = {
-        b.box_id: box_to_dict(b)
-        for b in _live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
-    }
-    return [
-        PrivateDialogEntry(
-            d.peer_id,
-            {
-                "read_inbox_max_id": d.read_inbox_max_id,
-                "read_outbox_max_id": d.read_outbox_max_id,
-                "unread_mark": d.unread_mark,
-                "folder_id": d.folder_id,
-                "top_date": d.top_date,
-                "top_box_id": d.top_box_id,
-            },
-            tops.get(d.top_box_id),
-            count_unread(owner_id, d.peer_id, d.read_inbox_max_id),
-        )
-        for d in dialogs
-    ]
-
-
-@in_thread
-def get_dialogs(
-    owner_id: int, *, limit: int, folder_id: int = 0, offset_date: int = 0, offset_id: int = 0,
-    offset_peer_id: int = 0, after_pins: bool = False,
-) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
-    """One page of the owner's private dialogs in a folder, newest top first, past the
-    cursor ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the
-    cursor sits in the pinned block, which private dialogs follow). Returns (page, total)."""
-    rows = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, top_box_id__gt=0)
-    total = rows.count()
-    if (offset_date or offset_id or offset_peer_id) and not after_pins:
-        with connection.cursor() as cur:
-            cur.execute(
-                f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND folder_id = %s"
-                " AND top_box_id > 0 AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
-                " ORDER BY top_date DESC, top_box_id DESC, peer_id DESC LIMIT %s",
-                [owner_id, folder_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
-            )
-            ids = [r[0] for r in cur.fetchall()]
-        page = list(PrivateDialog.objects.filter(id__in=ids).order_by("-top_date", "-top_box_id", "-peer_id"))
-    else:
-        page = list(rows.order_by("-top_date", "-top_box_id", "-peer_id")[:limit])
-    return _entries(owner_id, page), total
-
-
-@in_thread
-def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEntry]:
-    found = {d.peer_id: d for d in PrivateDialog.objects.filter(owner_id=owner_id, peer_id__in=peer_ids)}
-    dialogs = [found.get(p) or PrivateDialog(owner_id=owner_id, peer_id=p) for p in peer_ids]
-    return _entries(owner_id, dialogs)
-
-
-def _set_dialog(owner_id: int, peer_id: int, field: str, value) -> bool:
-    """Set one field of the owner's dialog with ``peer_id`` (created if missing, as a
-    dialog can be marked before any message); True if it changed."""
-    with transaction.atomic():
-        dialog, _ = PrivateDialog.objects.select_for_update().get_or_create(
-            owner_id=owner_id, peer_id=peer_id
-        )
-        if getattr(dialog, field) == value:
-            return False
-        setattr(dialog, field, value)
-        dialog.save(update_fields=[field])
-        return True
-
-
-async def _logged(owner_id: int, kind: str, payload: dict, exclude) -> int:
-    """Log a dialog change for the owner's other devices (it takes one of their pts)."""
-    event = await in_thread(append_user_update)(owner_id, kind, payload)
-    await push_user_updates([event], exclude=exclude)
-    return event.pts
-
-
-async def do_mark_dialog_unread(owner_id: int, peer_id: int, unread: bool, *, exclude=None) -> bool:
-    """messages.markDialogUnread on a private chat; reading the chat clears the mark."""
-    if not await in_thread(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
-        return False
-    await _logged(owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude)
-    return True
-
-
-@in_thread
-def get_unread_marks(owner_id: int) -> list[int]:
-    marked = PrivateDialog.objects.filter(owner_id=owner_id, unread_mark=True)
-    return list(marked.values_list("peer_id", flat=True)[: limits.CHANNELS_PER_USER_MAX])
-
-
-async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, exclude=None) -> int | None:
-    """folders.editPeerFolders for a private chat: 0 main list, 1 archive. Returns the
-    pts of the logged change (None when nothing changed)."""
-    if folder_id not in (0, 1):
-        raise FolderIdInvalidError()
-    if not await in_thread(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
-        return None
-    return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)

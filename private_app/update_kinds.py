@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from accounts_app.updates import Rendered, UserUpdate, register_update_renderer, update_renderer
 
-from . import actions, tl_convert
+from . import actions, dialogs, tl_convert
 
 
 async def _chats(viewer_id: int, shown: list[dict]) -> tuple[set[int], list]:
@@ -94,14 +94,14 @@ async def render_read_outbox(event: UserUpdate, viewer_id: int) -> Rendered:
     return Rendered(updates=[update], user_ids={int(p["peer_id"])}, carries_pts=True)
 
 
-@update_renderer(actions.UNREAD_MARK)
+@update_renderer(dialogs.UNREAD_MARK)
 async def render_unread_mark(event: UserUpdate, viewer_id: int) -> Rendered:
     p = event.payload
     update = tl_convert.unread_mark_update_to_tl(int(p["peer_id"]), bool(p["unread"]))
     return Rendered(updates=[update], user_ids={int(p["peer_id"])})
 
 
-@update_renderer(actions.FOLDER)
+@update_renderer(dialogs.FOLDER)
 async def render_folder(event: UserUpdate, viewer_id: int) -> Rendered:
     p = event.payload
     update = tl_convert.folder_update_to_tl(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from edge_app.registry import rpc
 from private_app import actions as private_actions
+from private_app import dialogs as private_dialogs
 from private_app import rpc as private_rpc
 from private_app import tl_convert as private_tl
 from private_app.rpc import is_user_peer
@@ -316,7 +317,7 @@ async def get_dialogs(ctx, req: functions.messages.GetDialogs):
     limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
     cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
     after_pins = bool(offset_channel) and await actions.is_dialog_pinned(me, offset_channel)
-    private, private_total = await private_actions.get_dialogs(
+    private, private_total = await private_dialogs.get_dialogs(
         me, limit=limit, folder_id=req.folder_id or 0, offset_date=req.offset_date, offset_id=req.offset_id,
         offset_peer_id=offset_user, after_pins=after_pins,
     )  # fmt: skip
@@ -342,7 +343,7 @@ async def get_peer_dialogs(ctx, req: functions.messages.GetPeerDialogs):
         channel, _ = await actions.get_channel_for_viewer(me, ref[0], ref[1])
         wanted.append(("c", channel["id"]))
     d = await actions.get_peer_dialogs(me, [i for kind, i in wanted if kind == "c"])
-    private = await private_actions.get_peer_dialogs(me, [i for kind, i in wanted if kind == "p"])
+    private = await private_dialogs.get_peer_dialogs(me, [i for kind, i in wanted if kind == "p"])
     found = {("c", e.channel["id"]): e for e in d.entries} | {("p", e.peer_id): e for e in private}
     merged = [(kind, found[(kind, i)]) for kind, i in dict.fromkeys(wanted) if (kind, i) in found]
     return await _dialogs_response(me, merged, count=len(merged), complete=True, peer=True)
@@ -407,7 +408,7 @@ async def mark_dialog_unread(ctx, req: functions.messages.MarkDialogUnread):
     me = viewer(ctx)
     user_peer = _dialog_user_peer(req.peer)
     if user_peer is not None:
-        await private_actions.do_mark_dialog_unread(
+        await private_dialogs.do_mark_dialog_unread(
             me, private_rpc.peer_user_id(me, user_peer), req.unread, exclude=own_session(ctx)
         )
         return True
@@ -435,7 +436,7 @@ async def get_dialog_unread_marks(ctx, req: functions.messages.GetDialogUnreadMa
     channels = [
         types.DialogPeer(peer=types.PeerChannel(channel_id=c)) for c in await actions.get_unread_marks(me)
     ]
-    return channels + [private_tl.dialog_peer_to_tl(u) for u in await private_actions.get_unread_marks(me)]
+    return channels + [private_tl.dialog_peer_to_tl(u) for u in await private_dialogs.get_unread_marks(me)]
 
 
 @rpc(functions.folders.EditPeerFolders)
@@ -445,7 +446,7 @@ async def edit_peer_folders(ctx, req: functions.folders.EditPeerFolders):
     for fp in req.folder_peers[: limits.DIALOGS_LIMIT]:
         if is_user_peer(fp.peer):
             uid = private_rpc.peer_user_id(me, fp.peer)
-            pts = await private_actions.do_set_dialog_folder(me, uid, fp.folder_id, exclude=own_session(ctx))
+            pts = await private_dialogs.do_set_dialog_folder(me, uid, fp.folder_id, exclude=own_session(ctx))
             if pts is not None:
                 ups.append(private_tl.folder_update_to_tl(uid, fp.folder_id, pts))
             user_ids.append(uid)

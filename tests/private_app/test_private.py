@@ -10,7 +10,7 @@ from accounts_app import updates
 from accounts_app.actions import do_create_user
 from accounts_app.models import User
 from channels_app import db
-from private_app import actions
+from private_app import actions, dialogs
 from private_app.models import PrivateMessage
 from tests.channels_app.test_rpc import call, iu
 from tl import functions, types
@@ -121,13 +121,13 @@ async def test_delete_for_me_and_for_both_moves_the_dialog_top(users):
         "m1",
         "m0",
     ]
-    entries, _ = await actions.get_dialogs(a, limit=10)
+    entries, _ = await dialogs.get_dialogs(a, limit=10)
     assert entries[0].top_message["message"] == "m1"
     _, count = await actions.do_delete_private_messages(a, [1, 2, 99], revoke=True)
     assert count == 2
     assert [m["message"] for m in (await actions.get_history(b, a)).messages] == ["m2"]
     assert (await events_of(b))[-1] == (actions.DELETE_MESSAGES, {"ids": [1, 2]})
-    assert (await actions.get_dialogs(a, limit=10)) == ([], 0)  # nothing left: not listed
+    assert (await dialogs.get_dialogs(a, limit=10)) == ([], 0)  # nothing left: not listed
     got = await actions.get_messages(b, [1, 3])
     assert got[0].get("empty") and got[1]["message"] == "m2"
 
@@ -150,11 +150,11 @@ async def test_read_marks_unread_counts_and_the_senders_outbox(users):
     a, b, _ = users
     for i in range(4):
         await send(a, b, f"m{i}", 200 + i)
-    (entry,) = await actions.get_peer_dialogs(b, [a])
+    (entry,) = await dialogs.get_peer_dialogs(b, [a])
     assert entry.unread_count == 4
     _, count = await actions.do_read_history(b, a, 2)
     assert count == 1
-    (entry,) = await actions.get_peer_dialogs(b, [a])
+    (entry,) = await dialogs.get_peer_dialogs(b, [a])
     assert entry.unread_count == 2 and entry.dialog["read_inbox_max_id"] == 2
     assert (await events_of(b))[-1] == (
         actions.READ_INBOX,
@@ -322,7 +322,7 @@ async def test_rpc_unread_mark_and_archive_for_private_chats(users):
     await call(b, functions.messages.SendMessage(peer=peer(b, a), message="hi", random_id=1))
     bob = types.InputDialogPeer(peer=peer(a, b))
 
-    def dialogs(folder_id=None):
+    def list_dialogs(folder_id=None):
         return functions.messages.GetDialogs(
             offset_date=0,
             offset_id=0,
@@ -335,8 +335,8 @@ async def test_rpc_unread_mark_and_archive_for_private_chats(users):
     assert await call(a, functions.messages.MarkDialogUnread(peer=bob, unread=True))
     marks = await call(a, functions.messages.GetDialogUnreadMarks())
     assert [m.peer.user_id for m in marks] == [b]
-    assert (await call(a, dialogs())).dialogs[0].unread_mark
-    assert (await events_of(a))[-1] == (actions.UNREAD_MARK, {"peer_id": b, "unread": True})
+    assert (await call(a, list_dialogs())).dialogs[0].unread_mark
+    assert (await events_of(a))[-1] == (dialogs.UNREAD_MARK, {"peer_id": b, "unread": True})
     # Reading the chat clears the mark.
     await call(a, functions.messages.ReadHistory(peer=peer(a, b), max_id=0))
     assert await call(a, functions.messages.GetDialogUnreadMarks()) == []
@@ -348,8 +348,8 @@ async def test_rpc_unread_mark_and_archive_for_private_chats(users):
     (update,) = res.updates
     assert isinstance(update, types.UpdateFolderPeers) and update.folder_peers[0].peer.user_id == b
     assert update.pts == (await sync_to_async(updates.get_state)(a)).pts
-    assert (await call(a, dialogs(0))).dialogs == []
-    archived = (await call(a, dialogs(1))).dialogs
+    assert (await call(a, list_dialogs(0))).dialogs == []
+    archived = (await call(a, list_dialogs(1))).dialogs
     assert [d.peer.user_id for d in archived] == [b] and archived[0].folder_id == 1
     with pytest.raises(RpcError) as e:
         await call(

@@ -1,0 +1,131 @@
+"""The owner's private dialogs: the list page (merged with channel dialogs by the
+messages.getDialogs handler), getPeerDialogs, manual unread marks and folders.
+
+The order key is kept on the dialog row (``top_date``, ``top_box_id``, written by
+each send and by deletes of the top), so a page is one index range scan on
+``private_dialogs_order`` however many private chats the owner has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from accounts_app.updates import append_user_update, push_user_updates
+from channels_app import limits
+from tl.errors import FolderIdInvalidError
+
+from .actions import box_to_dict, count_unread, in_thread, live_boxes
+from .models import PrivateDialog
+
+UNREAD_MARK = "private.unread_mark"
+FOLDER = "private.folder"
+
+
+@dataclass(slots=True)
+class PrivateDialogEntry:
+    peer_id: int
+    dialog: dict
+    top_message: dict | None
+    unread_count: int
+
+
+def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogEntry]:
+    tops = {
+        b.box_id: box_to_dict(b)
+        for b in live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
+    }
+    return [
+        PrivateDialogEntry(
+            d.peer_id,
+            {
+                "read_inbox_max_id": d.read_inbox_max_id,
+                "read_outbox_max_id": d.read_outbox_max_id,
+                "unread_mark": d.unread_mark,
+                "folder_id": d.folder_id,
+                "top_date": d.top_date,
+                "top_box_id": d.top_box_id,
+            },
+            tops.get(d.top_box_id),
+            count_unread(owner_id, d.peer_id, d.read_inbox_max_id),
+        )
+        for d in dialogs
+    ]
+
+
+@in_thread
+def get_dialogs(
+    owner_id: int, *, limit: int, folder_id: int = 0, offset_date: int = 0, offset_id: int = 0,
+    offset_peer_id: int = 0, after_pins: bool = False,
+) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
+    """One page of the owner's private dialogs in a folder, newest top first, past the
+    cursor ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the
+    cursor sits in the pinned block, which private dialogs follow). Returns (page, total)."""
+    rows = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, top_box_id__gt=0)
+    total = rows.count()
+    if (offset_date or offset_id or offset_peer_id) and not after_pins:
+        with connection.cursor() as cur:
+            cur.execute(
+                f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND folder_id = %s"
+                " AND top_box_id > 0 AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
+                " ORDER BY top_date DESC, top_box_id DESC, peer_id DESC LIMIT %s",
+                [owner_id, folder_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
+            )
+            ids = [r[0] for r in cur.fetchall()]
+        page = list(PrivateDialog.objects.filter(id__in=ids).order_by("-top_date", "-top_box_id", "-peer_id"))
+    else:
+        page = list(rows.order_by("-top_date", "-top_box_id", "-peer_id")[:limit])
+    return _entries(owner_id, page), total
+
+
+@in_thread
+def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEntry]:
+    found = {d.peer_id: d for d in PrivateDialog.objects.filter(owner_id=owner_id, peer_id__in=peer_ids)}
+    dialogs = [found.get(p) or PrivateDialog(owner_id=owner_id, peer_id=p) for p in peer_ids]
+    return _entries(owner_id, dialogs)
+
+
+def _set_dialog(owner_id: int, peer_id: int, field: str, value) -> bool:
+    """Set one field of the owner's dialog with ``peer_id`` (created if missing, as a
+    dialog can be marked before any message); True if it changed."""
+    with transaction.atomic():
+        dialog, _ = PrivateDialog.objects.select_for_update().get_or_create(
+            owner_id=owner_id, peer_id=peer_id
+        )
+        if getattr(dialog, field) == value:
+            return False
+        setattr(dialog, field, value)
+        dialog.save(update_fields=[field])
+        return True
+
+
+async def _logged(owner_id: int, kind: str, payload: dict, exclude) -> int:
+    """Log a dialog change for the owner's other devices (it takes one of their pts)."""
+    event = await in_thread(append_user_update)(owner_id, kind, payload)
+    await push_user_updates([event], exclude=exclude)
+    return event.pts
+
+
+async def do_mark_dialog_unread(owner_id: int, peer_id: int, unread: bool, *, exclude=None) -> bool:
+    """messages.markDialogUnread on a private chat; reading the chat clears the mark."""
+    if not await in_thread(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
+        return False
+    await _logged(owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude)
+    return True
+
+
+@in_thread
+def get_unread_marks(owner_id: int) -> list[int]:
+    marked = PrivateDialog.objects.filter(owner_id=owner_id, unread_mark=True)
+    return list(marked.values_list("peer_id", flat=True)[: limits.CHANNELS_PER_USER_MAX])
+
+
+async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, exclude=None) -> int | None:
+    """folders.editPeerFolders for a private chat: 0 main list, 1 archive. Returns the
+    pts of the logged change (None when nothing changed)."""
+    if folder_id not in (0, 1):
+        raise FolderIdInvalidError()
+    if not await in_thread(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
+        return None
+    return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)
