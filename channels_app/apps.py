@@ -14,6 +14,7 @@ RPC_MODULES = (
     "settings",
     "legacy_chats",
     "compat_stubs",
+    "messages_compat",
 )
 
 

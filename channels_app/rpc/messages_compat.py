@@ -1,0 +1,933 @@
+"""The design's explicit answers for messages.* methods Telegram Desktop calls when it
+opens a chat, whose model (media, polls, scheduled messages, drafts, reactions, sticker
+search, sponsored messages, TTL) does not exist here.
+
+Each handler checks its input caps and its peer first, exactly as the real method
+would (a wrong access hash: CHANNEL_PRIVATE for a channel, PEER_ID_INVALID for a
+user), then answers what the unchanged state looks like: the empty / zero /
+notModified form of the result type, or a plain Telegram error for a change that
+cannot be made. Nothing here stores anything, so a client is never told that state
+exists that does not. Where the data does exist (common megagroups, online members,
+thread replies, edit rights, read marks) the answer is real.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from accounts_app import full_user
+from accounts_app import updates as account_log
+from accounts_app.access import check_input_user
+from accounts_app.models import User
+from edge_app.registry import rpc
+from private_app import actions as private_actions
+from private_app.models import PrivateDialog
+from private_app.rpc import is_user_peer, peer_user_id
+from tl import functions, types
+from tl.errors import (
+    MediaInvalidError,
+    MessageEditTimeExpiredError,
+    NotImplementedRpcError,
+    OptionInvalidError,
+    OptionsTooMuchError,
+    PremiumAccountRequiredError,
+    ScheduleDateInvalidError,
+)
+
+from .. import actions, db, limits, tl_convert
+from ..access import channel_ref, chats_for, users_for
+from ..actions.common import is_active
+from ..errors import (
+    ChannelPrivateError,
+    LimitInvalidError,
+    MediaEmptyError,
+    MessageAuthorRequiredError,
+    MessageIdInvalidError,
+    MessageIdsEmptyError,
+    MessageTooLongError,
+    OffsetInvalidError,
+    PeerIdInvalidError,
+    TtlPeriodInvalidError,
+    _named,
+)
+from ..rights import has_admin_right
+from .context import viewer
+
+MessageNotReadYetError = _named("MESSAGE_NOT_READ_YET")
+SendAsPeerInvalidError = _named("SEND_AS_PEER_INVALID")
+MultiMediaTooLongError = _named("MULTI_MEDIA_TOO_LONG")
+UrlInvalidError = _named("URL_INVALID")
+
+# Input caps (Telegram's where it has one, else the design's "bounded input" rule).
+IDS_MAX = limits.GET_IDS_MAX
+SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media kinds
+MULTI_MEDIA_MAX = 10  # an album
+POLL_OPTIONS_MAX = 12
+TODO_ITEMS_MAX = 30
+REPORT_COMMENT_MAX = 512
+READ_METRICS_MAX = 100
+CUSTOM_EMOJI_IDS_MAX = 200
+STICKER_SEARCH_LIMIT = 100
+LANG_CODES_MAX = 10
+VOTES_LIMIT = 50
+REACTIONS_LIST_LIMIT = 100
+REACTIONS_LIMIT = 100
+OFFSET_STRING_MAX = 64
+TAG_TITLE_MAX = 12
+URL_MAX = 2048
+COMMON_CHATS_LIMIT = 100
+HISTORY_TTL_MAX = 366 * 86400
+ONLINE_COUNT_MAX = 10_000  # getOnlines counts at most this many online members
+REPLIES_COUNT_MAX = 10_000  # getMessagesViews counts at most this many replies per thread
+EDIT_WINDOW = private_actions.EDIT_WINDOW
+
+# The report flow TDesktop walks: choose a reason, (maybe) add a comment, reported.
+REPORT_OPTIONS = (
+    (b"spam", "Spam"),
+    (b"violence", "Violence"),
+    (b"child_abuse", "Child abuse"),
+    (b"illegal_drugs", "Illegal drugs"),
+    (b"personal_details", "Personal details"),
+    (b"pornography", "Pornography"),
+    (b"copyright", "Copyright"),
+    (b"other", "Other"),
+)
+REPORT_NEEDS_COMMENT = {b"other"}
+
+
+# --- the peer check ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Peer:
+    """A checked InputPeer: a user (``user_id``) or a channel (``channel``, ``member``)."""
+
+    user_id: int = 0
+    channel: dict | None = None
+    member: dict | None = None
+
+    @property
+    def channel_id(self) -> int:
+        return self.channel["id"] if self.channel else 0
+
+
+async def _peer(me: int, peer, *, preview: bool = True) -> Peer:
+    """The peer as the real methods check it: a user's access hash (PEER_ID_INVALID),
+    a channel's (CHANNEL_PRIVATE; hash 0 / InputPeerChat needs membership)."""
+    if is_user_peer(peer):
+        return Peer(user_id=peer_user_id(me, peer))
+    if isinstance(peer, types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat):
+        cid, access_hash = channel_ref(peer)
+        channel, member = await actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
+        return Peer(channel=channel, member=member)
+    raise PeerIdInvalidError()
+
+
+def _ids(ids, cap: int = IDS_MAX) -> list[int]:
+    if len(ids) > cap:
+        raise LimitInvalidError()
+    return list(ids)
+
+
+def _limit(limit: int, cap: int) -> int:
+    if limit < 0:
+        raise LimitInvalidError()
+    return min(limit, cap)
+
+
+def _text(message: str, entities=None) -> None:
+    if len(message) > limits.MESSAGE_MAX:
+        raise MessageTooLongError()
+    if entities is not None and len(entities) > limits.ENTITIES_MAX:
+        from ..errors import EntitiesTooLongError
+
+        raise EntitiesTooLongError()
+
+
+async def _account_pts(me: int) -> int:
+    state = await private_actions.in_thread(account_log.get_state)(me)
+    return state.pts
+
+
+async def _affected_history(me: int, p: Peer):
+    """Nothing read: the pts the client already has (the channel's, or the account's)."""
+    pts = p.channel["pts"] if p.channel else await _account_pts(me)
+    return tl_convert.affected_history_to_tl(pts, 0, False)
+
+
+def _empty_updates():
+    return tl_convert.updates_to_tl([], [], [])
+
+
+def _empty_messages(p: Peer):
+    if p.channel is not None:
+        return tl_convert.empty_channel_messages_to_tl(p.channel["pts"])
+    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+
+
+def _hash_answer(req_hash: int, empty, not_modified):
+    """A cached list whose content is empty (hash 0): notModified when the client
+    already holds that, else the empty list so a stale cache is cleared."""
+    return not_modified if req_hash == 0 else empty
+
+
+# --- peer bar, views, contents, edit data ---------------------------------------------
+
+
+@rpc(functions.messages.GetPeerSettings)
+async def get_peer_settings(ctx, req: functions.messages.GetPeerSettings):
+    """No spam / add-contact bar is ever offered (nothing decides one here)."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    users = await users_for(me, [p.user_id]) if p.user_id else []
+    chats = await chats_for(me, [p.channel_id], {p.channel_id: (p.channel, p.member)}) if p.channel else []
+    return types.messages.PeerSettings(settings=types.PeerSettings(), chats=chats, users=users)
+
+
+@rpc(functions.messages.HidePeerSettingsBar)
+async def hide_peer_settings_bar(ctx, req: functions.messages.HidePeerSettingsBar):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    return True  # there is no bar to hide
+
+
+async def _thread_replies(channel: dict, member: dict | None, roots: list[int]) -> dict[int, tuple[int, int]]:
+    """root id -> (replies, newest reply id) over the thread index, bounded per root."""
+    if not roots:
+        return {}
+    floor = member["available_min_id"] if is_active(member) else 0
+    rows = await db.fetchall(
+        "SELECT r.root,"
+        " (SELECT count(*) FROM (SELECT 1 FROM channel_messages m WHERE m.channel_id = %(c)s"
+        "   AND m.reply_to_top_id = r.root AND NOT m.deleted AND m.id > %(f)s LIMIT %(cap)s) x) AS n,"
+        " (SELECT max(m.id) FROM channel_messages m WHERE m.channel_id = %(c)s"
+        "   AND m.reply_to_top_id = r.root AND NOT m.deleted AND m.id > %(f)s) AS top"
+        " FROM unnest(%(r)s::int[]) AS r(root)",
+        {"c": channel["id"], "r": roots, "f": floor, "cap": REPLIES_COUNT_MAX},
+    )
+    return {r["root"]: (r["n"], r["top"] or 0) for r in rows if r["n"]}
+
+
+@rpc(functions.messages.GetMessagesViews)
+async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
+    """One messageViews per requested id, in order. Views and forwards are not counted
+    here (0 on channel posts; ``increment`` records nothing); megagroup messages carry
+    their real thread reply counts. Ids the viewer cannot see get an empty entry."""
+    me = viewer(ctx)
+    ids = _ids(req.id)
+    p = await _peer(me, req.peer)
+    if p.channel is None:
+        return types.messages.MessageViews(
+            views=[types.MessageViews() for _ in ids], chats=[], users=await users_for(me, [p.user_id])
+        )
+    h = await actions.get_messages(me, p.channel_id, ids)
+    channel = h.channel
+    live = [m for m in h.messages if not m.get("empty") and not m.get("action")]
+    replies = (
+        await _thread_replies(channel, h.member, sorted({m["id"] for m in live}))
+        if channel["megagroup"]
+        else {}
+    )
+    views = []
+    for m in h.messages:
+        if m.get("empty") or m.get("action"):
+            views.append(types.MessageViews())
+        elif channel["broadcast"]:
+            views.append(types.MessageViews(views=0, forwards=0))
+        else:
+            n, top = replies.get(m["id"], (0, 0))
+            views.append(
+                types.MessageViews(
+                    replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
+                )
+            )
+    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, h.member)})
+    return types.messages.MessageViews(views=views, chats=chats, users=[])
+
+
+@rpc(functions.messages.ReadMessageContents)
+async def read_message_contents(ctx, req: functions.messages.ReadMessageContents):
+    """Private chats: no voice/video notes or unread media exist, so no content is
+    unread and nothing is logged: the account's current pts, pts_count 0."""
+    me = viewer(ctx)
+    _ids(req.id)
+    return tl_convert.affected_messages_to_tl(await _account_pts(me), 0)
+
+
+@rpc(functions.messages.GetMessageEditData)
+async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData):
+    """The message must exist, be visible and be editable by the viewer (its author,
+    or an edit_messages admin of a broadcast channel). Text-only editing here: caption
+    is never set."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    if not 0 < req.id <= limits.MAX_MESSAGE_ID:
+        raise MessageIdInvalidError()
+    if p.channel is None:
+        found = (await private_actions.get_messages(me, [req.id]))[0]
+        if found.get("empty") or found["peer_id"] != p.user_id:
+            raise MessageIdInvalidError()
+        if found["sender_id"] != me:
+            raise MessageAuthorRequiredError()
+        if p.user_id != me and time.time() - found["date"] > EDIT_WINDOW:
+            raise MessageEditTimeExpiredError()
+        return types.messages.MessageEditData(caption=False)
+    h = await actions.get_messages(me, p.channel_id, [req.id])
+    if not is_active(h.member):
+        raise ChannelPrivateError()
+    m = h.messages[0]
+    if m.get("empty") or m.get("action"):
+        raise MessageIdInvalidError()
+    own = m["sender_user_id"] == me
+    if not own and not (h.channel["broadcast"] and has_admin_right(h.member, "edit_messages")):
+        raise MessageAuthorRequiredError()
+    return types.messages.MessageEditData(caption=False)
+
+
+@rpc(functions.messages.GetOnlines)
+async def get_onlines(ctx, req: functions.messages.GetOnlines):
+    """Active members whose status is online now (bounded count)."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    if p.channel is None:
+        raise PeerIdInvalidError()  # a chat method
+    row = await db.fetchone(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM channel_members m"
+        f" JOIN {User._meta.db_table} u ON u.id = m.user_id"
+        " WHERE m.channel_id = %s AND m.status = 'active' AND u.online_until > now() LIMIT %s) x",
+        (p.channel_id, ONLINE_COUNT_MAX),
+    )
+    return types.ChatOnlines(onlines=row["n"] if row else 0)
+
+
+# --- common chats ------------------------------------------------------------------------
+
+_COMMON = (
+    "FROM user_channel_member_index a"
+    " JOIN user_channel_member_index b ON b.user_id = %(other)s AND b.channel_id = a.channel_id"
+    "  AND b.status = 'active' AND b.megagroup AND NOT b.broadcast AND NOT b.deleted"
+    " JOIN channels c ON c.id = a.channel_id AND c.megagroup AND NOT c.broadcast AND NOT c.deleted"
+    " WHERE a.user_id = %(me)s AND a.status = 'active' AND a.megagroup AND NOT a.broadcast AND NOT a.deleted"
+)
+
+
+async def common_channel_ids(
+    me: int, other: int, *, max_id: int = 0, limit: int = COMMON_CHATS_LIMIT
+) -> list[int]:
+    """The active megagroups both users are in, newest id first, below ``max_id``."""
+    if me == other or limit <= 0:
+        return []
+    rows = await db.fetchall(
+        f"SELECT a.channel_id {_COMMON} AND (%(max)s = 0 OR a.channel_id < %(max)s)"
+        " ORDER BY a.channel_id DESC LIMIT %(limit)s",
+        {"me": me, "other": other, "max": max_id, "limit": limit},
+    )
+    return [r["channel_id"] for r in rows]
+
+
+@full_user.register_common_chats_counter
+async def common_chats_count(me: int, other: int) -> int:
+    """users.getFullUser's common_chats_count (a user is in at most
+    CHANNELS_PER_USER_MAX channels, so the count is bounded)."""
+    if me == other:
+        return 0
+    row = await db.fetchone(f"SELECT count(*) AS n {_COMMON}", {"me": me, "other": other})
+    return row["n"] if row else 0
+
+
+@rpc(functions.messages.GetCommonChats)
+async def get_common_chats(ctx, req: functions.messages.GetCommonChats):
+    me = viewer(ctx)
+    limit = _limit(req.limit, COMMON_CHATS_LIMIT)
+    if req.max_id < 0:
+        raise OffsetInvalidError()
+    other = check_input_user(me, req.user_id)
+    ids = await common_channel_ids(me, other, max_id=req.max_id, limit=limit)
+    return tl_convert.chats_to_tl(await chats_for(me, ids) if ids else [])
+
+
+# --- drafts, receipts, sponsored messages -----------------------------------------------
+
+
+@rpc(functions.messages.SaveDraft)
+async def save_draft(ctx, req: functions.messages.SaveDraft):
+    """No cloud draft store: the draft stays on the device that typed it."""
+    me = viewer(ctx)
+    _text(req.message, req.entities)
+    await _peer(me, req.peer)
+    if req.media is not None and not isinstance(req.media, types.InputMediaWebPage):
+        raise MediaInvalidError()
+    return True
+
+
+@rpc(functions.messages.GetAllDrafts)
+async def get_all_drafts(ctx, req: functions.messages.GetAllDrafts):
+    viewer(ctx)
+    return _empty_updates()  # no cloud drafts
+
+
+@rpc(functions.messages.ClearAllDrafts)
+async def clear_all_drafts(ctx, req: functions.messages.ClearAllDrafts):
+    viewer(ctx)
+    return True  # none to clear
+
+
+@rpc(functions.messages.ReceivedMessages)
+async def received_messages(ctx, req: functions.messages.ReceivedMessages):
+    viewer(ctx)
+    if req.max_id < 0:
+        raise MessageIdInvalidError()
+    return []  # no push notifications to acknowledge
+
+
+@rpc(functions.messages.GetSponsoredMessages)
+async def get_sponsored_messages(ctx, req: functions.messages.GetSponsoredMessages):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    return types.messages.SponsoredMessagesEmpty()
+
+
+@rpc(functions.messages.ViewSponsoredMessage, functions.messages.ClickSponsoredMessage)
+async def sponsored_telemetry(ctx, req):
+    viewer(ctx)
+    return True  # no ads are served, nothing is recorded
+
+
+# --- search helpers --------------------------------------------------------------------
+
+
+async def _filter_count(me: int, p: Peer, f) -> tuple[int, bool]:
+    """(count, inexact) of one shared-media filter. No media exist: media filters
+    count 0; all messages and pins count what there is."""
+    if isinstance(f, types.InputMessagesFilterEmpty):
+        if p.channel is not None:
+            h = await actions.get_history(me, p.channel_id, limit=1)
+            return h.count, True
+        h = await private_actions.get_history(me, p.user_id, limit=1)
+        return h.count, False
+    if isinstance(f, types.InputMessagesFilterPinned) and p.channel is not None:
+        ids = await actions.pinned_message_ids(p.channel_id, limits.HISTORY_LIMIT)
+        return len(ids), len(ids) >= limits.HISTORY_LIMIT
+    return 0, False
+
+
+@rpc(functions.messages.GetSearchCounters)
+async def get_search_counters(ctx, req: functions.messages.GetSearchCounters):
+    me = viewer(ctx)
+    if len(req.filters) > SEARCH_FILTERS_MAX:
+        raise LimitInvalidError()
+    p = await _peer(me, req.peer)
+    if req.saved_peer_id is not None:
+        await _peer(me, req.saved_peer_id)
+    out = []
+    for f in req.filters:
+        if req.saved_peer_id is not None or req.top_msg_id:
+            count, inexact = 0, False  # saved sublists and topics are not indexed
+        else:
+            count, inexact = await _filter_count(me, p, f)
+        out.append(types.messages.SearchCounter(filter=f, count=count, inexact=inexact))
+    return out
+
+
+@rpc(functions.messages.GetSearchResultsCalendar)
+async def get_search_results_calendar(ctx, req: functions.messages.GetSearchResultsCalendar):
+    """Calendars are asked for media filters: none match. The answer echoes the
+    request's offsets so the client does not ask for the same empty month again."""
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    if req.saved_peer_id is not None:
+        await _peer(me, req.saved_peer_id)
+    return types.messages.SearchResultsCalendar(
+        count=0,
+        min_date=req.offset_date,
+        min_msg_id=req.offset_id,
+        periods=[],
+        messages=[],
+        chats=[],
+        users=[],
+    )
+
+
+@rpc(functions.messages.GetSearchResultsPositions)
+async def get_search_results_positions(ctx, req: functions.messages.GetSearchResultsPositions):
+    me = viewer(ctx)
+    _limit(req.limit, limits.HISTORY_LIMIT)
+    await _peer(me, req.peer)
+    if req.saved_peer_id is not None:
+        await _peer(me, req.saved_peer_id)
+    return types.messages.SearchResultsPositions(count=0, positions=[])
+
+
+# --- web pages and media ---------------------------------------------------------------
+
+
+@rpc(functions.messages.GetWebPagePreview)
+async def get_web_page_preview(ctx, req: functions.messages.GetWebPagePreview):
+    """No link previews are fetched (the server never reaches out to the web)."""
+    viewer(ctx)
+    _text(req.message, req.entities)
+    return types.messages.WebPagePreview(media=types.MessageMediaEmpty(), chats=[], users=[])
+
+
+@rpc(functions.messages.GetWebPage)
+async def get_web_page(ctx, req: functions.messages.GetWebPage):
+    viewer(ctx)
+    if not req.url or len(req.url) > URL_MAX:
+        raise UrlInvalidError()
+    return types.messages.WebPage(webpage=types.WebPageEmpty(id=0, url=req.url), chats=[], users=[])
+
+
+@rpc(functions.messages.SendMedia)
+async def send_media(ctx, req: functions.messages.SendMedia):
+    """A web page "media" is a link preview: sent as the plain text message it
+    annotates (its url when the text is empty), through messages.sendMessage. Other
+    media need a media store that does not exist: MEDIA_INVALID after the peer check."""
+    me = viewer(ctx)
+    _text(req.message, req.entities)
+    if not isinstance(req.media, types.InputMediaWebPage):
+        await _peer(me, req.peer, preview=False)
+        if isinstance(req.media, types.InputMediaEmpty):
+            raise MediaEmptyError()
+        raise MediaInvalidError()
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()  # no scheduled-message store
+    from .messages import send_message
+
+    text = req.message if req.message.strip() else req.media.url[: limits.MESSAGE_MAX]
+    return await send_message(
+        ctx,
+        functions.messages.SendMessage(
+            silent=req.silent, background=req.background, clear_draft=req.clear_draft,
+            noforwards=req.noforwards, invert_media=req.invert_media, peer=req.peer, reply_to=req.reply_to,
+            message=text, random_id=req.random_id, reply_markup=req.reply_markup,
+            entities=req.entities if req.message.strip() else None, send_as=req.send_as,
+        ),
+    )  # fmt: skip
+
+
+@rpc(functions.messages.SendMultiMedia)
+async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
+    me = viewer(ctx)
+    if len(req.multi_media) > MULTI_MEDIA_MAX:
+        raise MultiMediaTooLongError()
+    await _peer(me, req.peer, preview=False)
+    raise MediaInvalidError()  # albums are media
+
+
+@rpc(functions.messages.UploadMedia)
+async def upload_media(ctx, req: functions.messages.UploadMedia):
+    me = viewer(ctx)
+    await _peer(me, req.peer, preview=False)
+    if isinstance(req.media, types.InputMediaEmpty):
+        raise MediaEmptyError()
+    raise MediaInvalidError()
+
+
+@rpc(functions.messages.GetExtendedMedia)
+async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
+    me = viewer(ctx)
+    _ids(req.id)
+    await _peer(me, req.peer)
+    return _empty_updates()  # no paid media to reveal
+
+
+# --- scheduled messages -------------------------------------------------------------------
+
+
+@rpc(functions.messages.GetScheduledHistory)
+async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+
+
+@rpc(functions.messages.GetScheduledMessages)
+async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessages):
+    me = viewer(ctx)
+    _ids(req.id)
+    await _peer(me, req.peer)
+    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+
+
+@rpc(functions.messages.SendScheduledMessages)
+async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMessages):
+    me = viewer(ctx)
+    ids = _ids(req.id)
+    await _peer(me, req.peer, preview=False)
+    if not ids:
+        raise MessageIdsEmptyError()
+    raise MessageIdInvalidError()  # no scheduled message has any of these ids
+
+
+@rpc(functions.messages.DeleteScheduledMessages)
+async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduledMessages):
+    me = viewer(ctx)
+    _ids(req.id)
+    await _peer(me, req.peer)
+    return _empty_updates()  # nothing scheduled, nothing deleted
+
+
+# --- reports and telemetry ------------------------------------------------------------------
+
+
+@rpc(functions.messages.ReportSpam)
+async def report_spam(ctx, req: functions.messages.ReportSpam):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    return True  # accepted, not stored (no moderation queue)
+
+
+@rpc(functions.messages.Report)
+async def report(ctx, req: functions.messages.Report):
+    """TDesktop's step-by-step report: reasons, then a comment where one is needed,
+    then reported. Nothing is stored."""
+    me = viewer(ctx)
+    _ids(req.id)
+    if len(req.message) > REPORT_COMMENT_MAX:
+        raise MessageTooLongError()
+    await _peer(me, req.peer)
+    if not req.option:
+        return types.ReportResultChooseOption(
+            title="Report",
+            options=[types.MessageReportOption(text=text, option=opt) for opt, text in REPORT_OPTIONS],
+        )
+    if req.option not in dict(REPORT_OPTIONS):
+        raise OptionInvalidError()
+    if req.option in REPORT_NEEDS_COMMENT and not req.message.strip():
+        return types.ReportResultAddComment(optional=False, option=req.option)
+    return types.ReportResultReported()
+
+
+@rpc(functions.messages.ReportReaction)
+async def report_reaction(ctx, req: functions.messages.ReportReaction):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    if not is_user_peer(req.reaction_peer):
+        raise PeerIdInvalidError()
+    peer_user_id(me, req.reaction_peer)
+    return True
+
+
+@rpc(functions.messages.ReportMessagesDelivery)
+async def report_messages_delivery(ctx, req: functions.messages.ReportMessagesDelivery):
+    me = viewer(ctx)
+    _ids(req.id)
+    await _peer(me, req.peer)
+    return True
+
+
+@rpc(functions.messages.ReportReadMetrics)
+async def report_read_metrics(ctx, req: functions.messages.ReportReadMetrics):
+    me = viewer(ctx)
+    if len(req.metrics) > READ_METRICS_MAX:
+        raise LimitInvalidError()
+    await _peer(me, req.peer)
+    return True
+
+
+@rpc(functions.messages.ReportMusicListen)
+async def report_music_listen(ctx, req: functions.messages.ReportMusicListen):
+    viewer(ctx)
+    return True
+
+
+@rpc(functions.messages.ReportSponsoredMessage)
+async def report_sponsored_message(ctx, req: functions.messages.ReportSponsoredMessage):
+    viewer(ctx)
+    return types.channels.SponsoredMessageReportResultReported()
+
+
+# --- reactions and tags --------------------------------------------------------------------
+
+
+@rpc(functions.messages.GetSavedReactionTags)
+async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionTags):
+    me = viewer(ctx)
+    if req.peer is not None:
+        await _peer(me, req.peer)
+    return _hash_answer(
+        req.hash,
+        types.messages.SavedReactionTags(tags=[], hash=0),
+        types.messages.SavedReactionTagsNotModified(),
+    )
+
+
+@rpc(functions.messages.UpdateSavedReactionTag)
+async def update_saved_reaction_tag(ctx, req: functions.messages.UpdateSavedReactionTag):
+    """Tag titles are a Premium feature on Telegram; no account is Premium here."""
+    viewer(ctx)
+    if req.title is not None and len(req.title) > TAG_TITLE_MAX:
+        raise LimitInvalidError()
+    raise PremiumAccountRequiredError()
+
+
+@rpc(
+    functions.messages.GetDefaultTagReactions,
+    functions.messages.GetRecentReactions,
+    functions.messages.GetTopReactions,
+)
+async def reaction_lists(ctx, req):
+    """No reactions are recorded: the lists are empty (hash 0)."""
+    viewer(ctx)
+    if isinstance(req, functions.messages.GetRecentReactions | functions.messages.GetTopReactions):
+        _limit(req.limit, REACTIONS_LIMIT)
+    return _hash_answer(
+        req.hash, types.messages.Reactions(hash=0, reactions=[]), types.messages.ReactionsNotModified()
+    )
+
+
+@rpc(functions.messages.ClearRecentReactions)
+async def clear_recent_reactions(ctx, req: functions.messages.ClearRecentReactions):
+    viewer(ctx)
+    return True  # the list is already empty
+
+
+@rpc(functions.messages.GetMessagesReactions)
+async def get_messages_reactions(ctx, req: functions.messages.GetMessagesReactions):
+    me = viewer(ctx)
+    _ids(req.id)
+    await _peer(me, req.peer)
+    return _empty_updates()  # no message has reactions
+
+
+@rpc(functions.messages.GetMessageReactionsList)
+async def get_message_reactions_list(ctx, req: functions.messages.GetMessageReactionsList):
+    me = viewer(ctx)
+    _limit(req.limit, REACTIONS_LIST_LIMIT)
+    if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
+        raise OffsetInvalidError()
+    await _peer(me, req.peer)
+    return types.messages.MessageReactionsList(count=0, reactions=[], chats=[], users=[])
+
+
+@rpc(functions.messages.GetUnreadReactions)
+async def get_unread_reactions(ctx, req: functions.messages.GetUnreadReactions):
+    me = viewer(ctx)
+    _limit(req.limit, limits.HISTORY_LIMIT)
+    p = await _peer(me, req.peer)
+    return _empty_messages(p)
+
+
+@rpc(functions.messages.ReadReactions)
+async def read_reactions(ctx, req: functions.messages.ReadReactions):
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    return await _affected_history(me, p)
+
+
+# --- stickers and custom emoji ----------------------------------------------------------------
+
+
+@rpc(functions.messages.GetAttachedStickers)
+async def get_attached_stickers(ctx, req: functions.messages.GetAttachedStickers):
+    viewer(ctx)
+    return []  # no media, so no stickers on any
+
+
+@rpc(functions.messages.GetCustomEmojiDocuments)
+async def get_custom_emoji_documents(ctx, req: functions.messages.GetCustomEmojiDocuments):
+    viewer(ctx)
+    _ids(req.document_id, CUSTOM_EMOJI_IDS_MAX)
+    return []  # no documents exist
+
+
+@rpc(functions.messages.SearchStickerSets, functions.messages.SearchEmojiStickerSets)
+async def search_sticker_sets(ctx, req):
+    viewer(ctx)
+    if len(req.q) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
+    return _hash_answer(
+        req.hash,
+        types.messages.FoundStickerSets(hash=0, sets=[]),
+        types.messages.FoundStickerSetsNotModified(),
+    )
+
+
+@rpc(functions.messages.SearchStickers)
+async def search_stickers(ctx, req: functions.messages.SearchStickers):
+    viewer(ctx)
+    _limit(req.limit, STICKER_SEARCH_LIMIT)
+    if len(req.q) > limits.SEARCH_QUERY_MAX or len(req.emoticon) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
+    if len(req.lang_code) > LANG_CODES_MAX:
+        raise LimitInvalidError()
+    if req.offset < 0:
+        raise OffsetInvalidError()
+    return _hash_answer(
+        req.hash, types.messages.FoundStickers(hash=0, stickers=[]), types.messages.FoundStickersNotModified()
+    )
+
+
+@rpc(functions.messages.SearchCustomEmoji)
+async def search_custom_emoji(ctx, req: functions.messages.SearchCustomEmoji):
+    viewer(ctx)
+    if len(req.emoticon) > limits.SEARCH_QUERY_MAX:
+        raise LimitInvalidError()
+    return _hash_answer(req.hash, types.EmojiList(hash=0, document_id=[]), types.EmojiListNotModified())
+
+
+# --- polls and to-do lists ----------------------------------------------------------------------
+
+
+@rpc(
+    functions.messages.SendVote,
+    functions.messages.AddPollAnswer,
+    functions.messages.DeletePollAnswer,
+    functions.messages.AppendTodoList,
+    functions.messages.ToggleTodoCompleted,
+)
+async def poll_changes(ctx, req):
+    """No message carries a poll or a to-do list, so there is none to change."""
+    me = viewer(ctx)
+    if isinstance(req, functions.messages.SendVote) and len(req.options) > POLL_OPTIONS_MAX:
+        raise OptionsTooMuchError()
+    if isinstance(req, functions.messages.AppendTodoList) and len(req.list) > TODO_ITEMS_MAX:
+        raise LimitInvalidError()
+    if isinstance(req, functions.messages.ToggleTodoCompleted) and (
+        len(req.completed) > TODO_ITEMS_MAX or len(req.incompleted) > TODO_ITEMS_MAX
+    ):
+        raise LimitInvalidError()
+    await _peer(me, req.peer, preview=False)
+    raise MessageIdInvalidError()
+
+
+@rpc(functions.messages.GetPollResults)
+async def get_poll_results(ctx, req: functions.messages.GetPollResults):
+    me = viewer(ctx)
+    await _peer(me, req.peer)
+    return _empty_updates()  # no poll to refresh
+
+
+@rpc(functions.messages.GetPollVotes)
+async def get_poll_votes(ctx, req: functions.messages.GetPollVotes):
+    me = viewer(ctx)
+    _limit(req.limit, VOTES_LIMIT)
+    if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
+        raise OffsetInvalidError()
+    await _peer(me, req.peer)
+    return types.messages.VotesList(count=0, votes=[], chats=[], users=[])
+
+
+@rpc(functions.messages.GetUnreadPollVotes)
+async def get_unread_poll_votes(ctx, req: functions.messages.GetUnreadPollVotes):
+    me = viewer(ctx)
+    _limit(req.limit, limits.HISTORY_LIMIT)
+    p = await _peer(me, req.peer)
+    return _empty_messages(p)
+
+
+@rpc(functions.messages.ReadPollVotes)
+async def read_poll_votes(ctx, req: functions.messages.ReadPollVotes):
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    return await _affected_history(me, p)
+
+
+# --- TTL, read dates, read participants, send-as, theme ------------------------------------------
+
+
+@rpc(functions.messages.SetHistoryTTL)
+async def set_history_ttl(ctx, req: functions.messages.SetHistoryTTL):
+    """There is no auto-delete pipeline: turning the timer off (where it is off) changes
+    nothing; turning it on is refused plainly rather than shown and never applied."""
+    me = viewer(ctx)
+    if not 0 <= req.period <= HISTORY_TTL_MAX:
+        raise TtlPeriodInvalidError()
+    p = await _peer(me, req.peer, preview=False)
+    if p.channel is not None:
+        from ..actions import admin
+
+        _, member = await admin.load_for_actor(p.channel_id, me)
+        admin.require_right(me, member, "change_info")
+        if req.period or p.channel["ttl_period"]:
+            raise NotImplementedRpcError()
+        return tl_convert.updates_to_tl([], [], await chats_for(me, [p.channel_id]))
+    if req.period:
+        raise NotImplementedRpcError()
+    return _empty_updates()
+
+
+@rpc(functions.messages.SetDefaultHistoryTTL)
+async def set_default_history_ttl(ctx, req: functions.messages.SetDefaultHistoryTTL):
+    """messages.getDefaultHistoryTTL answers 0; only that can be "set"."""
+    viewer(ctx)
+    if not 0 <= req.period <= HISTORY_TTL_MAX:
+        raise TtlPeriodInvalidError()
+    if req.period:
+        raise NotImplementedRpcError()
+    return True
+
+
+def _outbox_read(owner_id: int, peer_id: int, msg_id: int) -> bool | None:
+    """Whether the owner's outgoing message ``msg_id`` to ``peer_id`` was read (None:
+    no such outgoing message)."""
+    box = private_actions.live_boxes(owner_id).filter(peer_id=peer_id, box_id=msg_id, out=True).first()
+    if box is None:
+        return None
+    mark = (
+        PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id)
+        .values_list("read_outbox_max_id", flat=True)
+        .first()
+    )
+    return (mark or 0) >= msg_id
+
+
+@rpc(functions.messages.GetOutboxReadDate)
+async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
+    """Private chats only. Read marks are kept, read times are not: an unread message
+    is MESSAGE_NOT_READ_YET; a read one has no date to give (NOT_IMPLEMENTED)."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    if p.channel is not None or p.user_id == me:
+        raise PeerIdInvalidError()
+    if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
+        raise MessageIdInvalidError()
+    read = await private_actions.in_thread(_outbox_read)(me, p.user_id, req.msg_id)
+    if read is None:
+        raise MessageIdInvalidError()
+    if not read:
+        raise MessageNotReadYetError()
+    raise NotImplementedRpcError()
+
+
+@rpc(functions.messages.GetMessageReadParticipants)
+async def get_message_read_participants(ctx, req: functions.messages.GetMessageReadParticipants):
+    """Per-reader read times are not kept: no reader can be listed with a date."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    if p.channel is None:
+        raise PeerIdInvalidError()  # a group method
+    if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
+        raise MessageIdInvalidError()
+    return []
+
+
+@rpc(functions.messages.SaveDefaultSendAs)
+async def save_default_send_as(ctx, req: functions.messages.SaveDefaultSendAs):
+    """channels.getSendAs offers only the user itself, so that is the one identity that
+    can be chosen; choosing it changes nothing (it is the default)."""
+    me = viewer(ctx)
+    p = await _peer(me, req.peer)
+    if p.channel is None:
+        raise PeerIdInvalidError()
+    if not is_user_peer(req.send_as) or peer_user_id(me, req.send_as) != me:
+        raise SendAsPeerInvalidError()
+    return True
+
+
+@rpc(functions.messages.SetChatTheme)
+async def set_chat_theme(ctx, req: functions.messages.SetChatTheme):
+    """Chat themes are not stored: a private chat gets empty updates; a group or
+    channel needs change_info and gets its own context back, unchanged."""
+    me = viewer(ctx)
+    if isinstance(req.theme, types.InputChatTheme) and len(req.theme.emoticon) > limits.TITLE_MAX:
+        raise LimitInvalidError()
+    p = await _peer(me, req.peer, preview=False)
+    if p.channel is None:
+        return _empty_updates()
+    from ..actions import admin
+
+    _, member = await admin.load_for_actor(p.channel_id, me)
+    admin.require_right(me, member, "change_info")
+    return tl_convert.updates_to_tl([], [], await chats_for(me, [p.channel_id]))
