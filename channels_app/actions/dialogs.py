@@ -10,6 +10,22 @@ Everything is decided in SQL, with ``LIMIT``, one statement per page:
   deleted``). ``channels.top_message_id`` is recomputed on delete, but a deleted or
   hidden top is never shown: a dialog with nothing visible sorts by the later of the
   channel's creation and the viewer's join date and has ``top_message = 0``.
+- Per-dialog lookups in every plan: the channel, the viewer's membership and the probe
+  are one ``LATERAL (... LIMIT 1)`` subquery per dialog row (both by primary key, so at
+  most one row and the ``LIMIT`` changes nothing), which the planner cannot flatten
+  into a join. The statement runs prepared (psycopg ``prepare_threshold``), and the
+  server's generic plan, costed without parameter values, used to join all the
+  user's dialogs with every membership and channel by join filters (quadratic: 2 x
+  640k comparisons for 800 dialogs, most of the page's time); now it is index
+  lookups by ``channel_id`` whatever the statistics.
+- Why the key is not read from ``channels.top_message_id / top_message_date``: a send
+  raises the two with separate ``GREATEST``s and takes its date before the id is
+  allocated, so under concurrent sends the row can pair the newest id with another
+  message's (later) date, while the list orders by, and the client's cursor carries,
+  the shown message's own date; and a stale top that points at a deleted message must
+  still not be shown. Either way the top message's row is read, and the probe's first
+  index entry is that row (a primary-key look-up is one index descent too), so the probe
+  stays.
 - Seek: ``(offset_date, offset_id, offset_peer)`` is a row comparison against that
   key; when ``offset_peer`` is one of the folder's pinned dialogs the cursor carries its
   pin position, so a page that ended inside the pinned block continues with the rest
@@ -23,7 +39,9 @@ Everything is decided in SQL, with ``LIMIT``, one statement per page:
 - ``unread_count`` = non-deleted messages with ``id > max(read_inbox_max_id,
   available_min_id)``, counted for the page's rows only on the same partial index and
   capped at UNREAD_COUNT_MAX (a LIMITed subquery: a dialog with more unread than that
-  shows the cap); never ``top - read`` (deleted messages are not unread).
+  shows the cap); never ``top - read`` (deleted messages are not unread). Its ``ORDER
+  BY id DESC`` changes no count but makes the planner range-scan that index from the
+  top instead of filtering every message of the channel on ``(channel_id, date)``.
 
 A send writes no per-member dialog rows (O(1) per message); the stale
 ``channel_dialogs.top_message_*`` / ``unread_count`` caches are not read here.
@@ -41,20 +59,29 @@ UNREAD_COUNT_MAX = 10_000
 
 _ORDER = "pinned DESC, pinned_order DESC, top_date DESC, top_id DESC, channel_id DESC"
 
-# One row per dialog of the user matching {where}: the order key only.
+# One row per dialog of the user matching {where}: the order key only. The channel,
+# the viewer's membership and the visible-top probe are one LATERAL subquery per
+# dialog with ``LIMIT 1`` (at most one row: both are looked up by primary key), so the
+# planner cannot flatten it into a join: every plan, the prepared statement's generic
+# one included, probes them by the dialog's ``channel_id`` (see the module docstring).
 _KEYS = """
 SELECT d.channel_id, d.pinned, CASE WHEN d.pinned THEN d.pinned_order ELSE 0 END AS pinned_order,
-  COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date
+  v.top_id, v.top_date
 FROM channel_dialogs d
-JOIN channels c ON c.id = d.channel_id
-JOIN channel_members m ON m.channel_id = d.channel_id AND m.user_id = %(u)s
-LEFT JOIN LATERAL (
-  SELECT x.id, x.date FROM channel_messages x
-  WHERE x.channel_id = d.channel_id AND NOT x.deleted AND x.id > m.available_min_id
-    AND c.top_message_id > m.available_min_id
-  ORDER BY x.id DESC LIMIT 1
-) t ON true
-WHERE d.user_id = %(u)s AND {where} AND NOT c.deleted AND m.status = 'active'
+CROSS JOIN LATERAL (
+  SELECT COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date
+  FROM channels c
+  JOIN channel_members m ON m.channel_id = c.id AND m.user_id = %(u)s
+  LEFT JOIN LATERAL (
+    SELECT x.id, x.date FROM channel_messages x
+    WHERE x.channel_id = c.id AND NOT x.deleted AND x.id > m.available_min_id
+      AND c.top_message_id > m.available_min_id
+    ORDER BY x.id DESC LIMIT 1
+  ) t ON true
+  WHERE c.id = d.channel_id AND NOT c.deleted AND m.status = 'active'
+  LIMIT 1
+) v
+WHERE d.user_id = %(u)s AND {where}
 LIMIT %(cap)s
 """
 
@@ -66,7 +93,7 @@ _PAGE = (
     "  row_to_json(c) AS channel, row_to_json(m) AS member, row_to_json(d) AS dialog, row_to_json(t) AS top,"
     "  (SELECT count(*) FROM (SELECT 1 FROM channel_messages u WHERE u.channel_id = p.channel_id"
     "    AND NOT u.deleted AND u.id > GREATEST(m.read_inbox_max_id, m.available_min_id)"
-    "    LIMIT %(unread_max)s) s) AS unread"
+    "    ORDER BY u.id DESC LIMIT %(unread_max)s) s) AS unread"
     " FROM p"
     " JOIN channels c ON c.id = p.channel_id"
     " JOIN channel_members m ON m.channel_id = p.channel_id AND m.user_id = %(u)s"

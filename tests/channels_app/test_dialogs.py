@@ -153,3 +153,136 @@ async def test_nudge_for_edit_only_channel_not_for_untouched(chan):
     await actions.do_edit_message(A, edited["id"], m["id"], "changed", [])
     news = await channels_with_events_since(B, since)
     assert [cid for cid, _ in news] == [edited["id"]]
+
+
+async def test_hidden_prehistory_left_and_deleted_channels(chan):
+    from channels_app.actions.admin import do_delete_channel
+    from channels_app.actions.settings import do_toggle_pre_history_hidden
+
+    old = await group("old")
+    await send(old["id"])
+    await backdate(old["id"], 5000)
+    hidden = (await actions.do_create_channel(A, "h", megagroup=True)).channel
+    await do_toggle_pre_history_hidden(A, hidden["id"], True)
+    before = await send(hidden["id"], n=2)
+    await backdate(hidden["id"], 10_000)  # the prehistory is older than every other top
+    join = (await actions.do_invite_to_channel(A, hidden["id"], [B])).events[0].message
+    (e,) = (await actions.get_peer_dialogs(B, [hidden["id"]])).entries
+    assert e.top_message["id"] == join["id"] and e.unread_count == 1
+    # The join message deleted: channels.top is the last hidden message, below the
+    # viewer's floor, so nothing is visible; the dialog sorts by the join date.
+    await actions.do_delete_messages(A, hidden["id"], [join["id"]])
+    d = await actions.get_dialogs(B)
+    assert ids(d) == [hidden["id"], old["id"]]
+    e = d.entries[0]
+    assert e.top_message is None and e.unread_count == 0
+    assert e.top_date == max(hidden["date"], e.member["joined_at"])
+    (e,) = (await actions.get_peer_dialogs(A, [hidden["id"]])).entries  # the creator sees it all
+    assert e.top_message["id"] == before[-1]["id"]
+    # Left and deleted channels are not listed, nor counted.
+    left, gone = await group("left"), await group("gone")
+    await send(left["id"])
+    await send(gone["id"])
+    assert (await actions.get_dialogs(B)).count == 4
+    await actions.do_leave_channel(B, left["id"])
+    await do_delete_channel(A, gone["id"])
+    d = await actions.get_dialogs(B)
+    assert ids(d) == [hidden["id"], old["id"]] and d.count == 2 and d.complete
+
+
+async def _dialog_lists(user):
+    """Every kind of page: first, folders, seek inside and after the pins, pinned, peers."""
+    first = await actions.get_dialogs(user, limit=100)
+    out = [first]
+    for last in first.entries[:-1]:
+        top = last.top_message
+        cursor = {
+            "offset_date": top["date"] if top else last.top_date,
+            "offset_id": top["id"] if top else 0,
+            "offset_channel_id": last.channel["id"],
+        }
+        out.append(await actions.get_dialogs(user, limit=2, **cursor))
+    out.append(await actions.get_dialogs(user, folder_id=1))
+    out.append(await actions.get_dialogs(user, exclude_pinned=True))
+    out.append(await actions.get_pinned_dialogs(user))
+    out.append(await actions.get_peer_dialogs(user, ids(first)[::-1]))
+    return [
+        (
+            ids(d),
+            d.count,
+            d.complete,
+            [(e.top_message and e.top_message["id"], e.top_date, e.unread_count) for e in d.entries],
+        )
+        for d in out
+    ]
+
+
+async def _mixed_dialogs():
+    """Dialogs in every state the order key distinguishes."""
+    chans = []
+    for i in range(8):
+        g = await group(f"g{i}")
+        msgs = await send(g["id"], n=3)
+        await backdate(g["id"], 1000 - i * 10)
+        chans.append((g["id"], msgs))
+    await actions.do_delete_messages(A, chans[1][0], [chans[1][1][-1]["id"]])  # top deleted
+    await actions.do_delete_history(B, chans[2][0], 0, for_everyone=False)  # cleared: no top
+    await actions.do_read_history(B, chans[3][0], chans[3][1][0]["id"])
+    await actions.do_toggle_dialog_pin(B, chans[4][0], True)
+    await actions.do_toggle_dialog_pin(B, chans[0][0], True)
+    await actions.do_set_dialog_folder(B, chans[5][0], 1)
+    return chans
+
+
+async def test_generic_plan_same_dialogs(chan, monkeypatch):
+    """The statement runs prepared (psycopg ``prepare_threshold``), so the server may
+    pick its generic plan: every page must be the same as with custom plans."""
+    await _mixed_dialogs()
+    custom = await _dialog_lists(B)
+    await db.close_pools()
+    monkeypatch.setenv("PGOPTIONS", "-c plan_cache_mode=force_generic_plan")
+    for _ in range(3):  # past the prepare threshold: EXECUTE of the generic plan
+        assert await _dialog_lists(B) == custom
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT current_setting('plan_cache_mode') AS mode, COALESCE(sum(generic_plans), 0) AS n"
+            " FROM pg_prepared_statements WHERE position('row_to_json(d) AS dialog' IN statement) > 0"
+        )
+        row = await cur.fetchone()
+    assert row["mode"] == "force_generic_plan" and row["n"] > 0
+
+
+async def test_generic_plan_probes_per_dialog(chan):
+    """The generic plan (no parameter values, no statistics) still looks up each
+    dialog's channel and membership by ``channel_id``: no join that compares every
+    dialog with every membership (quadratic in the user's channels)."""
+    import re
+
+    chans = await _mixed_dialogs()
+    sql = dialogs.page_sql("d.folder_id = %(f)s")
+    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", sql)))
+    for i, name in enumerate(names, 1):
+        sql = sql.replace(f"%({name})s", f"${i}")
+    types = {"u": "bigint", "f": "smallint", "lim": "int", "cap": "int", "unread_max": "int"}
+    values = {"u": B, "f": 0, "lim": 100, "cap": 1000, "unread_max": 10000}
+    async with db.connection() as conn:
+        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
+        await conn.execute(
+            f"PREPARE dlg_generic ({', '.join(types[n] for n in names)}) AS {sql}", prepare=False
+        )
+        args = ", ".join(str(values[n]) for n in names)
+        cur = await conn.execute(
+            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE dlg_generic ({args})", prepare=False
+        )
+        plan = (await cur.fetchone())["QUERY PLAN"]
+        await conn.execute("DEALLOCATE dlg_generic; RESET plan_cache_mode", prepare=False)
+    removed = []
+
+    def walk(node):
+        removed.append(node.get("Rows Removed by Join Filter", 0) * node.get("Actual Loops", 1))
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    assert plan[0]["Plan"]["Actual Rows"] == len(chans) - 1  # the archived one is in folder 1
+    assert sum(removed) < len(chans), removed
