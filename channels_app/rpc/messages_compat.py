@@ -491,6 +491,7 @@ async def send_media(ctx, req: functions.messages.SendMedia):
             raise MediaEmptyError()
         raise MediaInvalidError()
     if req.schedule_date:
+        await _peer(me, req.peer, preview=False)
         raise ScheduleDateInvalidError()  # no scheduled-message store
     from .messages import send_message
 
