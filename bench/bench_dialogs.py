@@ -31,6 +31,7 @@ VIEWER, POSTER = 7_000_001, 7_000_002
 
 async def populate(channels: int) -> None:
     from channels_app import actions, db
+    from channels_app.actions import pins
 
     async with db.connection() as conn:
         await conn.execute("DELETE FROM channel_dialogs WHERE user_id = %s", (VIEWER,))
@@ -53,7 +54,7 @@ async def populate(channels: int) -> None:
         if i % 5 == 0:
             await actions.do_delete_messages(POSTER, cid, [ids[-1]])
         if i < 5:
-            await actions.do_toggle_dialog_pin(VIEWER, cid, True)
+            await pins.do_toggle_dialog_pin(VIEWER, ("c", cid), True)
     print(f"setup: {channels} channels in {time.perf_counter() - t0:.1f}s")
 
 

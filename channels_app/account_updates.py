@@ -22,6 +22,10 @@ def _dialog_peer(channel_id: int):
     return types.DialogPeer(peer=types.PeerChannel(channel_id=channel_id))
 
 
+def _user_dialog_peer(user_id: int):
+    return types.DialogPeer(peer=types.PeerUser(user_id=user_id))
+
+
 async def _render(event, viewer_id: int):
     from accounts_app.updates import Rendered
 
@@ -30,6 +34,7 @@ async def _render(event, viewer_id: int):
     p = event.payload
     cid = int(p.get("channel_id", 0))
     carries = False
+    user_ids: set[int] = set()
     if event.type == READ_INBOX:
         ups = [
             tl_convert.read_inbox_to_tl(
@@ -45,11 +50,11 @@ async def _render(event, viewer_id: int):
             )
         ]
     elif event.type == PINNED_ORDER:
-        ups = [
-            types.UpdatePinnedDialogs(
-                folder_id=p.get("folder_id") or None, order=[_dialog_peer(c) for c in p["order"]]
-            )
-        ]
+        # "peers" ([kind, id] pairs, private chats included); "order": channel ids only.
+        peers = p.get("peers") or [["c", c] for c in p["order"]]
+        order = [_dialog_peer(i) if k == "c" else _user_dialog_peer(i) for k, i in peers]
+        ups = [types.UpdatePinnedDialogs(folder_id=p.get("folder_id") or None, order=order)]
+        user_ids = {int(i) for k, i in peers if k == "p"}
     elif event.type == UNREAD_MARK:
         ups = [types.UpdateDialogUnreadMark(unread=p["unread"], peer=_dialog_peer(cid))]
     elif event.type == FOLDER:
@@ -65,8 +70,13 @@ async def _render(event, viewer_id: int):
         carries = True
     else:
         return None
-    ids = [cid] if cid else [int(c) for c in p.get("order", [])]
-    return Rendered(updates=ups, chats=await chats_for(viewer_id, ids), carries_pts=carries)
+    if cid:
+        ids = [cid]
+    else:
+        ids = [int(i) for k, i in p.get("peers") or [["c", c] for c in p.get("order", [])] if k == "c"]
+    return Rendered(
+        updates=ups, chats=await chats_for(viewer_id, ids), user_ids=user_ids, carries_pts=carries
+    )
 
 
 async def too_long_nudges(user_id: int, since: datetime):

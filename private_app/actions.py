@@ -174,7 +174,8 @@ def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
     with connection.cursor() as cur:
         cur.execute(
             f"INSERT INTO {PrivateDialog._meta.db_table} (owner_id, peer_id, top_box_id, top_date,"
-            " read_inbox_max_id, read_outbox_max_id, unread_mark, folder_id) VALUES (%s, %s, %s, %s, 0, 0, false, 0)"
+            " read_inbox_max_id, read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)"
+            " VALUES (%s, %s, %s, %s, 0, 0, false, 0, false, 0)"
             " ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id,"
             " top_date = EXCLUDED.top_date",
             [owner_id, peer_id, box_id, date],

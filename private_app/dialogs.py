@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import connection, transaction
+from django.db.models import Q
 
 from accounts_app.updates import append_user_update, push_user_updates
 from channels_app import limits
@@ -21,6 +22,7 @@ from .models import PrivateDialog
 
 UNREAD_MARK = "private.unread_mark"
 FOLDER = "private.folder"
+DIALOG_PINNED = "private.dialog_pinned"  # logged by the messages.toggleDialogPin handler
 
 
 @dataclass(slots=True)
@@ -43,6 +45,8 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
                 "read_inbox_max_id": d.read_inbox_max_id,
                 "read_outbox_max_id": d.read_outbox_max_id,
                 "unread_mark": d.unread_mark,
+                "pinned": d.pinned,
+                "pinned_order": d.pinned_order,
                 "folder_id": d.folder_id,
                 "top_date": d.top_date,
                 "top_box_id": d.top_box_id,
@@ -54,29 +58,82 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
     ]
 
 
+_ORDER = ("-top_date", "-top_box_id", "-peer_id")
+
+
 @in_thread
 def get_dialogs(
     owner_id: int, *, limit: int, folder_id: int = 0, offset_date: int = 0, offset_id: int = 0,
-    offset_peer_id: int = 0, after_pins: bool = False,
+    offset_peer_id: int = 0, cursor_pin: tuple[bool, int] | None = None, exclude_pinned: bool = False,
 ) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
-    """One page of the owner's private dialogs in a folder, newest top first, past the
-    cursor ``(offset_date, offset_id, offset_peer_id)`` (none with ``after_pins``: the
-    cursor sits in the pinned block, which private dialogs follow). Returns (page, total)."""
-    rows = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, top_box_id__gt=0)
-    total = rows.count()
-    if (offset_date or offset_id or offset_peer_id) and not after_pins:
+    """One page of the owner's private dialogs in a folder: pinned ones first (highest
+    order on top), then newest top first. ``cursor_pin`` is the (pinned, order) of the
+    cursor's dialog, whatever its kind: inside the pinned block the page continues with
+    the lower pins and then every unpinned dialog; past it, after the row comparison
+    ``(offset_date, offset_id, offset_peer_id)``. Returns (page, total)."""
+    listed = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id).filter(
+        Q(top_box_id__gt=0) | Q(pinned=True)
+    )
+    total = listed.count()
+    pinned_cursor, cursor_order = cursor_pin or (False, 0)
+    cursor = bool(offset_date or offset_id or offset_peer_id or cursor_pin)
+    pins = listed.filter(pinned=True).order_by("-pinned_order")
+    if exclude_pinned or (cursor and not pinned_cursor):
+        pins = pins.none()
+    elif pinned_cursor:
+        pins = pins.filter(pinned_order__lt=cursor_order)
+    page = list(pins[: limits.PINNED_DIALOGS_MAX])
+    rest = listed.filter(pinned=False, top_box_id__gt=0)
+    if cursor and not pinned_cursor:
         with connection.cursor() as cur:
             cur.execute(
                 f"SELECT id FROM {PrivateDialog._meta.db_table} WHERE owner_id = %s AND folder_id = %s"
-                " AND top_box_id > 0 AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
+                " AND NOT pinned AND top_box_id > 0 AND (top_date, top_box_id, peer_id) < (%s, %s, %s)"
                 " ORDER BY top_date DESC, top_box_id DESC, peer_id DESC LIMIT %s",
                 [owner_id, folder_id, offset_date or 2**31, offset_id or 2**31, offset_peer_id, limit],
             )
-            ids = [r[0] for r in cur.fetchall()]
-        page = list(PrivateDialog.objects.filter(id__in=ids).order_by("-top_date", "-top_box_id", "-peer_id"))
-    else:
-        page = list(rows.order_by("-top_date", "-top_box_id", "-peer_id")[:limit])
+            rest = PrivateDialog.objects.filter(id__in=[r[0] for r in cur.fetchall()])
+    page += list(rest.order_by(*_ORDER)[: max(limit - len(page), 0)])
     return _entries(owner_id, page), total
+
+
+@in_thread
+def get_pinned(owner_id: int, folder_id: int) -> list[PrivateDialogEntry]:
+    pins = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, pinned=True)
+    return _entries(owner_id, list(pins.order_by("-pinned_order")[: limits.PINNED_DIALOGS_MAX]))
+
+
+@in_thread
+def pin_state(owner_id: int, peer_id: int) -> tuple[int, bool, int]:
+    """(folder_id, pinned, pinned_order) of the owner's dialog with ``peer_id``."""
+    row = PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id).values_list(
+        "folder_id", "pinned", "pinned_order"
+    )
+    return row.first() or (0, False, 0)
+
+
+@in_thread
+def pinned_orders(owner_id: int, folder_id: int) -> dict[int, int]:
+    """peer id -> pin order of the owner's pinned private dialogs in a folder."""
+    pins = PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, pinned=True)
+    return dict(pins.values_list("peer_id", "pinned_order")[: limits.PINNED_DIALOGS_MAX * 2])
+
+
+@in_thread
+def set_pins(owner_id: int, folder_id: int, orders: dict[int, int], *, unpin_others: bool = False) -> None:
+    """Pin these dialogs at these orders (0 unpins); ``unpin_others`` unpins the rest of
+    the folder. The cross-kind rules (cap, one order) are channels_app.actions.pins'."""
+    with transaction.atomic():
+        for peer_id, order in orders.items():
+            PrivateDialog.objects.update_or_create(
+                owner_id=owner_id,
+                peer_id=peer_id,
+                defaults={"pinned": order > 0, "pinned_order": max(order, 0)},
+            )
+        if unpin_others:
+            PrivateDialog.objects.filter(owner_id=owner_id, folder_id=folder_id, pinned=True).exclude(
+                peer_id__in=list(orders)
+            ).update(pinned=False, pinned_order=0)
 
 
 @in_thread
@@ -86,17 +143,19 @@ def get_peer_dialogs(owner_id: int, peer_ids: list[int]) -> list[PrivateDialogEn
     return _entries(owner_id, dialogs)
 
 
-def _set_dialog(owner_id: int, peer_id: int, field: str, value) -> bool:
+def _set_dialog(owner_id: int, peer_id: int, field: str, value, **along) -> bool:
     """Set one field of the owner's dialog with ``peer_id`` (created if missing, as a
-    dialog can be marked before any message); True if it changed."""
+    dialog can be marked before any message), and ``along`` with it when it changes;
+    True if it changed."""
     with transaction.atomic():
         dialog, _ = PrivateDialog.objects.select_for_update().get_or_create(
             owner_id=owner_id, peer_id=peer_id
         )
         if getattr(dialog, field) == value:
             return False
-        setattr(dialog, field, value)
-        dialog.save(update_fields=[field])
+        for name, v in {field: value, **along}.items():
+            setattr(dialog, name, v)
+        dialog.save(update_fields=[field, *along])
         return True
 
 
@@ -122,10 +181,13 @@ def get_unread_marks(owner_id: int) -> list[int]:
 
 
 async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, exclude=None) -> int | None:
-    """folders.editPeerFolders for a private chat: 0 main list, 1 archive. Returns the
-    pts of the logged change (None when nothing changed)."""
+    """folders.editPeerFolders for a private chat: 0 main list, 1 archive (a pin stays
+    behind: pins belong to their folder). Returns the pts of the logged change (None
+    when nothing changed)."""
     if folder_id not in (0, 1):
         raise FolderIdInvalidError()
-    if not await in_thread(_set_dialog)(owner_id, peer_id, "folder_id", folder_id):
+    if not await in_thread(_set_dialog)(
+        owner_id, peer_id, "folder_id", folder_id, pinned=False, pinned_order=0
+    ):
         return None
     return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)

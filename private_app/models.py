@@ -79,6 +79,9 @@ class PrivateDialog(models.Model):
     read_outbox_max_id = models.IntegerField(default=0)
     unread_mark = models.BooleanField(default=False)
     folder_id = models.IntegerField(default=0)  # 0 main list, 1 archive
+    # Pins share one order with channel dialogs (channels_app.actions.pins): higher on top.
+    pinned = models.BooleanField(default=False)
+    pinned_order = models.IntegerField(default=0)
 
     class Meta:
         db_table = "private_dialogs"

@@ -94,6 +94,7 @@ def dialog_to_tl(e):
     d = e.dialog
     top = e.top_message["id"] if e.top_message else 0
     return types.Dialog(
+        pinned=bool(d.get("pinned")),
         unread_mark=bool(d.get("unread_mark")),
         peer=_peer(e.peer_id),
         top_message=top,
@@ -117,6 +118,12 @@ def folder_update_to_tl(peer_id: int, folder_id: int, pts: int, pts_count: int =
         folder_peers=[types.FolderPeer(peer=_peer(peer_id), folder_id=folder_id)],
         pts=pts,
         pts_count=pts_count,
+    )
+
+
+def dialog_pinned_update_to_tl(peer_id: int, pinned: bool, folder_id: int = 0):
+    return types.UpdateDialogPinned(
+        pinned=pinned, folder_id=folder_id or None, peer=dialog_peer_to_tl(peer_id)
     )
 
 

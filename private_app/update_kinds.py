@@ -108,3 +108,12 @@ async def render_folder(event: UserUpdate, viewer_id: int) -> Rendered:
         int(p["peer_id"]), int(p["folder_id"]), event.pts, event.pts_count
     )
     return Rendered(updates=[update], user_ids={int(p["peer_id"])}, carries_pts=True)
+
+
+@update_renderer(dialogs.DIALOG_PINNED)
+async def render_dialog_pinned(event: UserUpdate, viewer_id: int) -> Rendered:
+    p = event.payload
+    update = tl_convert.dialog_pinned_update_to_tl(
+        int(p["peer_id"]), bool(p["pinned"]), int(p.get("folder_id", 0))
+    )
+    return Rendered(updates=[update], user_ids={int(p["peer_id"])})

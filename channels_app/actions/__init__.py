@@ -14,14 +14,11 @@ from .channels import (
 )
 from .dialogs import (
     do_mark_dialog_unread,
-    do_reorder_pinned_dialogs,
     do_set_dialog_folder,
-    do_toggle_dialog_pin,
     get_dialogs,
     get_peer_dialogs,
     get_pinned_dialogs,
     get_unread_marks,
-    is_dialog_pinned,
 )
 from .difference import get_channel_difference
 from .messages import (
@@ -50,10 +47,8 @@ __all__ = [
     "do_leave_channel",
     "do_mark_dialog_unread",
     "do_read_history",
-    "do_reorder_pinned_dialogs",
     "do_send_message",
     "do_set_dialog_folder",
-    "do_toggle_dialog_pin",
     "get_channel_difference",
     "get_channel_for_viewer",
     "get_channels",
@@ -69,6 +64,5 @@ __all__ = [
     "get_pinned_dialogs",
     "get_thread_root",
     "get_unread_marks",
-    "is_dialog_pinned",
     "pinned_message_ids",
 ]

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from .. import db, limits
 from ..domain import DialogEntry, Dialogs
-from ..errors import FolderIdInvalidError, LimitInvalidError, PinnedDialogsTooMuchError
+from ..errors import FolderIdInvalidError, LimitInvalidError
 from .common import message_refs
 
 # The most unread messages one dialog's count examines (bounded work per page row).
@@ -111,6 +111,9 @@ _SEEK = (
     "   AND cd.channel_id = %(oc)s AND cd.folder_id = %(f)s AND cd.pinned), 0),"
     " %(od)s, %(oi)s, %(oc)s)"
 )
+# The same with the cursor's pin position given: a cursor on a private chat, whose pin
+# shares this order (channels_app.actions.pins).
+_SEEK_AT = "(pinned, pinned_order, top_date, top_id, channel_id) < (%(cp)s, %(co)s, %(od)s, %(oi)s, %(oc)s)"
 
 
 def count_sql(where: str) -> str:
@@ -182,15 +185,21 @@ async def get_dialogs(
     limit: int = 100,
     folder_id: int | None = None,
     exclude_pinned: bool = False,
+    cursor_pin: tuple[bool, int] | None = None,
 ) -> Dialogs:
+    """One page in the design's order past the cursor ``(offset_date, offset_id,
+    offset_channel_id)``; ``cursor_pin`` is the (pinned, order) of the cursor's dialog
+    when the caller knows it (the merged list's cursor may be a private chat)."""
     if limit < 0:
         raise LimitInvalidError()
     limit = min(limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
     if folder_id not in (None, 0, 1):
         raise FolderIdInvalidError()  # dialog filters (>= 2) are client-side rules
     folder = folder_id or 0
-    cursor = bool(offset_date or offset_id or offset_channel_id)
-    if cursor:
+    cursor = bool(offset_date or offset_id or offset_channel_id or cursor_pin)
+    if cursor_pin is not None:
+        seek = _SEEK_AT
+    elif cursor:
         seek = _SEEK
     elif exclude_pinned:
         seek = "NOT pinned"
@@ -203,6 +212,8 @@ async def get_dialogs(
         "od": offset_date,
         "oi": offset_id,
         "oc": offset_channel_id,
+        "cp": bool(cursor_pin and cursor_pin[0]),
+        "co": cursor_pin[1] if cursor_pin else 0,
     }
     entries, total = await _page(page_sql("d.folder_id = %(f)s", seek), params, "d.folder_id = %(f)s")
     return _result(entries, total, complete=not cursor and len(entries) == total)
@@ -228,59 +239,6 @@ async def get_pinned_dialogs(user_id: int, folder_id: int = 0) -> Dialogs:
         {"u": user_id, "f": folder_id, "lim": limits.DIALOGS_LIMIT},
     )
     return _result(entries, len(entries), True)
-
-
-async def is_dialog_pinned(user_id: int, channel_id: int) -> bool:
-    """Whether a dialogs cursor on this channel sits in the pinned block."""
-    row = await db.fetchone(
-        "SELECT pinned FROM channel_dialogs WHERE user_id = %s AND channel_id = %s", (user_id, channel_id)
-    )
-    return bool(row and row["pinned"])
-
-
-async def do_toggle_dialog_pin(user_id: int, channel_id: int, pinned: bool) -> bool:
-    async with db.connection() as conn, conn.transaction():
-        cur = await conn.execute(
-            "SELECT folder_id, pinned FROM channel_dialogs WHERE user_id = %s AND channel_id = %s FOR UPDATE",
-            (user_id, channel_id),
-        )
-        row = await cur.fetchone()
-        if row is None:
-            from ..errors import PeerIdInvalidError
-
-            raise PeerIdInvalidError()
-        if row["pinned"] == pinned:
-            return False
-        if pinned:
-            cur = await conn.execute(
-                "SELECT count(*) AS n, COALESCE(max(pinned_order), 0) AS mx FROM channel_dialogs"
-                " WHERE user_id = %s AND folder_id = %s AND pinned",
-                (user_id, row["folder_id"]),
-            )
-            agg = await cur.fetchone()
-            if agg["n"] >= limits.PINNED_DIALOGS_MAX:
-                raise PinnedDialogsTooMuchError()
-            order = agg["mx"] + 1
-        else:
-            order = 0
-        await conn.execute(
-            "UPDATE channel_dialogs SET pinned = %s, pinned_order = %s WHERE user_id = %s AND channel_id = %s",
-            (pinned, order, user_id, channel_id),
-        )
-    return True
-
-
-async def do_reorder_pinned_dialogs(user_id: int, channel_ids: list[int], folder_id: int = 0) -> None:
-    """The given order (first = top) for the user's pinned channel dialogs."""
-    channel_ids = channel_ids[: limits.PINNED_DIALOGS_MAX]
-    n = len(channel_ids)
-    async with db.connection() as conn, conn.transaction():
-        await conn.execute(
-            "UPDATE channel_dialogs d SET pinned = true, pinned_order = o.ord"
-            " FROM unnest(%s::bigint[], %s::int[]) AS o(channel_id, ord)"
-            " WHERE d.user_id = %s AND d.channel_id = o.channel_id AND d.folder_id = %s",
-            (channel_ids, [n - i for i in range(n)], user_id, folder_id),
-        )
 
 
 async def _set_dialog_flag(user_id: int, channel_id: int, column: str, value: bool) -> bool:
@@ -329,7 +287,7 @@ async def count_unread(conn, channel_id: int, after_id: int) -> int:
     counted like the dialog list does: on the history index, capped."""
     cur = await conn.execute(
         "SELECT count(*) AS n FROM (SELECT 1 FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-        " AND id > %s LIMIT %s) s",
+        " AND id > %s ORDER BY id DESC LIMIT %s) s",
         (channel_id, after_id, UNREAD_COUNT_MAX),
     )
     return (await cur.fetchone())["n"]

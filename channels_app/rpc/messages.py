@@ -24,6 +24,7 @@ from ..access import (
     users_for,
 )
 from ..actions import mentions as mention_actions
+from ..actions import pins
 from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError
 from .context import change_to_updates, context_for, own_session, viewer
 
@@ -250,12 +251,13 @@ async def get_full_chat(ctx, req: functions.messages.GetFullChat):
 
 
 def _order_key(kind: str, e) -> tuple:
-    """The design's dialog order, shared by both kinds (private dialogs are never pinned)."""
+    """The design's dialog order, shared by both kinds: pins first (one pin order for
+    both, channels_app.actions.pins), then the newest top."""
+    pinned = bool(e.dialog["pinned"])
+    order = e.dialog["pinned_order"] if pinned else 0
     if kind == "c":
-        pinned = bool(e.dialog["pinned"])
-        top = e.top_message["id"] if e.top_message else 0
-        return (pinned, e.dialog["pinned_order"] if pinned else 0, e.top_date, top)
-    return (False, 0, e.dialog["top_date"], e.dialog["top_box_id"])
+        return (pinned, order, e.top_date, e.top_message["id"] if e.top_message else 0)
+    return (pinned, order, e.dialog["top_date"], e.dialog["top_box_id"])
 
 
 async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count: int, complete: bool,
@@ -310,16 +312,21 @@ async def get_dialogs(ctx, req: functions.messages.GetDialogs):
         offset_channel = cid
     elif req.offset_peer is not None and is_user_peer(req.offset_peer):
         offset_user = private_rpc.peer_user_id(me, req.offset_peer)
+    cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
+    # The cursor's pin position, whichever kind its dialog is, seeks both lists.
+    cursor_pin = None
+    if offset_channel or offset_user:
+        state = await pins.pin_state(me, ("c", offset_channel) if offset_channel else ("p", offset_user))
+        _, pinned, order = state or (0, False, 0)
+        cursor_pin = (pinned, order if pinned else 0)
     d = await actions.get_dialogs(
         me, offset_date=req.offset_date, offset_id=req.offset_id, offset_channel_id=offset_channel,
-        limit=req.limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned,
+        limit=req.limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned, cursor_pin=cursor_pin,
     )  # fmt: skip
     limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
-    cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
-    after_pins = bool(offset_channel) and await actions.is_dialog_pinned(me, offset_channel)
     private, private_total = await private_dialogs.get_dialogs(
         me, limit=limit, folder_id=req.folder_id or 0, offset_date=req.offset_date, offset_id=req.offset_id,
-        offset_peer_id=offset_user, after_pins=after_pins,
+        offset_peer_id=offset_user, cursor_pin=cursor_pin, exclude_pinned=req.exclude_pinned,
     )  # fmt: skip
     merged = [("c", e) for e in d.entries] + [("p", e) for e in private]
     merged.sort(key=lambda item: _order_key(*item), reverse=True)
@@ -357,7 +364,9 @@ async def get_pinned_dialogs(ctx, req: functions.messages.GetPinnedDialogs):
 
         raise FolderIdInvalidError()
     d = await actions.get_pinned_dialogs(me, req.folder_id)
-    merged = [("c", e) for e in d.entries]
+    private = await private_dialogs.get_pinned(me, req.folder_id)
+    merged = sorted([("c", e) for e in d.entries] + [("p", e) for e in private], key=lambda it: _order_key(*it),
+                    reverse=True)  # fmt: skip
     return await _dialogs_response(me, merged, count=len(merged), complete=True, peer=True)
 
 
@@ -370,19 +379,30 @@ async def get_saved_dialogs(ctx, req):
     return accounts_tl.empty_saved_dialogs_to_tl()
 
 
-@rpc(functions.messages.ToggleDialogPin)
-async def toggle_dialog_pin(ctx, req: functions.messages.ToggleDialogPin):
-    me = viewer(ctx)
-    ref = dialog_peer_channel(req.peer)
+async def _dialog_ref(me: int, obj) -> tuple[str, int]:
+    """("c", channel_id) / ("p", user_id) of an InputDialogPeer, hash-checked."""
+    user_peer = _dialog_user_peer(obj)
+    if user_peer is not None:
+        return "p", private_rpc.peer_user_id(me, user_peer)
+    ref = dialog_peer_channel(obj)
     if ref is None:
         raise PeerIdInvalidError()
     channel, _ = await actions.get_channel_for_viewer(me, *ref)
-    if await actions.do_toggle_dialog_pin(me, channel["id"], req.pinned):
+    return "c", channel["id"]
+
+
+@rpc(functions.messages.ToggleDialogPin)
+async def toggle_dialog_pin(ctx, req: functions.messages.ToggleDialogPin):
+    me = viewer(ctx)
+    kind, peer_id = await _dialog_ref(me, req.peer)
+    folder_id = await pins.do_toggle_dialog_pin(me, (kind, peer_id), req.pinned)
+    if folder_id is not None:
+        if kind == "c":
+            kind_name, payload = account_updates.DIALOG_PINNED, {"channel_id": peer_id}
+        else:
+            kind_name, payload = private_dialogs.DIALOG_PINNED, {"peer_id": peer_id}
         await account_updates.append(
-            me,
-            account_updates.DIALOG_PINNED,
-            {"channel_id": channel["id"], "pinned": req.pinned},
-            exclude=own_session(ctx),
+            me, kind_name, {**payload, "pinned": req.pinned, "folder_id": folder_id}, exclude=own_session(ctx)
         )
     return True
 
@@ -390,15 +410,16 @@ async def toggle_dialog_pin(ctx, req: functions.messages.ToggleDialogPin):
 @rpc(functions.messages.ReorderPinnedDialogs)
 async def reorder_pinned_dialogs(ctx, req: functions.messages.ReorderPinnedDialogs):
     me = viewer(ctx)
-    ids = []
-    for p in req.order[: limits.PINNED_DIALOGS_MAX * 2]:
-        ref = dialog_peer_channel(p)
-        if ref is not None:
-            channel, _ = await actions.get_channel_for_viewer(me, *ref)
-            ids.append(channel["id"])
-    await actions.do_reorder_pinned_dialogs(me, ids, req.folder_id)
+    if len(req.order) > limits.PINNED_DIALOGS_MAX * 2:
+        raise LimitInvalidError()
+    # Folder peers (a pinned archive) have no pin of their own here.
+    order = [await _dialog_ref(me, p) for p in req.order if isinstance(p, types.InputDialogPeer)]
+    applied = await pins.do_reorder_pinned_dialogs(me, req.folder_id, order, force=req.force)
     await account_updates.append(
-        me, account_updates.PINNED_ORDER, {"order": ids, "folder_id": req.folder_id}, exclude=own_session(ctx)
+        me,
+        account_updates.PINNED_ORDER,
+        {"peers": [list(p) for p in applied], "folder_id": req.folder_id},
+        exclude=own_session(ctx),
     )
     return True
 

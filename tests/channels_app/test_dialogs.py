@@ -4,7 +4,7 @@ deletes, the visible top after deleting the top message and after a local clear.
 import pytest
 
 from channels_app import actions, db
-from channels_app.actions import dialogs
+from channels_app.actions import dialogs, pins
 from channels_app.errors import FolderIdInvalidError
 
 A, B = 31, 32
@@ -45,8 +45,8 @@ async def test_order_seek_pins_and_folders(chan):
     newest_first = list(reversed(chans))
     assert ids(await actions.get_dialogs(B)) == newest_first
     # Pin two old ones: they lead, the most recently pinned first.
-    await actions.do_toggle_dialog_pin(B, chans[0], True)
-    await actions.do_toggle_dialog_pin(B, chans[1], True)
+    await pins.do_toggle_dialog_pin(B, ("c", chans[0]), True)
+    await pins.do_toggle_dialog_pin(B, ("c", chans[1]), True)
     full = [chans[1], chans[0], *[c for c in newest_first if c not in chans[:2]]]
     d = await actions.get_dialogs(B)
     assert ids(d) == full and d.complete and d.count == 6
@@ -228,8 +228,8 @@ async def _mixed_dialogs():
     await actions.do_delete_messages(A, chans[1][0], [chans[1][1][-1]["id"]])  # top deleted
     await actions.do_delete_history(B, chans[2][0], 0, for_everyone=False)  # cleared: no top
     await actions.do_read_history(B, chans[3][0], chans[3][1][0]["id"])
-    await actions.do_toggle_dialog_pin(B, chans[4][0], True)
-    await actions.do_toggle_dialog_pin(B, chans[0][0], True)
+    await pins.do_toggle_dialog_pin(B, ("c", chans[4][0]), True)
+    await pins.do_toggle_dialog_pin(B, ("c", chans[0][0]), True)
     await actions.do_set_dialog_folder(B, chans[5][0], 1)
     return chans
 

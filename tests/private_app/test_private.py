@@ -35,6 +35,14 @@ async def send(a, b, text, rid, reply_to=0):
     return await actions.do_send_private_message(a, b, text, rid, reply_to_msg_id=reply_to)
 
 
+async def older_channel_messages(channel_id: int) -> None:
+    """Date a group's messages back, so its order against chats made in the same second is fixed."""
+    async with db.connection() as conn:
+        await conn.execute(
+            "UPDATE channel_messages SET date = date - 10 WHERE channel_id = %s", (channel_id,)
+        )
+
+
 def rpc_error(exc) -> str:
     return exc.value.message
 
@@ -183,8 +191,7 @@ async def test_rpc_dialogs_merge_private_chats_with_channels(users):
     a, b, c = users
     made = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Group"))
     ch = made.updates.chats[1]
-    async with db.connection() as conn:  # the group's messages are older than the chats'
-        await conn.execute("UPDATE channel_messages SET date = date - 10 WHERE channel_id = %s", (ch.id,))
+    await older_channel_messages(ch.id)
     await call(a, functions.messages.SendMessage(peer=peer(a, c), message="to Carol", random_id=1))
     await call(b, functions.messages.SendMessage(peer=peer(b, a), message="from Bob", random_id=2))
     res = await call(
@@ -359,3 +366,59 @@ async def test_rpc_unread_mark_and_archive_for_private_chats(users):
             ),
         )
     assert rpc_error(e) == "FOLDER_ID_INVALID"
+
+
+async def test_rpc_pins_share_one_order_and_cap_across_chats_and_channels(users):
+    a, b, c = users
+    made = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Group"))
+    ch = made.updates.chats[1]
+    group = types.InputDialogPeer(peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash))
+    await older_channel_messages(ch.id)
+    await call(c, functions.messages.SendMessage(peer=peer(c, a), message="from Carol", random_id=1))
+    bob, carol = types.InputDialogPeer(peer=peer(a, b)), types.InputDialogPeer(peer=peer(a, c))
+
+    def first_page(limit=10):
+        return functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=limit, hash=0
+        )
+
+    def names(res):
+        return [getattr(d.peer, "user_id", None) or getattr(d.peer, "channel_id", None) for d in res.dialogs]
+
+    assert names(await call(a, first_page())) == [c, ch.id]
+    await call(a, functions.messages.ToggleDialogPin(pinned=True, peer=group))
+    await call(
+        a, functions.messages.ToggleDialogPin(pinned=True, peer=bob)
+    )  # no messages yet: listed once pinned
+    res = await call(a, first_page())
+    assert names(res) == [b, ch.id, c] and [d.pinned for d in res.dialogs] == [True, True, False]
+    pinned = await call(a, functions.messages.GetPinnedDialogs(folder_id=0))
+    assert names(pinned) == [b, ch.id]
+    assert (await events_of(a))[-1] == (dialogs.DIALOG_PINNED, {"peer_id": b, "pinned": True, "folder_id": 0})
+
+    # A page that ends inside the pinned block goes on with the next pin, then the rest.
+    one = await call(a, first_page(limit=1))
+    assert names(one) == [b]
+    rest = await call(
+        a,
+        functions.messages.GetDialogs(offset_date=0, offset_id=0, offset_peer=peer(a, b), limit=10, hash=0),
+    )
+    assert names(rest) == [ch.id, c]
+
+    await call(a, functions.messages.ReorderPinnedDialogs(folder_id=0, order=[group, bob], force=True))
+    assert names(await call(a, first_page())) == [ch.id, b, c]
+    await call(a, functions.messages.ReorderPinnedDialogs(folder_id=0, order=[carol], force=True))
+    assert names(await call(a, first_page()))[:1] == [c] and names(
+        await call(a, functions.messages.GetPinnedDialogs(folder_id=0))
+    ) == [c]
+
+    # The cap counts both kinds.
+    mk = sync_to_async(do_create_user)
+    others = [await mk(f"9996630{i:04d}", f"U{i}") for i in range(9)]
+    for u in others:
+        await call(
+            a, functions.messages.ToggleDialogPin(pinned=True, peer=types.InputDialogPeer(peer=peer(a, u.id)))
+        )
+    with pytest.raises(RpcError) as e:
+        await call(a, functions.messages.ToggleDialogPin(pinned=True, peer=group))
+    assert rpc_error(e) == "PINNED_DIALOGS_TOO_MUCH"
