@@ -25,7 +25,7 @@ from ..access import (
 )
 from ..actions import mentions as mention_actions
 from ..actions import pins
-from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError
+from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError, ScheduleDateInvalidError
 from .context import change_to_updates, context_for, own_session, viewer
 
 
@@ -77,6 +77,8 @@ async def create_chat(ctx, req: functions.messages.CreateChat):
 
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()  # no scheduled-message store: never send at once instead
     if is_user_peer(req.peer):
         return await private_rpc.send_message(ctx, req)
     me = viewer(ctx)
@@ -106,6 +108,8 @@ async def send_message(ctx, req: functions.messages.SendMessage):
 @rpc(functions.messages.ForwardMessages)
 async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     me = viewer(ctx)
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()
     if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
     if is_user_peer(req.from_peer):
