@@ -28,11 +28,15 @@ from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
     MessageEditTimeExpiredError,
+    MessageNotReadYetError,
+    MultiMediaTooLongError,
     NotImplementedRpcError,
     OptionInvalidError,
     OptionsTooMuchError,
     PremiumAccountRequiredError,
     ScheduleDateInvalidError,
+    SendAsPeerInvalidError,
+    UrlInvalidError,
 )
 
 from .. import actions, db, limits, tl_convert
@@ -49,15 +53,9 @@ from ..errors import (
     OffsetInvalidError,
     PeerIdInvalidError,
     TtlPeriodInvalidError,
-    _named,
 )
 from ..rights import has_admin_right
 from .context import viewer
-
-MessageNotReadYetError = _named("MESSAGE_NOT_READ_YET")
-SendAsPeerInvalidError = _named("SEND_AS_PEER_INVALID")
-MultiMediaTooLongError = _named("MULTI_MEDIA_TOO_LONG")
-UrlInvalidError = _named("URL_INVALID")
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
