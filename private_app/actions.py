@@ -639,3 +639,18 @@ async def do_delete_private_history(
     await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
     return pts, count, more
+
+
+@in_thread
+def outbox_read_state(owner_id: int, peer_id: int, msg_id: int) -> bool | None:
+    """Whether the owner's outgoing message ``msg_id`` to ``peer_id`` was read (None:
+    no such outgoing message)."""
+    box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=msg_id, out=True).first()
+    if box is None:
+        return None
+    mark = (
+        PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id)
+        .values_list("read_outbox_max_id", flat=True)
+        .first()
+    )
+    return (mark or 0) >= msg_id

@@ -16,13 +16,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from accounts_app import full_user
 from accounts_app import updates as account_log
 from accounts_app.access import check_input_user
-from accounts_app.models import User
 from edge_app.registry import rpc
 from private_app import actions as private_actions
-from private_app.models import PrivateDialog
 from private_app.rpc import is_user_peer, peer_user_id
 from tl import functions, types
 from tl.errors import (
@@ -39,8 +36,9 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import actions, db, limits, tl_convert
+from .. import actions, limits, tl_convert
 from ..access import channel_ref, chats_for, users_for
+from ..actions import peer_stats
 from ..actions.common import is_active
 from ..errors import (
     ChannelPrivateError,
@@ -74,10 +72,8 @@ REACTIONS_LIMIT = 100
 OFFSET_STRING_MAX = 64
 TAG_TITLE_MAX = 12
 URL_MAX = 2048
-COMMON_CHATS_LIMIT = 100
+COMMON_CHATS_LIMIT = peer_stats.COMMON_CHATS_LIMIT
 HISTORY_TTL_MAX = 366 * 86400
-ONLINE_COUNT_MAX = 10_000  # getOnlines counts at most this many online members
-REPLIES_COUNT_MAX = 10_000  # getMessagesViews counts at most this many replies per thread
 EDIT_WINDOW = private_actions.EDIT_WINDOW
 
 # The report flow TDesktop walks: choose a reason, (maybe) add a comment, reported.
@@ -190,23 +186,6 @@ async def hide_peer_settings_bar(ctx, req: functions.messages.HidePeerSettingsBa
     return True  # there is no bar to hide
 
 
-async def _thread_replies(channel: dict, member: dict | None, roots: list[int]) -> dict[int, tuple[int, int]]:
-    """root id -> (replies, newest reply id) over the thread index, bounded per root."""
-    if not roots:
-        return {}
-    floor = member["available_min_id"] if is_active(member) else 0
-    rows = await db.fetchall(
-        "SELECT r.root,"
-        " (SELECT count(*) FROM (SELECT 1 FROM channel_messages m WHERE m.channel_id = %(c)s"
-        "   AND m.reply_to_top_id = r.root AND NOT m.deleted AND m.id > %(f)s LIMIT %(cap)s) x) AS n,"
-        " (SELECT max(m.id) FROM channel_messages m WHERE m.channel_id = %(c)s"
-        "   AND m.reply_to_top_id = r.root AND NOT m.deleted AND m.id > %(f)s) AS top"
-        " FROM unnest(%(r)s::int[]) AS r(root)",
-        {"c": channel["id"], "r": roots, "f": floor, "cap": REPLIES_COUNT_MAX},
-    )
-    return {r["root"]: (r["n"], r["top"] or 0) for r in rows if r["n"]}
-
-
 @rpc(functions.messages.GetMessagesViews)
 async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
     """One messageViews per requested id, in order. Views and forwards are not counted
@@ -223,7 +202,7 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
     channel = h.channel
     live = [m for m in h.messages if not m.get("empty") and not m.get("action")]
     replies = (
-        await _thread_replies(channel, h.member, sorted({m["id"] for m in live}))
+        await peer_stats.thread_reply_counts(channel, h.member, sorted({m["id"] for m in live}))
         if channel["megagroup"]
         else {}
     )
@@ -290,48 +269,10 @@ async def get_onlines(ctx, req: functions.messages.GetOnlines):
     p = await _peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()  # a chat method
-    row = await db.fetchone(
-        "SELECT count(*) AS n FROM (SELECT 1 FROM channel_members m"
-        f" JOIN {User._meta.db_table} u ON u.id = m.user_id"
-        " WHERE m.channel_id = %s AND m.status = 'active' AND u.online_until > now() LIMIT %s) x",
-        (p.channel_id, ONLINE_COUNT_MAX),
-    )
-    return types.ChatOnlines(onlines=row["n"] if row else 0)
+    return types.ChatOnlines(onlines=await peer_stats.online_member_count(p.channel_id))
 
 
 # --- common chats ------------------------------------------------------------------------
-
-_COMMON = (
-    "FROM user_channel_member_index a"
-    " JOIN user_channel_member_index b ON b.user_id = %(other)s AND b.channel_id = a.channel_id"
-    "  AND b.status = 'active' AND b.megagroup AND NOT b.broadcast AND NOT b.deleted"
-    " JOIN channels c ON c.id = a.channel_id AND c.megagroup AND NOT c.broadcast AND NOT c.deleted"
-    " WHERE a.user_id = %(me)s AND a.status = 'active' AND a.megagroup AND NOT a.broadcast AND NOT a.deleted"
-)
-
-
-async def common_channel_ids(
-    me: int, other: int, *, max_id: int = 0, limit: int = COMMON_CHATS_LIMIT
-) -> list[int]:
-    """The active megagroups both users are in, newest id first, below ``max_id``."""
-    if me == other or limit <= 0:
-        return []
-    rows = await db.fetchall(
-        f"SELECT a.channel_id {_COMMON} AND (%(max)s = 0 OR a.channel_id < %(max)s)"
-        " ORDER BY a.channel_id DESC LIMIT %(limit)s",
-        {"me": me, "other": other, "max": max_id, "limit": limit},
-    )
-    return [r["channel_id"] for r in rows]
-
-
-@full_user.register_common_chats_counter
-async def common_chats_count(me: int, other: int) -> int:
-    """users.getFullUser's common_chats_count (a user is in at most
-    CHANNELS_PER_USER_MAX channels, so the count is bounded)."""
-    if me == other:
-        return 0
-    row = await db.fetchone(f"SELECT count(*) AS n {_COMMON}", {"me": me, "other": other})
-    return row["n"] if row else 0
 
 
 @rpc(functions.messages.GetCommonChats)
@@ -341,7 +282,7 @@ async def get_common_chats(ctx, req: functions.messages.GetCommonChats):
     if req.max_id < 0:
         raise OffsetInvalidError()
     other = check_input_user(me, req.user_id)
-    ids = await common_channel_ids(me, other, max_id=req.max_id, limit=limit)
+    ids = await peer_stats.common_channel_ids(me, other, max_id=req.max_id, limit=limit)
     return tl_convert.chats_to_tl(await chats_for(me, ids) if ids else [])
 
 
@@ -858,20 +799,6 @@ async def set_default_history_ttl(ctx, req: functions.messages.SetDefaultHistory
     return True
 
 
-def _outbox_read(owner_id: int, peer_id: int, msg_id: int) -> bool | None:
-    """Whether the owner's outgoing message ``msg_id`` to ``peer_id`` was read (None:
-    no such outgoing message)."""
-    box = private_actions.live_boxes(owner_id).filter(peer_id=peer_id, box_id=msg_id, out=True).first()
-    if box is None:
-        return None
-    mark = (
-        PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id)
-        .values_list("read_outbox_max_id", flat=True)
-        .first()
-    )
-    return (mark or 0) >= msg_id
-
-
 @rpc(functions.messages.GetOutboxReadDate)
 async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
     """Private chats only. Read marks are kept, read times are not: an unread message
@@ -882,7 +809,7 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
         raise PeerIdInvalidError()
     if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
         raise MessageIdInvalidError()
-    read = await private_actions.in_thread(_outbox_read)(me, p.user_id, req.msg_id)
+    read = await private_actions.outbox_read_state(me, p.user_id, req.msg_id)
     if read is None:
         raise MessageIdInvalidError()
     if not read:
