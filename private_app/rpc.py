@@ -142,8 +142,7 @@ async def render_typing(payload: dict, viewer_user_id: int):
     from tl.runtime import Reader
 
     action = Reader(bytes.fromhex(payload["action"])).read_object()
-    update = tl_convert.typing_update_to_tl(int(payload["user_id"]), action)
-    return types.UpdateShort(update=update, date=int(time.time()))
+    return tl_convert.typing_update_to_tl(int(payload["user_id"]), action)
 
 
 @rpc(functions.messages.GetMessages)

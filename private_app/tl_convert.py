@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from channels_app.tl_convert import entities_to_tl, fwd_header_to_tl
 from tl import types
 
@@ -54,7 +56,10 @@ def read_outbox_update_to_tl(peer_id: int, max_id: int, pts: int, pts_count: int
 
 
 def typing_update_to_tl(user_id: int, action):
-    return types.UpdateUserTyping(user_id=user_id, action=action)
+    """updateShort(updateUserTyping): typing is transient, it takes no pts."""
+    return types.UpdateShort(
+        update=types.UpdateUserTyping(user_id=user_id, action=action), date=int(time.time())
+    )
 
 
 def sent_updates_to_tl(change, users: list, chats: list, date: int):

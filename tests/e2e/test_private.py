@@ -54,6 +54,12 @@ async def test_private_chat_live_reply_edit_read_delete(edge_server, edge_db, cl
     await wait_for(lambda: any(m.message == "hello Alice" for m in got_a))
     assert next(m for m in got_a if m.message == "hello Alice").reply_to.reply_to_msg_id == first.id
 
+    # Typing reaches the other side only, as updateUserTyping.
+    typing: list = []
+    a.add_event_handler(collect(typing), events.UserUpdate())
+    await b(functions.messages.SetTypingRequest(alice_for_b, types.SendMessageTypingAction()))
+    await wait_for(lambda: any(getattr(e, "typing", False) and e.user_id == bob.id for e in typing))
+
     # Dialogs: each side lists the other with the newest message on top and its unread count.
     dialogs_a = await a.get_dialogs()
     d = next(d for d in dialogs_a if d.id == bob.id)
