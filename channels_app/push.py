@@ -35,23 +35,24 @@ def _local_user_ids(edge) -> list[int]:
     return list(edge.online_user_ids())
 
 
-# channel_id -> (expiry, online user ids it was computed for, channel row, members):
-# a busy channel's events reuse one lookup for a moment; membership changes drop it.
+# channel_id -> (expiry, online user ids it was computed for, channel row, members,
+# the channel as each member sees it): a busy channel's events reuse one lookup and one
+# rendering of the chat per viewer for a moment; membership and settings changes drop it.
 MEMBERS_CACHE_SECONDS = 1.0
-_members_cache: dict[int, tuple[float, frozenset, dict, dict]] = {}
+_members_cache: dict[int, tuple[float, frozenset, dict, dict, dict]] = {}
 
 
 async def _local_members(
     edge, channel_id: int, extra: list[int], cap: int
-) -> tuple[dict | None, dict[int, dict]]:
+) -> tuple[dict | None, dict[int, dict], dict[int, list]]:
     online = _local_user_ids(edge)
     if not online:
-        return None, {}
+        return None, {}, {}
     key = frozenset(online)
     hit = _members_cache.get(channel_id)
     now = time.monotonic()
     if hit is not None and hit[0] > now and hit[1] == key and not extra:
-        return hit[2], hit[3]
+        return hit[2], hit[3], hit[4]
     async with db.connection() as conn:
         cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = %s", (channel_id,))
         channel = await cur.fetchone()
@@ -61,11 +62,24 @@ async def _local_members(
             (channel_id, online, list(extra), cap),
         )
         members = {r["user_id"]: r for r in await cur.fetchall()}
+    chats: dict[int, list] = {}
     if channel is not None and not extra:
         if len(_members_cache) > 10_000:
             _members_cache.clear()
-        _members_cache[channel_id] = (now + MEMBERS_CACHE_SECONDS, key, channel, members)
-    return channel, members
+        _members_cache[channel_id] = (now + MEMBERS_CACHE_SECONDS, key, channel, members, chats)
+    return channel, members, chats
+
+
+async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: dict[int, list]) -> list:
+    """[the channel as ``user_id`` sees it], rendered once per members-cache entry: it
+    depends only on the rows cached with it (and the join flags, whose change drops
+    the entry through channel.updated)."""
+    chats = rendered.get(user_id)
+    if chats is None:
+        chats = rendered[user_id] = await chats_for(
+            user_id, [channel["id"]], {channel["id"]: (channel, member)}
+        )
+    return list(chats)
 
 
 # Events of one channel are rendered in order by one worker task per channel, so the
@@ -131,7 +145,7 @@ async def _on_event(payload: dict, edge) -> None:
 async def _deliver_event(payload: dict, edge) -> None:
     ev = ChannelEvent.from_payload(payload["event"])
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
-    channel, members = await _local_members(
+    channel, members, rendered = await _local_members(
         edge, ev.channel_id, payload.get("extra_user_ids") or [], limits.REALTIME_FANOUT_MAX
     )
     if channel is None:
@@ -140,13 +154,17 @@ async def _deliver_event(payload: dict, edge) -> None:
     from .actions.common import message_refs
 
     message_refs([ev.message], refs_u, refs_c)
+    own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
     for user_id, member in members.items():
         sessions = _sessions(edge, user_id, exclude)
         if not sessions:
             continue
         try:
             users = await users_for(user_id, refs_u)
-            chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
+            if own_chat_only:
+                chats = await _channel_chats(channel, user_id, member, rendered)
+            else:
+                chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
             updates = tl_convert.updates_to_tl([tl_convert.event_to_update(ev, user_id)], users, chats)
         except Exception:
             log.exception("rendering channel event %s@%d for %d failed", ev.type, ev.pts, user_id)
@@ -162,7 +180,9 @@ async def _on_members_changed(payload: dict, edge) -> None:
 
 @subscriber(TYPING)
 async def _on_typing(payload: dict, edge) -> None:
-    channel, members = await _local_members(edge, payload["channel_id"], [], limits.TYPING_FANOUT_MAX)
+    channel, members, rendered = await _local_members(
+        edge, payload["channel_id"], [], limits.TYPING_FANOUT_MAX
+    )
     if channel is None:
         return
     action = Reader(bytes.fromhex(payload["action"])).read_object()
@@ -172,7 +192,7 @@ async def _on_typing(payload: dict, edge) -> None:
     for user_id, member in members.items():
         if user_id == payload["user_id"] or member["status"] != "active":
             continue
-        chats = await chats_for(user_id, [channel["id"]], {channel["id"]: (channel, member)})
+        chats = await _channel_chats(channel, user_id, member, rendered)
         updates = tl_convert.updates_to_tl([update], [], chats)
         for s in edge.sessions_of_user(user_id):
             await s.push(updates)
