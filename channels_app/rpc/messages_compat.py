@@ -36,7 +36,7 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import actions, limits, tl_convert
+from .. import actions, limits, tl_convert, tl_convert_compat
 from ..access import channel_ref, chats_for, users_for
 from ..actions import peer_stats
 from ..actions.common import is_active
@@ -155,15 +155,13 @@ def _empty_updates():
 
 
 def _empty_messages(p: Peer):
-    if p.channel is not None:
-        return tl_convert.empty_channel_messages_to_tl(p.channel["pts"])
-    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+    return tl_convert_compat.empty_messages_to_tl(p.channel["pts"] if p.channel is not None else None)
 
 
-def _hash_answer(req_hash: int, empty, not_modified):
+def _holds_empty(req_hash: int) -> bool:
     """A cached list whose content is empty (hash 0): notModified when the client
     already holds that, else the empty list so a stale cache is cleared."""
-    return not_modified if req_hash == 0 else empty
+    return req_hash == 0
 
 
 # --- peer bar, views, contents, edit data ---------------------------------------------
@@ -176,7 +174,7 @@ async def get_peer_settings(ctx, req: functions.messages.GetPeerSettings):
     p = await _peer(me, req.peer)
     users = await users_for(me, [p.user_id]) if p.user_id else []
     chats = await chats_for(me, [p.channel_id], {p.channel_id: (p.channel, p.member)}) if p.channel else []
-    return types.messages.PeerSettings(settings=types.PeerSettings(), chats=chats, users=users)
+    return tl_convert_compat.peer_settings_to_tl(chats, users)
 
 
 @rpc(functions.messages.HidePeerSettingsBar)
@@ -195,9 +193,8 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
     ids = _ids(req.id)
     p = await _peer(me, req.peer)
     if p.channel is None:
-        return types.messages.MessageViews(
-            views=[types.MessageViews() for _ in ids], chats=[], users=await users_for(me, [p.user_id])
-        )
+        users = await users_for(me, [p.user_id])
+        return tl_convert_compat.message_views_to_tl([None] * len(ids), None, {}, [], users)
     h = await actions.get_messages(me, p.channel_id, ids)
     channel = h.channel
     live = [m for m in h.messages if not m.get("empty") and not m.get("action")]
@@ -206,21 +203,8 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
         if channel["megagroup"]
         else {}
     )
-    views = []
-    for m in h.messages:
-        if m.get("empty") or m.get("action"):
-            views.append(types.MessageViews())
-        elif channel["broadcast"]:
-            views.append(types.MessageViews(views=0, forwards=0))
-        else:
-            n, top = replies.get(m["id"], (0, 0))
-            views.append(
-                types.MessageViews(
-                    replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
-                )
-            )
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, h.member)})
-    return types.messages.MessageViews(views=views, chats=chats, users=[])
+    return tl_convert_compat.message_views_to_tl(h.messages, channel, replies, chats, [])
 
 
 @rpc(functions.messages.ReadMessageContents)
@@ -249,7 +233,7 @@ async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData)
             raise MessageAuthorRequiredError()
         if p.user_id != me and time.time() - found["date"] > EDIT_WINDOW:
             raise MessageEditTimeExpiredError()
-        return types.messages.MessageEditData(caption=False)
+        return tl_convert_compat.message_edit_data_to_tl()
     h = await actions.get_messages(me, p.channel_id, [req.id])
     if not is_active(h.member):
         raise ChannelPrivateError()
@@ -259,7 +243,7 @@ async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData)
     own = m["sender_user_id"] == me
     if not own and not (h.channel["broadcast"] and has_admin_right(h.member, "edit_messages")):
         raise MessageAuthorRequiredError()
-    return types.messages.MessageEditData(caption=False)
+    return tl_convert_compat.message_edit_data_to_tl()
 
 
 @rpc(functions.messages.GetOnlines)
@@ -269,7 +253,7 @@ async def get_onlines(ctx, req: functions.messages.GetOnlines):
     p = await _peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()  # a chat method
-    return types.ChatOnlines(onlines=await peer_stats.online_member_count(p.channel_id))
+    return tl_convert_compat.chat_onlines_to_tl(await peer_stats.online_member_count(p.channel_id))
 
 
 # --- common chats ------------------------------------------------------------------------
@@ -324,7 +308,7 @@ async def received_messages(ctx, req: functions.messages.ReceivedMessages):
 async def get_sponsored_messages(ctx, req: functions.messages.GetSponsoredMessages):
     me = viewer(ctx)
     await _peer(me, req.peer)
-    return types.messages.SponsoredMessagesEmpty()
+    return tl_convert_compat.sponsored_messages_empty_to_tl()
 
 
 @rpc(functions.messages.ViewSponsoredMessage, functions.messages.ClickSponsoredMessage)
@@ -365,8 +349,8 @@ async def get_search_counters(ctx, req: functions.messages.GetSearchCounters):
             count, inexact = 0, False  # saved sublists and topics are not indexed
         else:
             count, inexact = await _filter_count(me, p, f)
-        out.append(types.messages.SearchCounter(filter=f, count=count, inexact=inexact))
-    return out
+        out.append((f, count, inexact))
+    return tl_convert_compat.search_counters_to_tl(out)
 
 
 @rpc(functions.messages.GetSearchResultsCalendar)
@@ -377,15 +361,7 @@ async def get_search_results_calendar(ctx, req: functions.messages.GetSearchResu
     await _peer(me, req.peer)
     if req.saved_peer_id is not None:
         await _peer(me, req.saved_peer_id)
-    return types.messages.SearchResultsCalendar(
-        count=0,
-        min_date=req.offset_date,
-        min_msg_id=req.offset_id,
-        periods=[],
-        messages=[],
-        chats=[],
-        users=[],
-    )
+    return tl_convert_compat.empty_search_calendar_to_tl(req.offset_date, req.offset_id)
 
 
 @rpc(functions.messages.GetSearchResultsPositions)
@@ -395,7 +371,7 @@ async def get_search_results_positions(ctx, req: functions.messages.GetSearchRes
     await _peer(me, req.peer)
     if req.saved_peer_id is not None:
         await _peer(me, req.saved_peer_id)
-    return types.messages.SearchResultsPositions(count=0, positions=[])
+    return tl_convert_compat.empty_search_positions_to_tl()
 
 
 # --- web pages and media ---------------------------------------------------------------
@@ -406,7 +382,7 @@ async def get_web_page_preview(ctx, req: functions.messages.GetWebPagePreview):
     """No link previews are fetched (the server never reaches out to the web)."""
     viewer(ctx)
     _text(req.message, req.entities)
-    return types.messages.WebPagePreview(media=types.MessageMediaEmpty(), chats=[], users=[])
+    return tl_convert_compat.empty_web_page_preview_to_tl()
 
 
 @rpc(functions.messages.GetWebPage)
@@ -414,7 +390,7 @@ async def get_web_page(ctx, req: functions.messages.GetWebPage):
     viewer(ctx)
     if not req.url or len(req.url) > URL_MAX:
         raise UrlInvalidError()
-    return types.messages.WebPage(webpage=types.WebPageEmpty(id=0, url=req.url), chats=[], users=[])
+    return tl_convert_compat.empty_web_page_to_tl(req.url)
 
 
 @rpc(functions.messages.SendMedia)
@@ -479,7 +455,7 @@ async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
 async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
     me = viewer(ctx)
     await _peer(me, req.peer)
-    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+    return tl_convert_compat.empty_messages_to_tl()
 
 
 @rpc(functions.messages.GetScheduledMessages)
@@ -487,7 +463,7 @@ async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessag
     me = viewer(ctx)
     _ids(req.id)
     await _peer(me, req.peer)
-    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+    return tl_convert_compat.empty_messages_to_tl()
 
 
 @rpc(functions.messages.SendScheduledMessages)
@@ -528,15 +504,12 @@ async def report(ctx, req: functions.messages.Report):
         raise MessageTooLongError()
     await _peer(me, req.peer)
     if not req.option:
-        return types.ReportResultChooseOption(
-            title="Report",
-            options=[types.MessageReportOption(text=text, option=opt) for opt, text in REPORT_OPTIONS],
-        )
+        return tl_convert_compat.report_options_to_tl(REPORT_OPTIONS)
     if req.option not in dict(REPORT_OPTIONS):
         raise OptionInvalidError()
     if req.option in REPORT_NEEDS_COMMENT and not req.message.strip():
-        return types.ReportResultAddComment(optional=False, option=req.option)
-    return types.ReportResultReported()
+        return tl_convert_compat.report_add_comment_to_tl(req.option, optional=False)
+    return tl_convert_compat.report_reported_to_tl()
 
 
 @rpc(functions.messages.ReportReaction)
@@ -575,7 +548,7 @@ async def report_music_listen(ctx, req: functions.messages.ReportMusicListen):
 @rpc(functions.messages.ReportSponsoredMessage)
 async def report_sponsored_message(ctx, req: functions.messages.ReportSponsoredMessage):
     viewer(ctx)
-    return types.channels.SponsoredMessageReportResultReported()
+    return tl_convert_compat.sponsored_report_reported_to_tl()
 
 
 # --- reactions and tags --------------------------------------------------------------------
@@ -586,11 +559,7 @@ async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionT
     me = viewer(ctx)
     if req.peer is not None:
         await _peer(me, req.peer)
-    return _hash_answer(
-        req.hash,
-        types.messages.SavedReactionTags(tags=[], hash=0),
-        types.messages.SavedReactionTagsNotModified(),
-    )
+    return tl_convert_compat.empty_saved_reaction_tags_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.UpdateSavedReactionTag)
@@ -612,9 +581,7 @@ async def reaction_lists(ctx, req):
     viewer(ctx)
     if isinstance(req, functions.messages.GetRecentReactions | functions.messages.GetTopReactions):
         _limit(req.limit, REACTIONS_LIMIT)
-    return _hash_answer(
-        req.hash, types.messages.Reactions(hash=0, reactions=[]), types.messages.ReactionsNotModified()
-    )
+    return tl_convert_compat.empty_reactions_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.ClearRecentReactions)
@@ -638,7 +605,7 @@ async def get_message_reactions_list(ctx, req: functions.messages.GetMessageReac
     if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
         raise OffsetInvalidError()
     await _peer(me, req.peer)
-    return types.messages.MessageReactionsList(count=0, reactions=[], chats=[], users=[])
+    return tl_convert_compat.empty_reactions_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadReactions)
@@ -677,11 +644,7 @@ async def search_sticker_sets(ctx, req):
     viewer(ctx)
     if len(req.q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
-    return _hash_answer(
-        req.hash,
-        types.messages.FoundStickerSets(hash=0, sets=[]),
-        types.messages.FoundStickerSetsNotModified(),
-    )
+    return tl_convert_compat.empty_found_sticker_sets_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.SearchStickers)
@@ -694,9 +657,7 @@ async def search_stickers(ctx, req: functions.messages.SearchStickers):
         raise LimitInvalidError()
     if req.offset < 0:
         raise OffsetInvalidError()
-    return _hash_answer(
-        req.hash, types.messages.FoundStickers(hash=0, stickers=[]), types.messages.FoundStickersNotModified()
-    )
+    return tl_convert_compat.empty_found_stickers_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.SearchCustomEmoji)
@@ -704,7 +665,7 @@ async def search_custom_emoji(ctx, req: functions.messages.SearchCustomEmoji):
     viewer(ctx)
     if len(req.emoticon) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
-    return _hash_answer(req.hash, types.EmojiList(hash=0, document_id=[]), types.EmojiListNotModified())
+    return tl_convert_compat.empty_emoji_list_to_tl(not_modified=_holds_empty(req.hash))
 
 
 # --- polls and to-do lists ----------------------------------------------------------------------
@@ -746,7 +707,7 @@ async def get_poll_votes(ctx, req: functions.messages.GetPollVotes):
     if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
         raise OffsetInvalidError()
     await _peer(me, req.peer)
-    return types.messages.VotesList(count=0, votes=[], chats=[], users=[])
+    return tl_convert_compat.empty_votes_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadPollVotes)

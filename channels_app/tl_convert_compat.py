@@ -1,0 +1,172 @@
+"""TL objects of the messages.* compatibility answers (``channels_app.rpc.messages_compat``):
+peer settings, message views, edit data, online counts, search counters / calendars /
+positions, web-page previews, report steps, and the empty / notModified forms of lists
+whose model (scheduled messages, reactions, stickers, custom emoji, polls, sponsored
+messages) does not exist here. Channels, users, updates and channel message lists are
+rendered by ``channels_app.tl_convert`` (reused here, never rebuilt)."""
+
+from __future__ import annotations
+
+from tl import types
+
+from . import tl_convert
+
+# --- peer bar, views, edit data, onlines ---------------------------------------------
+
+
+def peer_settings_to_tl(chats: list, users: list):
+    """No spam / add-contact bar: the default (empty) peerSettings."""
+    return types.messages.PeerSettings(settings=types.PeerSettings(), chats=chats, users=users)
+
+
+def _message_view_to_tl(m: dict | None, channel: dict | None, replies: dict[int, tuple[int, int]]):
+    if m is None or channel is None or m.get("empty") or m.get("action"):
+        return types.MessageViews()
+    if channel["broadcast"]:
+        return types.MessageViews(views=0, forwards=0)
+    n, top = replies.get(m["id"], (0, 0))
+    return types.MessageViews(
+        replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
+    )
+
+
+def message_views_to_tl(
+    messages: list[dict | None],
+    channel: dict | None,
+    replies: dict[int, tuple[int, int]],
+    chats: list,
+    users: list,
+):
+    """One messageViews per message, in order. ``None`` (or any message outside a
+    channel), an empty and a service message get the empty entry; a broadcast post
+    zero views and forwards; a megagroup message its thread's ``replies[id]`` =
+    (count, top id) at the channel's pts."""
+    return types.messages.MessageViews(
+        views=[_message_view_to_tl(m, channel, replies) for m in messages], chats=chats, users=users
+    )
+
+
+def message_edit_data_to_tl():
+    """Text-only editing: the caption flag is never set."""
+    return types.messages.MessageEditData(caption=False)
+
+
+def chat_onlines_to_tl(n: int):
+    return types.ChatOnlines(onlines=n)
+
+
+def sponsored_messages_empty_to_tl():
+    return types.messages.SponsoredMessagesEmpty()
+
+
+# --- search ------------------------------------------------------------------------------
+
+
+def search_counters_to_tl(counts: list[tuple]):
+    """``counts``: (filter, count, inexact) per requested filter, in order."""
+    return [
+        types.messages.SearchCounter(filter=f, count=count, inexact=inexact) for f, count, inexact in counts
+    ]
+
+
+def empty_search_calendar_to_tl(offset_date: int, offset_id: int):
+    """No period matches; the request's offsets are echoed as the minimum reached."""
+    return types.messages.SearchResultsCalendar(
+        count=0,
+        min_date=offset_date,
+        min_msg_id=offset_id,
+        periods=[],
+        messages=[],
+        chats=[],
+        users=[],
+    )
+
+
+def empty_search_positions_to_tl():
+    return types.messages.SearchResultsPositions(count=0, positions=[])
+
+
+# --- web pages, message lists --------------------------------------------------------------
+
+
+def empty_web_page_preview_to_tl():
+    return types.messages.WebPagePreview(media=types.MessageMediaEmpty(), chats=[], users=[])
+
+
+def empty_web_page_to_tl(url: str):
+    return types.messages.WebPage(webpage=types.WebPageEmpty(id=0, url=url), chats=[], users=[])
+
+
+def empty_messages_to_tl(channel_pts: int | None = None):
+    """An empty message list: messages.channelMessages at ``channel_pts`` when given,
+    else a plain messages.messages."""
+    if channel_pts is not None:
+        return tl_convert.empty_channel_messages_to_tl(channel_pts)
+    return types.messages.Messages(messages=[], topics=[], chats=[], users=[])
+
+
+# --- reports -------------------------------------------------------------------------------
+
+
+def report_options_to_tl(options, title: str = "Report"):
+    """The first report step: ``options`` are (option bytes, text) pairs to choose from."""
+    return types.ReportResultChooseOption(
+        title=title,
+        options=[types.MessageReportOption(text=text, option=opt) for opt, text in options],
+    )
+
+
+def report_add_comment_to_tl(option: bytes, *, optional: bool = False):
+    return types.ReportResultAddComment(optional=optional, option=option)
+
+
+def report_reported_to_tl():
+    return types.ReportResultReported()
+
+
+def sponsored_report_reported_to_tl():
+    return types.channels.SponsoredMessageReportResultReported()
+
+
+# --- empty hashed lists (notModified when the client already holds the empty list) -------
+
+
+def empty_saved_reaction_tags_to_tl(*, not_modified: bool):
+    if not_modified:
+        return types.messages.SavedReactionTagsNotModified()
+    return types.messages.SavedReactionTags(tags=[], hash=0)
+
+
+def empty_reactions_to_tl(*, not_modified: bool):
+    if not_modified:
+        return types.messages.ReactionsNotModified()
+    return types.messages.Reactions(hash=0, reactions=[])
+
+
+def empty_found_sticker_sets_to_tl(*, not_modified: bool):
+    if not_modified:
+        return types.messages.FoundStickerSetsNotModified()
+    return types.messages.FoundStickerSets(hash=0, sets=[])
+
+
+def empty_found_stickers_to_tl(*, not_modified: bool):
+    if not_modified:
+        return types.messages.FoundStickersNotModified()
+    return types.messages.FoundStickers(hash=0, stickers=[])
+
+
+def empty_emoji_list_to_tl(*, not_modified: bool):
+    if not_modified:
+        return types.EmojiListNotModified()
+    return types.EmojiList(hash=0, document_id=[])
+
+
+# --- empty paged lists -----------------------------------------------------------------------
+
+
+def empty_reactions_list_to_tl():
+    return types.messages.MessageReactionsList(count=0, reactions=[], chats=[], users=[])
+
+
+def empty_votes_list_to_tl():
+    return types.messages.VotesList(count=0, votes=[], chats=[], users=[])
