@@ -24,10 +24,16 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from accounts_app.models import User
-from accounts_app.updates import UserUpdate, append_user_update, append_user_updates, push_user_updates
+from accounts_app.updates import (
+    UserUpdate,
+    append_user_update,
+    append_user_updates,
+    get_state,
+    push_user_updates,
+)
 from channels_app import limits
 from channels_app.actions.common import now
-from channels_app.actions.messages import validate_text
+from channels_app.actions.messages import SEARCH_WINDOW, history_window, validate_text
 from tl.errors import (
     InputUserDeactivatedError,
     LimitInvalidError,
@@ -68,7 +74,6 @@ READ_OUTBOX = "private.read_outbox"
 EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
 UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
 HISTORY_COUNT_MAX = 100_000  # a history's count is exact up to this many messages
-SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
 
 
 @dataclass(slots=True)
@@ -273,7 +278,7 @@ def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int
             box = by_rid[rid]
             own.messages.append(box_to_dict(box))
             own.random_ids[box.box_id] = rid
-        own.pts = own.events[-1].pts if own.events else User.objects.get(id=sender_id).pts
+        own.pts = own.events[-1].pts if own.events else get_state(sender_id).pts
     return own, theirs
 
 
@@ -294,9 +299,14 @@ def _reply_pair(sender_id: int, peer_id: int, reply_to_msg_id: int) -> tuple[int
     return box.box_id, other or 0
 
 
-async def _finish(own: PrivateChange, theirs: list[UserUpdate], exclude) -> PrivateChange:
-    await push_user_updates(own.events, exclude=exclude)
+async def _push(own: list[UserUpdate], theirs: list[UserUpdate], exclude) -> None:
+    """After the commit: the actor's events to its other sessions, the rest to their owners."""
+    await push_user_updates(own, exclude=exclude)
     await push_user_updates(theirs)
+
+
+async def _finish(own: PrivateChange, theirs: list[UserUpdate], exclude) -> PrivateChange:
+    await _push(own.events, theirs, exclude)
     return own
 
 
@@ -374,12 +384,6 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
 # --- history / exact reads ---------------------------------------------------------------
 
 
-def _clamp_limit(limit: int, cap: int) -> int:
-    if limit < 0:
-        raise LimitInvalidError()
-    return min(limit or cap, cap)
-
-
 @in_thread
 def get_history(
     owner_id: int,
@@ -398,8 +402,7 @@ def get_history(
     """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
     messages.search uses the same seek with ``q`` / dates; a text search scans at most
     SEARCH_WINDOW ids below its offset per page (no text index), like channels do."""
-    limit = _clamp_limit(limit, limits.HISTORY_LIMIT)
-    add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
+    limit, add_offset = history_window(limit, add_offset)
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
     dialog = live_boxes(owner_id).filter(peer_id=peer_id)
@@ -472,14 +475,14 @@ def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdat
         _lock_users(owner_id, peer_id)
         dialog = PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id).first()
         if dialog is None:
-            return User.objects.get(id=owner_id).pts, [], []
+            return get_state(owner_id).pts, [], []
         top = dialog.top_box_id
         max_id = top if max_id <= 0 else min(max_id, top)
         if max_id <= dialog.read_inbox_max_id:
             if dialog.unread_mark:
                 dialog.unread_mark = False
                 dialog.save(update_fields=["unread_mark"])
-            return User.objects.get(id=owner_id).pts, [], []
+            return get_state(owner_id).pts, [], []
         # The peer's outbox mark: their id of the newest message of theirs read now.
         read_now = live_boxes(owner_id).filter(
             peer_id=peer_id, out=False, box_id__gt=dialog.read_inbox_max_id, box_id__lte=max_id
@@ -516,12 +519,20 @@ async def do_read_history(owner_id: int, peer_id: int, max_id: int, *, exclude=N
     outbox mark (updateReadHistoryOutbox) for what was read. Returns the owner's
     (pts, pts_count): the read takes one pts when it moved the mark."""
     pts, own, theirs = await in_thread(_read)(owner_id, peer_id, max_id)
-    await push_user_updates(own, exclude=exclude)
-    await push_user_updates(theirs)
+    await _push(own, theirs, exclude)
     return pts, len(own)
 
 
 # --- edit / delete ---------------------------------------------------------------------
+
+
+def require_editable(m: dict, editor_id: int) -> None:
+    """Who may edit a private message: its author, within 48 hours (in Saved Messages
+    at any time)."""
+    if m["sender_id"] != editor_id:
+        raise MessageAuthorRequiredError()
+    if m["peer_id"] != editor_id and now() - m["date"] > EDIT_WINDOW:
+        raise MessageEditTimeExpiredError()
 
 
 def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list[dict]):
@@ -531,19 +542,17 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list
         if box is None:
             raise MessageIdInvalidError()
         msg = box.message
-        if msg.sender_id != owner_id:
-            raise MessageAuthorRequiredError()
-        if peer_id != owner_id and now() - msg.date > EDIT_WINDOW:
-            raise MessageEditTimeExpiredError()
+        require_editable(box_to_dict(box), owner_id)
         if msg.message == message and (msg.entities or []) == entities:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
         msg.save(update_fields=["message", "entities", "edit_date"])
-        own = [_pushing(append_user_update(owner_id, EDIT_MESSAGE, {"box_id": box_id}), box)]
-        theirs = [
-            _pushing(append_user_update(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}), b)
-            for b in live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id)
-        ]
+        others = list(live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id))
+        logged = append_user_updates(
+            [(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}) for b in [box, *others]]
+        )
+        own = [_pushing(logged[0], box)]
+        theirs = [_pushing(e, b) for e, b in zip(logged[1:], others, strict=True)]
         return PrivateChange(messages=[box_to_dict(box)], events=own, pts=own[0].pts), theirs
 
 
@@ -597,7 +606,7 @@ def _delete_ids(owner_id: int, ids: list[int], revoke: bool):
             MessageBox.objects.select_for_update().filter(id__in=[b.id for b in found], deleted=False)
         )
         own, theirs = _delete(owner_id, found, revoke)
-        pts = own[0].pts if own else User.objects.get(id=owner_id).pts
+        pts = own[0].pts if own else get_state(owner_id).pts
         return pts, len(found), own, theirs
 
 
@@ -609,8 +618,7 @@ async def do_delete_private_messages(
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
     pts, count, own, theirs = await in_thread(_delete_ids)(owner_id, list(dict.fromkeys(ids)), revoke)
-    await push_user_updates(own, exclude=exclude)
-    await push_user_updates(theirs)
+    await _push(own, theirs, exclude)
     return pts, count
 
 
@@ -626,7 +634,7 @@ def _delete_history(owner_id: int, peer_id: int, max_id: int, revoke: bool):
         more = len(page) > limits.DELETE_HISTORY_PAGE
         page = page[: limits.DELETE_HISTORY_PAGE]
         own, theirs = _delete(owner_id, page, revoke)
-        pts = own[0].pts if own else User.objects.get(id=owner_id).pts
+        pts = own[0].pts if own else get_state(owner_id).pts
         return pts, len(page), more, own, theirs
 
 
@@ -636,8 +644,7 @@ async def do_delete_private_history(
     """messages.deleteHistory of a private chat, one bounded page per call (the client
     repeats while ``offset`` says more). Returns (pts, pts_count, more)."""
     pts, count, more, own, theirs = await in_thread(_delete_history)(owner_id, peer_id, max_id, revoke)
-    await push_user_updates(own, exclude=exclude)
-    await push_user_updates(theirs)
+    await _push(own, theirs, exclude)
     return pts, count, more
 
 

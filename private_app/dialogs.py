@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import Q
 
-from accounts_app.updates import append_user_update, push_user_updates
+from accounts_app.updates import do_append_user_update
 from channels_app import limits
 from tl.errors import FolderIdInvalidError
 
@@ -159,18 +159,13 @@ def _set_dialog(owner_id: int, peer_id: int, field: str, value, **along) -> bool
         return True
 
 
-async def _logged(owner_id: int, kind: str, payload: dict, exclude) -> int:
-    """Log a dialog change for the owner's other devices (it takes one of their pts)."""
-    event = await in_thread(append_user_update)(owner_id, kind, payload)
-    await push_user_updates([event], exclude=exclude)
-    return event.pts
-
-
 async def do_mark_dialog_unread(owner_id: int, peer_id: int, unread: bool, *, exclude=None) -> bool:
     """messages.markDialogUnread on a private chat; reading the chat clears the mark."""
     if not await in_thread(_set_dialog)(owner_id, peer_id, "unread_mark", unread):
         return False
-    await _logged(owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude)
+    await do_append_user_update(
+        owner_id, UNREAD_MARK, {"peer_id": peer_id, "unread": unread}, exclude=exclude
+    )
     return True
 
 
@@ -190,4 +185,6 @@ async def do_set_dialog_folder(owner_id: int, peer_id: int, folder_id: int, *, e
         owner_id, peer_id, "folder_id", folder_id, pinned=False, pinned_order=0
     ):
         return None
-    return await _logged(owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude)
+    return await do_append_user_update(
+        owner_id, FOLDER, {"peer_id": peer_id, "folder_id": folder_id}, exclude=exclude
+    )

@@ -11,6 +11,7 @@ import time
 
 from accounts_app.access import check_input_peer_user
 from channels_app.access import chats_for, resolve_input_user, users_for
+from channels_app.rpc.context import own_session, viewer
 from channels_app.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
 from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
@@ -32,7 +33,7 @@ def peer_user_id(me: int, peer) -> int:
 
 
 def _viewer(ctx) -> tuple[int, tuple[int, int]]:
-    return ctx.app["user_id"], (ctx.auth_key_id, ctx.session_id)
+    return viewer(ctx), own_session(ctx)
 
 
 async def _context(me: int, messages: list[dict]) -> tuple[list, list]:

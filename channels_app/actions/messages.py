@@ -513,6 +513,16 @@ async def do_forward_to_channel(
     return ChannelChange(channel=channel, events=ordered, user_ids=users, duplicate=not events)
 
 
+def require_editable(channel: dict, member: dict | None, m: dict, editor_id: int) -> None:
+    """Who may edit a channel message: its author, or in a broadcast channel an admin
+    with edit_messages. Service messages are never edited."""
+    if m.get("empty") or m.get("action") is not None:
+        raise MessageIdInvalidError()
+    own = m["sender_user_id"] == editor_id
+    if not own and not (channel["broadcast"] and has_admin_right(member, "edit_messages")):
+        raise MessageAuthorRequiredError()
+
+
 async def do_edit_message(
     editor_id: int, channel_id: int, msg_id: int, message: str | None, entities: list[dict] | None
 ) -> ChannelChange:
@@ -529,11 +539,10 @@ async def do_edit_message(
         if not 0 < msg_id <= limits.MAX_MESSAGE_ID:
             raise MessageIdInvalidError()
         current = await _load_visible_message(conn, channel_id, msg_id, member["available_min_id"])
-    if current is None or current["action"] is not None:
+    if current is None:
         raise MessageIdInvalidError()
-    own = current["sender_user_id"] == editor_id
-    if not own and not (channel["broadcast"] and has_admin_right(member, "edit_messages")):
-        raise MessageAuthorRequiredError()
+    require_editable(channel, member, current, editor_id)
+    own = current["sender_user_id"] == editor_id  # others' edits are admin-logged
     if current["message"] == message and (current["entities"] or []) == entities:
         raise MessageNotModifiedError()
     date = now()
@@ -719,10 +728,13 @@ async def do_delete_history(
     return channel, event, member["available_min_id"], more
 
 
-def _clamp_limit(limit: int, cap: int) -> int:
+def history_window(limit: int, add_offset: int) -> tuple[int, int]:
+    """A history page's (limit, add_offset), capped as the design says (no unbounded
+    page or offset); shared by channel and private histories."""
     if limit < 0:
         raise LimitInvalidError()
-    return min(limit or cap, cap)
+    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
+    return limit, max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
 
 
 SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
@@ -754,8 +766,7 @@ async def get_history(
     is that message, on the thread index) and messages.search (``q``, ``from_user_id``,
     dates). A text search has no index: it scans at most SEARCH_WINDOW ids below its
     offset per page, so one request is bounded however large the channel is."""
-    limit = _clamp_limit(limit, limits.HISTORY_LIMIT)
-    add_offset = max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
+    limit, add_offset = history_window(limit, add_offset)
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
     async with db.connection() as conn:

@@ -13,7 +13,6 @@ thread replies, edit rights, read marks) the answer is real.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from accounts_app import updates as account_log
@@ -24,7 +23,6 @@ from private_app.rpc import is_user_peer, peer_user_id
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    MessageEditTimeExpiredError,
     MessageNotReadYetError,
     MultiMediaTooLongError,
     NotImplementedRpcError,
@@ -40,11 +38,11 @@ from .. import actions, limits, tl_convert, tl_convert_compat
 from ..access import channel_ref, chats_for, users_for
 from ..actions import peer_stats
 from ..actions.common import is_active
+from ..actions.messages import require_editable
 from ..errors import (
     ChannelPrivateError,
     LimitInvalidError,
     MediaEmptyError,
-    MessageAuthorRequiredError,
     MessageIdInvalidError,
     MessageIdsEmptyError,
     MessageTooLongError,
@@ -52,7 +50,6 @@ from ..errors import (
     PeerIdInvalidError,
     TtlPeriodInvalidError,
 )
-from ..rights import has_admin_right
 from .context import viewer
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
@@ -74,7 +71,6 @@ TAG_TITLE_MAX = 12
 URL_MAX = 2048
 COMMON_CHATS_LIMIT = peer_stats.COMMON_CHATS_LIMIT
 HISTORY_TTL_MAX = 366 * 86400
-EDIT_WINDOW = private_actions.EDIT_WINDOW
 
 # The report flow TDesktop walks: choose a reason, (maybe) add a comment, reported.
 REPORT_OPTIONS = (
@@ -229,20 +225,12 @@ async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData)
         found = (await private_actions.get_messages(me, [req.id]))[0]
         if found.get("empty") or found["peer_id"] != p.user_id:
             raise MessageIdInvalidError()
-        if found["sender_id"] != me:
-            raise MessageAuthorRequiredError()
-        if p.user_id != me and time.time() - found["date"] > EDIT_WINDOW:
-            raise MessageEditTimeExpiredError()
+        private_actions.require_editable(found, me)
         return tl_convert_compat.message_edit_data_to_tl()
     h = await actions.get_messages(me, p.channel_id, [req.id])
     if not is_active(h.member):
         raise ChannelPrivateError()
-    m = h.messages[0]
-    if m.get("empty") or m.get("action"):
-        raise MessageIdInvalidError()
-    own = m["sender_user_id"] == me
-    if not own and not (h.channel["broadcast"] and has_admin_right(h.member, "edit_messages")):
-        raise MessageAuthorRequiredError()
+    require_editable(h.channel, h.member, h.messages[0], me)
     return tl_convert_compat.message_edit_data_to_tl()
 
 
