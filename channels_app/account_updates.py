@@ -16,6 +16,7 @@ DIALOG_PINNED = "channels.dialog_pinned"
 PINNED_ORDER = "channels.pinned_order"
 UNREAD_MARK = "channels.unread_mark"
 FOLDER = "channels.folder"
+DRAFT = "dialogs.draft"  # a channel's or a private chat's cloud draft (actions.drafts)
 
 
 def _dialog_peer(channel_id: int):
@@ -57,6 +58,12 @@ async def _render(event, viewer_id: int):
         user_ids = {int(i) for k, i in peers if k == "p"}
     elif event.type == UNREAD_MARK:
         ups = [types.UpdateDialogUnreadMark(unread=p["unread"], peer=_dialog_peer(cid))]
+    elif event.type == DRAFT:
+        ups = [tl_convert.draft_update_to_tl(p)]
+        if p["kind"] == "c":
+            cid = int(p["peer_id"])
+        else:
+            user_ids = {int(p["peer_id"])}
     elif event.type == FOLDER:
         ups = [
             types.UpdateFolderPeers(
@@ -122,7 +129,7 @@ async def channels_with_events_since(user_id: int, since_date: int) -> list[tupl
 def install() -> None:
     from accounts_app import updates
 
-    for kind in (READ_INBOX, AVAILABLE_MESSAGES, DIALOG_PINNED, PINNED_ORDER, UNREAD_MARK, FOLDER):
+    for kind in (READ_INBOX, AVAILABLE_MESSAGES, DIALOG_PINNED, PINNED_ORDER, UNREAD_MARK, FOLDER, DRAFT):
         updates.register_update_renderer(kind, _render)
     updates.register_difference_contributor(too_long_nudges)
 

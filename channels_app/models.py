@@ -292,3 +292,28 @@ class ChannelUnreadMention(PostgresPartitionedModel):
 
 
 from .models_admin import *  # noqa: E402, F403  (so Django sees the administration tables)
+
+
+class Draft(models.Model):
+    """The owner's cloud draft in one dialog (a channel's or a private chat's): what
+    messages.saveDraft stores so the owner's other devices show it too."""
+
+    owner_id = models.BigIntegerField()
+    peer_kind = models.CharField(max_length=1)  # "c" channel, "p" user
+    peer_id = models.BigIntegerField()
+    message = models.TextField(blank=True, default="")
+    entities = models.JSONField(default=list, blank=True)
+    reply_to_msg_id = models.IntegerField(default=0)
+    no_webpage = models.BooleanField(default=False)
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "dialog_drafts"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner_id", "peer_kind", "peer_id"], name="dialog_drafts_owner_peer"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} in {self.peer_kind}{self.peer_id}"

@@ -305,9 +305,33 @@ def _notify_settings_to_tl(d: dict | None):
     return types.PeerNotifySettings(mute_until=d.get("mute_until"))
 
 
+def draft_to_tl(d: dict | None):
+    """A dialog's cloud draft (channels_app.actions.drafts), or None for no draft."""
+    if d is None:
+        return None
+    if d.get("empty"):
+        return types.DraftMessageEmpty(date=d["date"])
+    reply = d.get("reply_to_msg_id") or 0
+    return types.DraftMessage(
+        no_webpage=bool(d.get("no_webpage")),
+        reply_to=types.InputReplyToMessage(reply_to_msg_id=reply) if reply else None,
+        message=d["message"],
+        entities=entities_to_tl(d.get("entities") or []) or None,
+        date=d["date"],
+    )
+
+
+def draft_update_to_tl(d: dict):
+    if d["kind"] == "c":
+        peer = types.PeerChannel(channel_id=d["peer_id"])
+    else:
+        peer = types.PeerUser(user_id=d["peer_id"])
+    return types.UpdateDraftMessage(peer=peer, draft=draft_to_tl(d))
+
+
 def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unread: int, pts: int,
                  pinned: bool = False, unread_mark: bool = False, folder_id: int = 0, notify=None,
-                 mentions: int = 0):  # fmt: skip
+                 mentions: int = 0, draft=None):  # fmt: skip
     return types.Dialog(
         pinned=pinned,
         unread_mark=unread_mark,
@@ -321,11 +345,12 @@ def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unre
         unread_poll_votes_count=0,
         notify_settings=_notify_settings_to_tl(notify),
         pts=pts,
+        draft=draft_to_tl(draft),
         folder_id=folder_id or None,
     )
 
 
-def dialog_entry_to_tl(e, viewer_id: int):
+def dialog_entry_to_tl(e, viewer_id: int, draft: dict | None = None):
     """(dialog, top message or None) of one channel dialog."""
     top = e.top_message["id"] if e.top_message else 0
     read_in = max(e.member["read_inbox_max_id"], e.member["available_min_id"])
@@ -341,6 +366,7 @@ def dialog_entry_to_tl(e, viewer_id: int):
         unread_mark=e.dialog["unread_mark"],
         folder_id=e.dialog["folder_id"],
         notify=e.dialog["notify_settings"],
+        draft=draft,
     )
     return dialog, message_to_tl(e.top_message, viewer_id) if e.top_message else None
 

@@ -23,8 +23,8 @@ from ..access import (
     resolve_input_user,
     users_for,
 )
+from ..actions import drafts, pins
 from ..actions import mentions as mention_actions
-from ..actions import pins
 from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError, ScheduleDateInvalidError
 from .context import change_to_updates, context_for, own_session, viewer
 
@@ -275,12 +275,15 @@ async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count:
     )
     users, chats = await context_for(me, [e.top_message for e in channel_entries if e.top_message], user_ids,
                                      channel_ids, {e.channel["id"]: (e.channel, e.member) for e in channel_entries})  # fmt: skip
+    found = await drafts.get_drafts(
+        me, [(kind, e.channel["id"] if kind == "c" else e.peer_id) for kind, e in merged]
+    )
     dialogs, messages = [], []
     for kind, e in merged:
         if kind == "c":
-            dialog, top = tl_convert.dialog_entry_to_tl(e, me)
+            dialog, top = tl_convert.dialog_entry_to_tl(e, me, found.get(("c", e.channel["id"])))
         else:
-            dialog = private_tl.dialog_to_tl(e)
+            dialog = private_tl.dialog_to_tl(e, found.get(("p", e.peer_id)))
             top = private_tl.message_to_tl(e.top_message) if e.top_message else None
         dialogs.append(dialog)
         if top is not None:

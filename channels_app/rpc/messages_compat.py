@@ -34,9 +34,9 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import actions, limits, tl_convert, tl_convert_compat
-from ..access import channel_ref, chats_for, users_for
-from ..actions import peer_stats
+from .. import account_updates, actions, limits, tl_convert, tl_convert_compat
+from ..access import channel_ref, chats_for, resolve_input_user, users_for
+from ..actions import drafts, peer_stats
 from ..actions.common import is_active
 from ..actions.messages import require_editable
 from ..errors import (
@@ -50,7 +50,7 @@ from ..errors import (
     PeerIdInvalidError,
     TtlPeriodInvalidError,
 )
-from .context import viewer
+from .context import own_session, viewer
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
@@ -263,25 +263,39 @@ async def get_common_chats(ctx, req: functions.messages.GetCommonChats):
 
 @rpc(functions.messages.SaveDraft)
 async def save_draft(ctx, req: functions.messages.SaveDraft):
-    """No cloud draft store: the draft stays on the device that typed it."""
+    """The cloud draft of one dialog (an empty text clears it), logged for the owner's
+    other devices. Text only: no media store."""
     me = viewer(ctx)
     _text(req.message, req.entities)
-    await _peer(me, req.peer)
+    p = await _peer(me, req.peer)
     if req.media is not None and not isinstance(req.media, types.InputMediaWebPage):
         raise MediaInvalidError()
+    reply = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
+    draft = await drafts.do_save_draft(
+        me, ("c", p.channel_id) if p.channel else ("p", p.user_id), req.message,
+        tl_convert.entities_from_tl(req.entities, resolve_input_user(me)), reply_to_msg_id=reply,
+        no_webpage=req.no_webpage,
+    )  # fmt: skip
+    if draft is not None:
+        await account_updates.append(me, account_updates.DRAFT, draft, exclude=own_session(ctx))
     return True
 
 
 @rpc(functions.messages.GetAllDrafts)
 async def get_all_drafts(ctx, req: functions.messages.GetAllDrafts):
-    viewer(ctx)
-    return _empty_updates()  # no cloud drafts
+    me = viewer(ctx)
+    found = list((await drafts.get_drafts(me)).values())
+    users = await users_for(me, [d["peer_id"] for d in found if d["kind"] == "p"])
+    chats = await chats_for(me, [d["peer_id"] for d in found if d["kind"] == "c"])
+    return tl_convert.updates_to_tl([tl_convert.draft_update_to_tl(d) for d in found], users, chats)
 
 
 @rpc(functions.messages.ClearAllDrafts)
 async def clear_all_drafts(ctx, req: functions.messages.ClearAllDrafts):
-    viewer(ctx)
-    return True  # none to clear
+    me = viewer(ctx)
+    for draft in await drafts.do_clear_drafts(me):
+        await account_updates.append(me, account_updates.DRAFT, draft, exclude=own_session(ctx))
+    return True
 
 
 @rpc(functions.messages.ReceivedMessages)

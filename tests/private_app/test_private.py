@@ -430,3 +430,50 @@ async def test_rpc_pins_share_one_order_and_cap_across_chats_and_channels(users)
     with pytest.raises(RpcError) as e:
         await call(a, functions.messages.ToggleDialogPin(pinned=True, peer=group))
     assert rpc_error(e) == "PINNED_DIALOGS_TOO_MUCH"
+
+
+async def test_rpc_cloud_drafts_in_chats_and_channels(users):
+    from channels_app import account_updates
+
+    a, b, _ = users
+    made = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Group"))
+    ch = made.updates.chats[1]
+    group = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    await call(b, functions.messages.SendMessage(peer=peer(b, a), message="hi", random_id=1))
+    assert await call(
+        a,
+        functions.messages.SaveDraft(
+            peer=peer(a, b), message="half a reply", reply_to=types.InputReplyToMessage(reply_to_msg_id=1)
+        ),
+    )
+    assert await call(a, functions.messages.SaveDraft(peer=group, message="for the group"))
+    assert (await events_of(a))[-1][0] == account_updates.DRAFT
+
+    res = await call(
+        a,
+        functions.messages.GetDialogs(
+            offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=10, hash=0
+        ),
+    )
+    shown = {getattr(d.peer, "user_id", None) or d.peer.channel_id: d.draft for d in res.dialogs}
+    assert shown[b].message == "half a reply" and shown[b].reply_to.reply_to_msg_id == 1
+    assert shown[ch.id].message == "for the group"
+    listed = await call(a, functions.messages.GetAllDrafts())
+    assert sorted(u.draft.message for u in listed.updates) == ["for the group", "half a reply"]
+    assert any(c.id == ch.id for c in listed.chats) and any(u.id == b for u in listed.users)
+
+    # An empty text clears the draft (updateDraftMessage with draftMessageEmpty for the other devices).
+    assert await call(a, functions.messages.SaveDraft(peer=peer(a, b), message=""))
+    diff = await updates.do_get_difference(
+        a, (await sync_to_async(updates.get_state)(a)).pts - 1, datetime.now(UTC)
+    )
+    (part,) = await updates.render_events(diff.events, a)
+    assert isinstance(part.updates[0].draft, types.DraftMessageEmpty)
+    assert [u.draft.message for u in (await call(a, functions.messages.GetAllDrafts())).updates] == [
+        "for the group"
+    ]
+    assert await call(a, functions.messages.ClearAllDrafts())
+    assert (await call(a, functions.messages.GetAllDrafts())).updates == []
+    with pytest.raises(RpcError) as e:
+        await call(a, functions.messages.SaveDraft(peer=peer(a, b), message="x" * 4097))
+    assert rpc_error(e) == "MESSAGE_TOO_LONG"
