@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from channels_app.tl_convert import entities_to_tl, fwd_header_to_tl
+from channels_app.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
 from tl import types
 
 
@@ -95,7 +95,7 @@ def messages_to_tl(messages: list[dict], users: list, chats: list):
     )
 
 
-def dialog_to_tl(e):
+def dialog_to_tl(e, draft: dict | None = None):
     d = e.dialog
     top = e.top_message["id"] if e.top_message else 0
     return types.Dialog(
@@ -110,6 +110,7 @@ def dialog_to_tl(e):
         unread_reactions_count=0,
         unread_poll_votes_count=0,
         notify_settings=types.PeerNotifySettings(),
+        draft=draft_to_tl(draft),
         folder_id=d.get("folder_id") or None,
     )
 
