@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from message_core import tl_convert as core_tl
 from tl import types
 
 from . import tl_convert
@@ -30,7 +31,7 @@ def _user_dialog_peer(user_id: int):
 async def _render(event, viewer_id: int):
     from accounts_app.updates import Rendered
 
-    from .access import chats_for
+    from .chat_context import chats_for
 
     p = event.payload
     cid = int(p.get("channel_id", 0))
@@ -59,7 +60,7 @@ async def _render(event, viewer_id: int):
     elif event.type == UNREAD_MARK:
         ups = [types.UpdateDialogUnreadMark(unread=p["unread"], peer=_dialog_peer(cid))]
     elif event.type == DRAFT:
-        ups = [tl_convert.draft_update_to_tl(p)]
+        ups = [core_tl.draft_update_to_tl(p)]
         if p["kind"] == "c":
             cid = int(p["peer_id"])
         else:
@@ -91,7 +92,7 @@ async def too_long_nudges(user_id: int, since: datetime):
     computed, takes no account pts; the client follows with getChannelDifference."""
     from accounts_app.updates import Rendered
 
-    from .access import chats_for
+    from .chat_context import chats_for
 
     news = await channels_with_events_since(user_id, int(since.timestamp()))
     if not news:

@@ -26,6 +26,10 @@ class ChannelsConfig(AppConfig):
         for name in RPC_MODULES:
             importlib.import_module(f"channels_app.rpc.{name}")
         from channels_app import account_updates, usernames
+        from channels_app.chat_context import chats_for
+        from message_core.context import set_chats_renderer
+
+        set_chats_renderer(chats_for)
 
         account_updates.install()
         usernames.install()

@@ -35,10 +35,3 @@ async def publish(kind: str, payload: dict) -> None:
             await sink(kind, payload)
         except Exception:
             log.exception("channel push sink failed for %s", kind)
-
-
-# (auth_key_id, session_id) of the session whose request is running: it gets the
-# change in its RPC answer, so pushes skip it. Set by the RPC handlers.
-from contextvars import ContextVar  # noqa: E402
-
-origin: ContextVar[tuple[int, int] | None] = ContextVar("channels_push_origin", default=None)

@@ -14,11 +14,14 @@ import logging
 import time
 
 from edge_app.push import publish, push_to_users, renderer, subscriber
+from message_core import limits
+from message_core.context import origin as push_origin
+from message_core.context import users_for
 from tl.runtime import Reader
 
-from . import db, limits, notify, tl_convert
-from .access import chats_for, users_for
+from . import db, notify, tl_convert
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
+from .chat_context import chats_for
 from .domain import ChannelEvent
 
 log = logging.getLogger("telesrv.channels.push")
@@ -121,7 +124,7 @@ def _sessions(edge, user_id: int, exclude):
 
 
 async def _sink(kind: str, payload: dict) -> None:
-    origin = notify.origin.get()
+    origin = push_origin.get()
     exclude = list(origin) if origin else None
     if kind == "channel.event":
         await publish(EVENT, {**payload, "exclude": exclude})

@@ -31,9 +31,9 @@ from accounts_app.updates import (
     get_state,
     push_user_updates,
 )
-from channels_app import limits
-from channels_app.actions.common import now
-from channels_app.actions.messages import SEARCH_WINDOW, history_window, validate_text
+from message_core import limits
+from message_core.clock import now
+from message_core.text import SEARCH_WINDOW, history_window, validate_text
 from tl.errors import (
     InputUserDeactivatedError,
     LimitInvalidError,

@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from accounts_app.updates import do_append_user_update
-from channels_app import limits
+from message_core import limits
 from tl.errors import FolderIdInvalidError
 
 from .actions import box_to_dict, count_unread, in_thread, live_boxes

@@ -10,11 +10,10 @@ from __future__ import annotations
 import time
 
 from accounts_app.access import check_input_peer_user
-from channels_app.access import chats_for, resolve_input_user, users_for
-from channels_app.rpc.context import own_session, viewer
-from channels_app.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
 from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
+from message_core.context import chats_for, own_session, resolve_input_user, users_for, viewer
+from message_core.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
 from tl import functions, types
 from tl.errors import MediaEmptyError, PeerIdInvalidError
 

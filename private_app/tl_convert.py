@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from channels_app.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
+from message_core.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
 from tl import types
 
 

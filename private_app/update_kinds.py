@@ -10,7 +10,7 @@ from . import actions, dialogs, tl_convert
 
 
 async def _chats(viewer_id: int, shown: list[dict]) -> tuple[set[int], list]:
-    from channels_app.access import chats_for
+    from message_core.context import chats_for
 
     users, chans = {viewer_id}, set()
     actions.message_refs(shown, users, chans)

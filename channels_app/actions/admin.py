@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from message_core.clock import now
 from tl.errors import (
     AdminRankInvalidError,
     AdminsTooMuchError,
@@ -35,7 +36,7 @@ from ..rights import (
     has_admin_right,
 )
 from . import admin_log
-from .common import is_active, load_channel, load_member, now, with_pts
+from .common import is_active, load_channel, load_member, with_pts
 
 RANK_MAX = 16
 ADMINS_MAX = 50

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from message_core.clock import now
+
 from .. import db
 from ..errors import ChatAdminRequiredError, LimitInvalidError
 from ..rights import is_admin
-from .common import jsonb, load_channel, load_member, now, require_visible
+from .common import jsonb, load_channel, load_member, require_visible
 
 OPERATOR = 0
 

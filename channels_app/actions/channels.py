@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import secrets
 
-from .. import counters, db, limits
+from message_core import limits
+from message_core.clock import now
+
+from .. import counters, db
 from ..domain import ChannelChange, ChannelEvent
 from ..errors import (
     AddressInvalidError,
@@ -39,7 +42,6 @@ from .common import (
     jsonb,
     load_channel,
     load_member,
-    now,
     with_pts,
 )
 from .dialogs import count_unread

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from message_core.clock import now
 
 from .. import counters, db
 from ..errors import ChannelInvalidError, ChannelPrivateError
@@ -25,10 +26,6 @@ MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted"
 )
-
-
-def now() -> int:
-    return int(time.time())
 
 
 def jsonb(value: Any) -> str | None:

@@ -49,7 +49,9 @@ A send writes no per-member dialog rows (O(1) per message); the stale
 
 from __future__ import annotations
 
-from .. import db, limits
+from message_core import limits
+
+from .. import db
 from ..domain import DialogEntry, Dialogs
 from ..errors import FolderIdInvalidError, LimitInvalidError
 from .common import message_refs

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from .. import db, limits
+from message_core import limits
+from message_core.clock import now
+
+from .. import db
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, LimitInvalidError, PersistentTimestampInvalidError
 from . import mentions
-from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, now, require_visible
+from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, require_visible
 from .dialogs import count_unread
 
 

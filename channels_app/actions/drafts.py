@@ -10,9 +10,12 @@ owner's account update log (``account_updates.DRAFT``). A draft is a dict:
 
 from __future__ import annotations
 
-from .. import db, limits
-from .common import jsonb, now
-from .messages import validate_text
+from message_core import limits
+from message_core.clock import now
+from message_core.text import validate_text
+
+from .. import db
+from .common import jsonb
 
 Peer = tuple[str, int]
 DRAFTS_MAX = 1000  # getAllDrafts lists at most this many (a user has at most ~1000 dialogs of each kind)

@@ -18,6 +18,8 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
+from message_core import limits
+from message_core.clock import now
 from tl.errors import (
     ExpireDateInvalidError,
     InviteHashEmptyError,
@@ -29,7 +31,7 @@ from tl.errors import (
     UsageLimitInvalidError,
 )
 
-from .. import db, limits, notify
+from .. import db, notify
 from ..domain import ChannelChange
 from ..errors import (
     ChannelsTooMuchError,
@@ -41,7 +43,7 @@ from ..errors import (
 from ..rights import has_admin_right
 from . import admin_log
 from .admin import admin_ids, load_for_actor, require_right
-from .common import is_active, load_channel, load_member, now
+from .common import is_active, load_channel, load_member
 
 INVITE_COLUMNS = (
     "channel_id, id, hash, admin_user_id, title, permanent, revoked, request_needed, expire_date,"

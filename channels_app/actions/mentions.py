@@ -11,12 +11,25 @@ entities (tl_convert); this store answers the dialog badge and getUnreadMentions
 
 from __future__ import annotations
 
-from .. import db, limits
+from message_core import limits
+from message_core.text import mention_user_ids
+
+from .. import db
 from ..errors import LimitInvalidError
 from .common import load_channel
 
 MENTIONS_PER_MESSAGE = 100
 READ_MENTIONS_BATCH = 1000
+
+
+def mentioned_user_ids(m: dict) -> list[int]:
+    """Users a message mentions for their badge and ``mentioned`` flag: its mention
+    entities, and in a megagroup the author it replies to; never its own sender."""
+    ids = set(mention_user_ids(m.get("entities")))
+    if m.get("reply_to_user_id"):
+        ids.add(int(m["reply_to_user_id"]))
+    ids.discard(m.get("sender_user_id"))
+    return sorted(ids)
 
 
 async def record_mentions(channel_id: int, message_id: int, sender_id: int, user_ids: list[int]) -> None:
@@ -132,8 +145,6 @@ async def unread_among(user_id: int, channel_id: int, messages: list[dict]) -> s
     """Which of these messages are the viewer's unread mentions (for ``media_unread``,
     which Telegram Desktop reads as "this mention is unread"). No query unless one of
     them mentions the viewer."""
-    from .messages import mentioned_user_ids
-
     ids = [m["id"] for m in messages if m and user_id in mentioned_user_ids(m)]
     if not ids:
         return set()

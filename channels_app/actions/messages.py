@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 
-from .. import db, limits, notify
+from message_core import limits
+from message_core.text import SEARCH_WINDOW, history_window, validate_text
+
+from .. import db, notify
 from ..domain import ChannelChange, ChannelEvent, History
 from ..errors import (
     ChannelInvalidError,
@@ -18,16 +21,12 @@ from ..errors import (
     ChatForwardsRestrictedError,
     ChatSendPlainForbiddenError,
     ChatWriteForbiddenError,
-    EntitiesTooLongError,
-    EntityBoundsInvalidError,
     LimitInvalidError,
     MessageAuthorRequiredError,
     MessageDeleteForbiddenError,
-    MessageEmptyError,
     MessageIdInvalidError,
     MessageIdsEmptyError,
     MessageNotModifiedError,
-    MessageTooLongError,
     MsgIdInvalidError,
     QuoteTextInvalidError,
     RandomIdEmptyError,
@@ -52,51 +51,7 @@ from .common import (
     require_visible,
     with_pts,
 )
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-def validate_text(message: str, entities: list[dict] | None, *, allow_empty: bool = False) -> list[dict]:
-    """4096 code points, at most 256 entities, each inside the text (UTF-16 offsets)."""
-    message = message or ""
-    if not allow_empty and not message.strip():
-        raise MessageEmptyError()
-    if len(message) > limits.MESSAGE_MAX:
-        raise MessageTooLongError()
-    entities = list(entities or [])
-    if len(entities) > limits.ENTITIES_MAX:
-        raise EntitiesTooLongError()
-    size = utf16_len(message)
-    for e in entities:
-        off, ln = int(e.get("offset", 0)), int(e.get("length", 0))
-        if off < 0 or ln <= 0 or off + ln > size:
-            raise EntityBoundsInvalidError()
-    return entities
-
-
-def mention_user_ids(entities: list[dict] | None) -> list[int]:
-    """Users a message mentions: mention-name entities, and @username entities the
-    server resolved when the message was written (their ``user_id``)."""
-    return sorted(
-        {
-            int(e["user_id"])
-            for e in entities or ()
-            if e.get("type") in ("mentionName", "mention") and e.get("user_id")
-        }
-    )
-
-
-def mentioned_user_ids(m: dict) -> list[int]:
-    """Users a message mentions for their badge and ``mentioned`` flag: its mention
-    entities, and in a megagroup the author it replies to; never its own sender."""
-    ids = set(mention_user_ids(m.get("entities")))
-    if m.get("reply_to_user_id"):
-        ids.add(int(m["reply_to_user_id"]))
-    ids.discard(m.get("sender_user_id"))
-    return sorted(ids)
-
+from .mentions import mentioned_user_ids
 
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
 
@@ -726,18 +681,6 @@ async def do_delete_history(
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
     return channel, event, member["available_min_id"], more
-
-
-def history_window(limit: int, add_offset: int) -> tuple[int, int]:
-    """A history page's (limit, add_offset), capped as the design says (no unbounded
-    page or offset); shared by channel and private histories."""
-    if limit < 0:
-        raise LimitInvalidError()
-    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
-    return limit, max(-limits.ADD_OFFSET_MAX, min(add_offset, limits.ADD_OFFSET_MAX))
-
-
-SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
 
 
 def _like(q: str) -> str:

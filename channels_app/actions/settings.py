@@ -9,6 +9,8 @@ never change settings here; admins need the right the design names for each.
 
 from __future__ import annotations
 
+from message_core import limits
+from message_core.clock import now
 from tl.errors import (
     ChatAboutNotModifiedError,
     ChatNotModifiedError,
@@ -17,8 +19,7 @@ from tl.errors import (
     StickersetInvalidError,
 )
 
-from .. import db, limits, notify
-from ..access import forget_join_flags
+from .. import db, notify
 from ..domain import ChannelChange, ChannelEvent
 from ..errors import (
     ChannelInvalidError,
@@ -26,10 +27,11 @@ from ..errors import (
     ChatTitleEmptyError,
     MessageIdInvalidError,
 )
+from ..join_settings import forget_join_flags, get_join_settings
 from ..rights import BANNED_FLAGS
 from . import admin_log
 from .admin import load_for_actor, publish_channel_updated, require_creator, require_right
-from .common import MESSAGE_COLUMNS, load_channel, now, with_pts
+from .common import MESSAGE_COLUMNS, load_channel, with_pts
 
 SLOWMODE_SECONDS = (0, 10, 30, 60, 300, 900, 3600)
 UNPIN_ALL_PAGE = 1000
@@ -225,20 +227,6 @@ async def do_toggle_slow_mode(actor_user_id: int | None, channel_id: int, second
         channel_id, actor_user_id, {"slowmode_seconds": seconds}, "toggle_slow_mode",
         {"prev": channel["slowmode_seconds"], "new": seconds},
     )  # fmt: skip
-
-
-async def get_join_settings(channel_ids: list[int]) -> dict[int, dict]:
-    """join_to_send / join_request / gigagroup per channel (absent: all off); the
-    channel conversion reads this for Channel flags 26/28/29."""
-    if not channel_ids:
-        return {}
-    async with db.connection() as conn:
-        cur = await conn.execute(
-            "SELECT channel_id, join_to_send, join_request, antispam, gigagroup FROM channel_join_settings"
-            " WHERE channel_id = ANY(%s)",
-            (list(channel_ids),),
-        )
-        return {r["channel_id"]: r for r in await cur.fetchall()}
 
 
 async def _set_join_setting(

@@ -9,9 +9,10 @@ keeps the display form.
 
 from __future__ import annotations
 
+from message_core import limits
 from tl.errors import RpcError, UsernameInvalidError, UsernameNotModifiedError, UsernameOccupiedError
 
-from .. import db, limits
+from .. import db
 from ..errors import OffsetInvalidError
 from . import admin_log
 from .admin import load_for_actor, publish_channel_updated, require_creator, require_right

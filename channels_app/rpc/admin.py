@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
+from message_core.context import origin as push_origin
+from message_core.context import resolve_input_user, users_for, viewer
 from tl import functions, types
 
 from .. import actions, notify, rights, tl_convert, tl_convert_admin
-from ..access import channel_ref, chats_for, resolve_input_user, users_for
+from ..access import channel_ref
 from ..actions import admin, admin_log, invites
+from ..chat_context import chats_for
 from ..errors import ChannelPrivateError, LimitInvalidError, PeerIdInvalidError
-from .context import context_for, viewer
+from .context import context_for
 
 PARTICIPANT = "channel_admin.participant"
 PENDING = "channel_admin.pending"
@@ -144,7 +147,7 @@ async def get_admin_log(ctx, req: functions.channels.GetAdminLog):
 async def _sink(kind: str, payload: dict) -> None:
     if kind not in (PARTICIPANT, PENDING):
         return
-    origin = notify.origin.get()
+    origin = push_origin.get()
     await push_to_users(payload["user_ids"], kind, payload, exclude=origin)
 
 

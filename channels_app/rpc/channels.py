@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from accounts_app.actions import vector_hash
 from edge_app.registry import rpc
+from message_core import limits
+from message_core import tl_convert as core_tl
+from message_core.context import own_session, resolve_input_user, users_for, viewer
 from tl import functions, types
 
-from .. import account_updates, actions, limits, tl_convert
-from ..access import channel_ref, chats_for, resolve_input_user, users_for
+from .. import account_updates, actions, tl_convert
+from ..access import channel_ref
 from ..actions import dialogs as dialog_actions
 from ..actions import messages as message_actions
+from ..chat_context import chats_for
 from ..errors import (
     ChannelInvalidError,
     ChannelPrivateError,
@@ -18,7 +22,7 @@ from ..errors import (
     PeerIdInvalidError,
     UserIdInvalidError,
 )
-from .context import change_to_updates, context_for, own_session, viewer
+from .context import change_to_updates, context_for
 
 
 async def _checked(me: int, input_channel, *, preview: bool = False):
@@ -178,8 +182,8 @@ async def delete_messages(ctx, req: functions.channels.DeleteMessages):
     channel, _ = await _checked(me, req.channel)
     ch, event = await actions.do_delete_messages(me, channel["id"], list(req.id))
     if event is None:
-        return tl_convert.affected_messages_to_tl(ch["pts"], 0)
-    return tl_convert.affected_messages_to_tl(event.pts, event.pts_count)
+        return core_tl.affected_messages_to_tl(ch["pts"], 0)
+    return core_tl.affected_messages_to_tl(event.pts, event.pts_count)
 
 
 @rpc(functions.channels.DeleteHistory)
@@ -245,8 +249,8 @@ async def delete_participant_history(ctx, req: functions.channels.DeleteParticip
         raise ParticipantIdInvalidError()
     event, more = await message_actions.do_delete_participant_history(me, channel["id"], target)
     if event is None:
-        return tl_convert.affected_history_to_tl(channel["pts"], 0, False)
-    return tl_convert.affected_history_to_tl(event.pts, event.pts_count, more)
+        return core_tl.affected_history_to_tl(channel["pts"], 0, False)
+    return core_tl.affected_history_to_tl(event.pts, event.pts_count, more)
 
 
 @rpc(functions.channels.ToggleViewForumAsMessages)

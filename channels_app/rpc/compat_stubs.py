@@ -7,14 +7,15 @@ METHOD_INVALID and never believes something was stored that was not."""
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core import limits
+from message_core.context import viewer
 from tl import functions
 from tl.errors import BoostsRequiredError, MegagroupGeoRequiredError, NotImplementedRpcError
 
-from .. import limits, tl_convert
+from .. import tl_convert
 from ..actions import admin
 from ..errors import ChannelInvalidError, LimitInvalidError
 from .admin import checked_channel, state_updates
-from .context import viewer
 
 # What checkSearchPostsFlood reports: every query free (there is no paid search).
 SEARCH_POSTS_DAILY = 10

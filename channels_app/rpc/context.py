@@ -1,20 +1,12 @@
-"""What the channel handlers share: the viewer, the origin session, response context."""
+"""The context a channel answer carries: the users and chats its messages name."""
 
 from __future__ import annotations
 
-from .. import notify, tl_convert
-from ..access import chats_for, users_for
+from message_core.context import users_for
+
+from .. import tl_convert
 from ..actions.common import message_refs
-
-
-def viewer(ctx) -> int:
-    """The logged-in user; also marks this session as the origin of any push."""
-    notify.origin.set((ctx.auth_key_id, ctx.session_id))
-    return ctx.app["user_id"]
-
-
-def own_session(ctx) -> tuple[int, int]:
-    return (ctx.auth_key_id, ctx.session_id)
+from ..chat_context import chats_for
 
 
 async def context_for(me: int, messages, user_ids=(), channel_ids=(), known=None) -> tuple[list, list]:

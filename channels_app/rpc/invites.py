@@ -4,14 +4,15 @@ requests."""
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core.context import resolve_input_user, users_for, viewer
 from tl import functions, types
 
 from .. import tl_convert_admin
-from ..access import chats_for, is_channel_peer, resolve_input_user, users_for
+from ..access import is_channel_peer
 from ..actions import invites
+from ..chat_context import chats_for
 from ..errors import LimitInvalidError, PeerIdInvalidError
 from .admin import change_updates, checked_channel, state_updates
-from .context import viewer
 
 
 async def _checked_peer(me: int, peer):

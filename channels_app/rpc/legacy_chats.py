@@ -5,14 +5,14 @@ megagroup (nothing of a legacy chat is stored), so each wrapper resolves it with
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core.context import resolve_input_user, viewer
 from tl import functions, types
 from tl.errors import PasswordHashInvalidError, UserAdminInvalidError
 
 from .. import actions, rights, tl_convert
-from ..access import resolve_input_user
 from ..actions import admin, settings
 from .admin import change_updates, checked_channel, member_update_to_tl, state_updates
-from .context import change_to_updates, viewer
+from .context import change_to_updates
 
 # What "admin" meant in a basic group, as supergroup rights.
 LEGACY_ADMIN_RIGHTS = sum(

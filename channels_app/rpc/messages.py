@@ -7,6 +7,9 @@ method both kinds of chat share; forwards may cross between the two.
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core import limits
+from message_core import tl_convert as core_tl
+from message_core.context import own_session, resolve_input_user, users_for, viewer
 from private_app import actions as private_actions
 from private_app import dialogs as private_dialogs
 from private_app import rpc as private_rpc
@@ -14,19 +17,13 @@ from private_app import tl_convert as private_tl
 from private_app.rpc import is_user_peer
 from tl import functions, types
 
-from .. import account_updates, actions, limits, notify, tl_convert
-from ..access import (
-    channel_ref,
-    chats_for,
-    dialog_peer_channel,
-    is_channel_peer,
-    resolve_input_user,
-    users_for,
-)
+from .. import account_updates, actions, notify, tl_convert
+from ..access import channel_ref, dialog_peer_channel, is_channel_peer
 from ..actions import drafts, pins
 from ..actions import mentions as mention_actions
+from ..chat_context import chats_for
 from ..errors import LimitInvalidError, MsgIdInvalidError, PeerIdInvalidError, ScheduleDateInvalidError
-from .context import change_to_updates, context_for, own_session, viewer
+from .context import change_to_updates, context_for
 
 
 def _channel_peer(peer) -> tuple[int, int]:
@@ -92,11 +89,9 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         reply_to_msg_id, top_msg_id = r.reply_to_msg_id, r.top_msg_id or 0
         quote_text, quote_offset = r.quote_text, r.quote_offset
         quote_entities = (
-            tl_convert.entities_from_tl(r.quote_entities, resolve_input_user(me))
-            if r.quote_entities
-            else None
+            core_tl.entities_from_tl(r.quote_entities, resolve_input_user(me)) if r.quote_entities else None
         )
-    entities = tl_convert.entities_from_tl(req.entities, resolve_input_user(me))
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     change = await actions.do_send_message(
         me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
@@ -141,7 +136,7 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
         from ..errors import MediaEmptyError
 
         raise MediaEmptyError()  # no media store: text edits only
-    entities = tl_convert.entities_from_tl(req.entities, resolve_input_user(me))
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities)
     return await change_to_updates(me, change)
 
@@ -186,7 +181,7 @@ async def read_history(ctx, req: functions.messages.ReadHistory):
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer)
     res = await read_channel(ctx, me, channel["id"], req.max_id)
-    return tl_convert.affected_messages_to_tl(res["pts"], 0)
+    return core_tl.affected_messages_to_tl(res["pts"], 0)
 
 
 @rpc(functions.messages.DeleteHistory)
@@ -205,8 +200,8 @@ async def delete_history(ctx, req: functions.messages.DeleteHistory):
             {"channel_id": ch["id"], "available_min_id": applied},
             exclude=own_session(ctx),
         )
-        return tl_convert.affected_history_to_tl(ch["pts"], 0, False)
-    return tl_convert.affected_history_to_tl(event.pts, event.pts_count, more)
+        return core_tl.affected_history_to_tl(ch["pts"], 0, False)
+    return core_tl.affected_history_to_tl(event.pts, event.pts_count, more)
 
 
 @rpc(functions.messages.SetTyping)
@@ -529,7 +524,7 @@ async def read_mentions(ctx, req: functions.messages.ReadMentions):
     me = viewer(ctx)
     channel, _ = await _checked_peer(me, req.peer)
     pts, more = await mention_actions.do_read_mentions(me, channel["id"])
-    return tl_convert.affected_history_to_tl(pts, 0, more)
+    return core_tl.affected_history_to_tl(pts, 0, more)
 
 
 def _search_from_user(me: int, from_id) -> int:

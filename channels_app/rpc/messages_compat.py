@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from accounts_app import updates as account_log
 from accounts_app.access import check_input_user
 from edge_app.registry import rpc
+from message_core import limits
+from message_core import tl_convert as core_tl
+from message_core.context import own_session, resolve_input_user, users_for, viewer
 from private_app import actions as private_actions
 from private_app.rpc import is_user_peer, peer_user_id
 from tl import functions, types
@@ -34,11 +37,12 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import account_updates, actions, limits, tl_convert, tl_convert_compat
-from ..access import channel_ref, chats_for, resolve_input_user, users_for
+from .. import account_updates, actions, tl_convert, tl_convert_compat
+from ..access import channel_ref
 from ..actions import drafts, peer_stats
 from ..actions.common import is_active
 from ..actions.messages import require_editable
+from ..chat_context import chats_for
 from ..errors import (
     ChannelPrivateError,
     LimitInvalidError,
@@ -50,7 +54,6 @@ from ..errors import (
     PeerIdInvalidError,
     TtlPeriodInvalidError,
 )
-from .context import own_session, viewer
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
@@ -143,7 +146,7 @@ async def _account_pts(me: int) -> int:
 async def _affected_history(me: int, p: Peer):
     """Nothing read: the pts the client already has (the channel's, or the account's)."""
     pts = p.channel["pts"] if p.channel else await _account_pts(me)
-    return tl_convert.affected_history_to_tl(pts, 0, False)
+    return core_tl.affected_history_to_tl(pts, 0, False)
 
 
 def _empty_updates():
@@ -209,7 +212,7 @@ async def read_message_contents(ctx, req: functions.messages.ReadMessageContents
     unread and nothing is logged: the account's current pts, pts_count 0."""
     me = viewer(ctx)
     _ids(req.id)
-    return tl_convert.affected_messages_to_tl(await _account_pts(me), 0)
+    return core_tl.affected_messages_to_tl(await _account_pts(me), 0)
 
 
 @rpc(functions.messages.GetMessageEditData)
@@ -273,7 +276,7 @@ async def save_draft(ctx, req: functions.messages.SaveDraft):
     reply = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
     draft = await drafts.do_save_draft(
         me, ("c", p.channel_id) if p.channel else ("p", p.user_id), req.message,
-        tl_convert.entities_from_tl(req.entities, resolve_input_user(me)), reply_to_msg_id=reply,
+        core_tl.entities_from_tl(req.entities, resolve_input_user(me)), reply_to_msg_id=reply,
         no_webpage=req.no_webpage,
     )  # fmt: skip
     if draft is not None:
@@ -287,7 +290,7 @@ async def get_all_drafts(ctx, req: functions.messages.GetAllDrafts):
     found = list((await drafts.get_drafts(me)).values())
     users = await users_for(me, [d["peer_id"] for d in found if d["kind"] == "p"])
     chats = await chats_for(me, [d["peer_id"] for d in found if d["kind"] == "c"])
-    return tl_convert.updates_to_tl([tl_convert.draft_update_to_tl(d) for d in found], users, chats)
+    return tl_convert.updates_to_tl([core_tl.draft_update_to_tl(d) for d in found], users, chats)
 
 
 @rpc(functions.messages.ClearAllDrafts)

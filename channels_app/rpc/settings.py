@@ -5,14 +5,16 @@ contacts.search / contacts.resolveUsername (accounts_app.peer_search)."""
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core import tl_convert as core_tl
+from message_core.context import viewer
 from tl import functions, types
 
 from .. import rights, tl_convert, tl_convert_admin
-from ..access import chats_for, is_channel_peer
+from ..access import is_channel_peer
 from ..actions import settings, usernames
+from ..chat_context import chats_for
 from ..errors import PeerIdInvalidError
 from .admin import change_updates, checked_channel, state_updates
-from .context import viewer
 
 
 async def _checked_peer(me: int, peer):
@@ -135,9 +137,9 @@ async def unpin_all_messages(ctx, req: functions.messages.UnpinAllMessages):
     channel, _ = await _checked_peer(me, req.peer)
     change, more = await settings.do_unpin_all_messages(me, channel["id"])
     if not change.events:
-        return tl_convert.affected_history_to_tl(change.channel["pts"], 0, False)
+        return core_tl.affected_history_to_tl(change.channel["pts"], 0, False)
     ev = change.events[0]
-    return tl_convert.affected_history_to_tl(ev.pts, ev.pts_count, bool(more))
+    return core_tl.affected_history_to_tl(ev.pts, ev.pts_count, bool(more))
 
 
 # --- usernames ---------------------------------------------------------------------

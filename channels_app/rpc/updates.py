@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from message_core.context import viewer
 from tl import functions
 
 from .. import actions, tl_convert
 from ..access import channel_ref
-from .context import context_for, viewer
+from .context import context_for
 
 
 @rpc(functions.updates.GetChannelDifference)

@@ -87,7 +87,7 @@ async def test_full_channel_carries_the_permanent_link_for_inviting_admins_only(
 
 
 async def test_join_switches_antispam_and_forum_show_on_the_channel(chan):
-    from channels_app.access import chats_for
+    from channels_app.chat_context import chats_for
     from tl.errors import ChatNotModifiedError, StickersetInvalidError
 
     cid = (await actions.do_create_channel(A, "g", megagroup=True)).channel["id"]

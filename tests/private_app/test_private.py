@@ -141,7 +141,7 @@ async def test_delete_for_me_and_for_both_moves_the_dialog_top(users):
 
 
 async def test_delete_history_in_bounded_pages(users, monkeypatch):
-    from channels_app import limits
+    from message_core import limits
 
     a, b, _ = users
     for i in range(7):

@@ -1,0 +1,82 @@
+"""The RPC context both chat kinds' handlers share: who is asking, from which session,
+and the users and chats an answer carries.
+
+Chats are rendered by the chat kind that owns them: ``channels_app`` installs its
+renderer at start-up (``set_chats_renderer``), so code below it, such as private chats
+showing a forward from a channel, can name channels without importing that app.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+
+from accounts_app.access import check_input_user
+from accounts_app.tl_convert import users_to_tl
+
+# (auth_key_id, session_id) of the session whose request is running: it gets the
+# change in its RPC answer, so pushes skip it. Set by ``viewer``.
+origin: ContextVar[tuple[int, int] | None] = ContextVar("push_origin", default=None)
+
+
+def viewer(ctx) -> int:
+    """The logged-in user; also marks this session as the origin of any push."""
+    origin.set((ctx.auth_key_id, ctx.session_id))
+    return ctx.app["user_id"]
+
+
+def own_session(ctx) -> tuple[int, int]:
+    return (ctx.auth_key_id, ctx.session_id)
+
+
+ChatsRenderer = Callable[..., Awaitable[list]]
+_chats_renderer: ChatsRenderer | None = None
+
+
+def set_chats_renderer(renderer: ChatsRenderer) -> None:
+    global _chats_renderer
+    _chats_renderer = renderer
+
+
+async def chats_for(viewer_id: int, channel_ids, known=None) -> list:
+    """TL chats for ``channel_ids`` as ``viewer_id`` sees them (the installed renderer)."""
+    if not channel_ids:
+        return []
+    if _chats_renderer is None:
+        raise RuntimeError("no chats renderer installed (channels_app not ready)")
+    return await _chats_renderer(viewer_id, channel_ids, known)
+
+
+# (viewer, user) -> (expiry, TL user). Every message response and every push carries
+# the sender; rendering it through accounts (an ORM query per viewer) would dominate a
+# busy group, and a profile a few seconds stale in a push is harmless.
+USER_CACHE_SECONDS = 5.0
+USER_CACHE_MAX = 100_000
+_user_cache: dict[tuple[int, int], tuple[float, object]] = {}
+
+
+async def users_for(viewer_id: int, user_ids) -> list:
+    ids = sorted({int(u) for u in user_ids if u})
+    if not ids:
+        return []
+    now = time.monotonic()
+    out, missing = {}, []
+    for uid in ids:
+        hit = _user_cache.get((viewer_id, uid))
+        if hit is not None and hit[0] > now:
+            out[uid] = hit[1]
+        else:
+            missing.append(uid)
+    if missing:
+        if len(_user_cache) > USER_CACHE_MAX:
+            _user_cache.clear()
+        for user in await users_to_tl(missing, viewer_id):
+            out[user.id] = user
+            _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS, user)
+    return [out[u] for u in ids if u in out]
+
+
+def resolve_input_user(viewer_id: int):
+    """``fn(input_user) -> user_id`` through accounts (raises USER_ID_INVALID)."""
+    return lambda input_user: check_input_user(viewer_id, input_user)
