@@ -31,7 +31,7 @@ VIEWER, POSTER = 7_000_001, 7_000_002
 
 async def populate(channels: int) -> None:
     from channels_app import actions, db
-    from channels_app.actions import pins
+    from messages_app import pins
 
     async with db.connection() as conn:
         await conn.execute("DELETE FROM channel_dialogs WHERE user_id = %s", (VIEWER,))

@@ -7,14 +7,12 @@ log = logging.getLogger("telesrv.channels")
 
 RPC_MODULES = (
     "channels",
-    "messages",
     "updates",
     "admin",
     "invites",
     "settings",
     "legacy_chats",
     "compat_stubs",
-    "messages_compat",
 )
 
 

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "accounts_app",
     "channels_app",
     "private_app",
+    "messages_app",
     "console_app",
 ]
 

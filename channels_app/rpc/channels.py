@@ -208,10 +208,25 @@ async def delete_history(ctx, req: functions.channels.DeleteHistory):
     return tl_convert.updates_to_tl(ups, [], chats)
 
 
+async def read_channel(ctx, me: int, channel_id: int, max_id: int) -> dict:
+    res = await actions.do_read_history(me, channel_id, max_id)
+    if res["advanced"]:
+        await account_updates.append(
+            me,
+            account_updates.READ_INBOX,
+            {
+                "channel_id": channel_id,
+                "max_id": res["max_id"],
+                "still_unread_count": res["still_unread_count"],
+                "pts": res["pts"],
+            },
+            exclude=own_session(ctx),
+        )
+    return res
+
+
 @rpc(functions.channels.ReadHistory)
 async def read_history(ctx, req: functions.channels.ReadHistory):
-    from .messages import read_channel
-
     me = viewer(ctx)
     channel, _ = await _checked(me, req.channel)
     await read_channel(ctx, me, channel["id"], req.max_id)

@@ -5,12 +5,15 @@ megagroup (nothing of a legacy chat is stored), so each wrapper resolves it with
 from __future__ import annotations
 
 from edge_app.registry import rpc
-from message_core.context import resolve_input_user, viewer
+from message_core import limits
+from message_core.context import resolve_input_user, users_for, viewer
 from tl import functions, types
 from tl.errors import PasswordHashInvalidError, UserAdminInvalidError
 
 from .. import actions, rights, tl_convert
 from ..actions import admin, settings
+from ..chat_context import chats_for
+from ..errors import LimitInvalidError
 from .admin import change_updates, checked_channel, member_update_to_tl, state_updates
 from .context import change_to_updates
 
@@ -107,3 +110,41 @@ async def edit_chat_creator(ctx, req: functions.messages.EditChatCreator):
     resolve_input_user(me)(req.user_id)
     admin.require_creator(me, member)
     raise PasswordHashInvalidError()
+
+
+@rpc(functions.messages.CreateChat)
+async def create_chat(ctx, req: functions.messages.CreateChat):
+    me = viewer(ctx)
+    if len(req.users) > limits.CREATE_CHAT_USERS_MAX:
+        from ..errors import UsersTooMuchError
+
+        raise UsersTooMuchError()
+    resolve = resolve_input_user(me)
+    user_ids = [resolve(u) for u in req.users]
+    change = await actions.do_create_channel(
+        me, req.title, invite_user_ids=user_ids, ttl_period=req.ttl_period, from_create_chat=True
+    )
+    ch = change.channel
+    updates = await change_to_updates(me, change, extra=[tl_convert.update_channel_to_tl(ch["id"])])
+    # Telegram Desktop takes chats[0] of this answer as the new chat and only accepts a
+    # legacy chat there; it follows migrated_to to the real megagroup, listed next.
+    updates.chats = [tl_convert.legacy_chat_to_tl(ch), *updates.chats]
+    return tl_convert.invited_users_to_tl(updates, change.missing_user_ids)
+
+
+@rpc(functions.messages.GetChats)
+async def get_chats(ctx, req: functions.messages.GetChats):
+    """Legacy chat ids are the same-id megagroups."""
+    me = viewer(ctx)
+    if len(req.id) > limits.GET_CHANNELS_MAX:
+        raise LimitInvalidError()
+    found = await actions.get_channels(me, [(cid, 0) for cid in req.id])
+    return tl_convert.chats_to_tl([tl_convert.channel_to_tl(ch, m) for ch, m in found])
+
+
+@rpc(functions.messages.GetFullChat)
+async def get_full_chat(ctx, req: functions.messages.GetFullChat):
+    me = viewer(ctx)
+    full = await actions.get_full_channel(me, req.chat_id, 0)
+    chats = await chats_for(me, [req.chat_id], {req.chat_id: (full["channel"], full["member"])})
+    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, [me]))

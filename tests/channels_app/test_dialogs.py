@@ -4,8 +4,9 @@ deletes, the visible top after deleting the top message and after a local clear.
 import pytest
 
 from channels_app import actions, db
-from channels_app.actions import dialogs, pins
+from channels_app.actions import dialogs
 from channels_app.errors import FolderIdInvalidError
+from messages_app import pins
 
 A, B = 31, 32
 

@@ -1,4 +1,4 @@
-"""The explicit messages.* compatibility answers (channels_app.rpc.messages_compat): each
+"""The explicit messages.* compatibility answers (messages_app.rpc.compat): each
 answers its result type (encoded for the primary layer and TDesktop's), checks the peer
 like the real methods, caps its input, and finds real data where there is some."""
 

@@ -12,11 +12,10 @@ checked rather than locked: two devices pinning at the same instant may end one 
 
 from __future__ import annotations
 
+from channels_app import db
 from message_core import limits
 from private_app import dialogs as private_dialogs
-
-from .. import db
-from ..errors import FolderIdInvalidError, PeerIdInvalidError, PinnedDialogsTooMuchError
+from tl.errors import FolderIdInvalidError, PeerIdInvalidError, PinnedDialogsTooMuchError
 
 Peer = tuple[str, int]
 

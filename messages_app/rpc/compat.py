@@ -13,16 +13,29 @@ thread replies, edit rights, read marks) the answer is real.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from accounts_app import updates as account_log
 from accounts_app.access import check_input_user
+from channels_app import account_updates, actions, tl_convert
+from channels_app.actions import peer_stats
+from channels_app.actions.common import is_active
+from channels_app.actions.messages import require_editable
+from channels_app.chat_context import chats_for
+from channels_app.errors import (
+    ChannelPrivateError,
+    LimitInvalidError,
+    MediaEmptyError,
+    MessageIdInvalidError,
+    MessageIdsEmptyError,
+    MessageTooLongError,
+    OffsetInvalidError,
+    PeerIdInvalidError,
+    TtlPeriodInvalidError,
+)
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import own_session, resolve_input_user, users_for, viewer
 from private_app import actions as private_actions
-from private_app.rpc import is_user_peer, peer_user_id
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
@@ -37,23 +50,9 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import account_updates, actions, tl_convert, tl_convert_compat
-from ..access import channel_ref
-from ..actions import drafts, peer_stats
-from ..actions.common import is_active
-from ..actions.messages import require_editable
-from ..chat_context import chats_for
-from ..errors import (
-    ChannelPrivateError,
-    LimitInvalidError,
-    MediaEmptyError,
-    MessageIdInvalidError,
-    MessageIdsEmptyError,
-    MessageTooLongError,
-    OffsetInvalidError,
-    PeerIdInvalidError,
-    TtlPeriodInvalidError,
-)
+from .. import drafts
+from .. import tl_convert as compat_tl
+from ..peers import Peer, is_user_peer, peer_user_id, resolve_peer
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
@@ -92,31 +91,6 @@ REPORT_NEEDS_COMMENT = {b"other"}
 # --- the peer check ----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Peer:
-    """A checked InputPeer: a user (``user_id``) or a channel (``channel``, ``member``)."""
-
-    user_id: int = 0
-    channel: dict | None = None
-    member: dict | None = None
-
-    @property
-    def channel_id(self) -> int:
-        return self.channel["id"] if self.channel else 0
-
-
-async def _peer(me: int, peer, *, preview: bool = True) -> Peer:
-    """The peer as the real methods check it: a user's access hash (PEER_ID_INVALID),
-    a channel's (CHANNEL_PRIVATE; hash 0 / InputPeerChat needs membership)."""
-    if is_user_peer(peer):
-        return Peer(user_id=peer_user_id(me, peer))
-    if isinstance(peer, types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat):
-        cid, access_hash = channel_ref(peer)
-        channel, member = await actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
-        return Peer(channel=channel, member=member)
-    raise PeerIdInvalidError()
-
-
 def _ids(ids, cap: int = IDS_MAX) -> list[int]:
     if len(ids) > cap:
         raise LimitInvalidError()
@@ -133,7 +107,7 @@ def _text(message: str, entities=None) -> None:
     if len(message) > limits.MESSAGE_MAX:
         raise MessageTooLongError()
     if entities is not None and len(entities) > limits.ENTITIES_MAX:
-        from ..errors import EntitiesTooLongError
+        from channels_app.errors import EntitiesTooLongError
 
         raise EntitiesTooLongError()
 
@@ -154,7 +128,7 @@ def _empty_updates():
 
 
 def _empty_messages(p: Peer):
-    return tl_convert_compat.empty_messages_to_tl(p.channel["pts"] if p.channel is not None else None)
+    return compat_tl.empty_messages_to_tl(p.channel["pts"] if p.channel is not None else None)
 
 
 def _holds_empty(req_hash: int) -> bool:
@@ -170,16 +144,16 @@ def _holds_empty(req_hash: int) -> bool:
 async def get_peer_settings(ctx, req: functions.messages.GetPeerSettings):
     """No spam / add-contact bar is ever offered (nothing decides one here)."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     users = await users_for(me, [p.user_id]) if p.user_id else []
     chats = await chats_for(me, [p.channel_id], {p.channel_id: (p.channel, p.member)}) if p.channel else []
-    return tl_convert_compat.peer_settings_to_tl(chats, users)
+    return compat_tl.peer_settings_to_tl(chats, users)
 
 
 @rpc(functions.messages.HidePeerSettingsBar)
 async def hide_peer_settings_bar(ctx, req: functions.messages.HidePeerSettingsBar):
     me = viewer(ctx)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return True  # there is no bar to hide
 
 
@@ -190,10 +164,10 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
     their real thread reply counts. Ids the viewer cannot see get an empty entry."""
     me = viewer(ctx)
     ids = _ids(req.id)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if p.channel is None:
         users = await users_for(me, [p.user_id])
-        return tl_convert_compat.message_views_to_tl([None] * len(ids), None, {}, [], users)
+        return compat_tl.message_views_to_tl([None] * len(ids), None, {}, [], users)
     h = await actions.get_messages(me, p.channel_id, ids)
     channel = h.channel
     live = [m for m in h.messages if not m.get("empty") and not m.get("action")]
@@ -203,7 +177,7 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
         else {}
     )
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, h.member)})
-    return tl_convert_compat.message_views_to_tl(h.messages, channel, replies, chats, [])
+    return compat_tl.message_views_to_tl(h.messages, channel, replies, chats, [])
 
 
 @rpc(functions.messages.ReadMessageContents)
@@ -221,7 +195,7 @@ async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData)
     or an edit_messages admin of a broadcast channel). Text-only editing here: caption
     is never set."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if not 0 < req.id <= limits.MAX_MESSAGE_ID:
         raise MessageIdInvalidError()
     if p.channel is None:
@@ -229,22 +203,22 @@ async def get_message_edit_data(ctx, req: functions.messages.GetMessageEditData)
         if found.get("empty") or found["peer_id"] != p.user_id:
             raise MessageIdInvalidError()
         private_actions.require_editable(found, me)
-        return tl_convert_compat.message_edit_data_to_tl()
+        return compat_tl.message_edit_data_to_tl()
     h = await actions.get_messages(me, p.channel_id, [req.id])
     if not is_active(h.member):
         raise ChannelPrivateError()
     require_editable(h.channel, h.member, h.messages[0], me)
-    return tl_convert_compat.message_edit_data_to_tl()
+    return compat_tl.message_edit_data_to_tl()
 
 
 @rpc(functions.messages.GetOnlines)
 async def get_onlines(ctx, req: functions.messages.GetOnlines):
     """Active members whose status is online now (bounded count)."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()  # a chat method
-    return tl_convert_compat.chat_onlines_to_tl(await peer_stats.online_member_count(p.channel_id))
+    return compat_tl.chat_onlines_to_tl(await peer_stats.online_member_count(p.channel_id))
 
 
 # --- common chats ------------------------------------------------------------------------
@@ -270,7 +244,7 @@ async def save_draft(ctx, req: functions.messages.SaveDraft):
     other devices. Text only: no media store."""
     me = viewer(ctx)
     _text(req.message, req.entities)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if req.media is not None and not isinstance(req.media, types.InputMediaWebPage):
         raise MediaInvalidError()
     reply = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
@@ -312,8 +286,8 @@ async def received_messages(ctx, req: functions.messages.ReceivedMessages):
 @rpc(functions.messages.GetSponsoredMessages)
 async def get_sponsored_messages(ctx, req: functions.messages.GetSponsoredMessages):
     me = viewer(ctx)
-    await _peer(me, req.peer)
-    return tl_convert_compat.sponsored_messages_empty_to_tl()
+    await resolve_peer(me, req.peer)
+    return compat_tl.sponsored_messages_empty_to_tl()
 
 
 @rpc(functions.messages.ViewSponsoredMessage, functions.messages.ClickSponsoredMessage)
@@ -345,9 +319,9 @@ async def get_search_counters(ctx, req: functions.messages.GetSearchCounters):
     me = viewer(ctx)
     if len(req.filters) > SEARCH_FILTERS_MAX:
         raise LimitInvalidError()
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if req.saved_peer_id is not None:
-        await _peer(me, req.saved_peer_id)
+        await resolve_peer(me, req.saved_peer_id)
     out = []
     for f in req.filters:
         if req.saved_peer_id is not None or req.top_msg_id:
@@ -355,7 +329,7 @@ async def get_search_counters(ctx, req: functions.messages.GetSearchCounters):
         else:
             count, inexact = await _filter_count(me, p, f)
         out.append((f, count, inexact))
-    return tl_convert_compat.search_counters_to_tl(out)
+    return compat_tl.search_counters_to_tl(out)
 
 
 @rpc(functions.messages.GetSearchResultsCalendar)
@@ -363,20 +337,20 @@ async def get_search_results_calendar(ctx, req: functions.messages.GetSearchResu
     """Calendars are asked for media filters: none match. The answer echoes the
     request's offsets so the client does not ask for the same empty month again."""
     me = viewer(ctx)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     if req.saved_peer_id is not None:
-        await _peer(me, req.saved_peer_id)
-    return tl_convert_compat.empty_search_calendar_to_tl(req.offset_date, req.offset_id)
+        await resolve_peer(me, req.saved_peer_id)
+    return compat_tl.empty_search_calendar_to_tl(req.offset_date, req.offset_id)
 
 
 @rpc(functions.messages.GetSearchResultsPositions)
 async def get_search_results_positions(ctx, req: functions.messages.GetSearchResultsPositions):
     me = viewer(ctx)
     _limit(req.limit, limits.HISTORY_LIMIT)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     if req.saved_peer_id is not None:
-        await _peer(me, req.saved_peer_id)
-    return tl_convert_compat.empty_search_positions_to_tl()
+        await resolve_peer(me, req.saved_peer_id)
+    return compat_tl.empty_search_positions_to_tl()
 
 
 # --- web pages and media ---------------------------------------------------------------
@@ -387,7 +361,7 @@ async def get_web_page_preview(ctx, req: functions.messages.GetWebPagePreview):
     """No link previews are fetched (the server never reaches out to the web)."""
     viewer(ctx)
     _text(req.message, req.entities)
-    return tl_convert_compat.empty_web_page_preview_to_tl()
+    return compat_tl.empty_web_page_preview_to_tl()
 
 
 @rpc(functions.messages.GetWebPage)
@@ -395,7 +369,7 @@ async def get_web_page(ctx, req: functions.messages.GetWebPage):
     viewer(ctx)
     if not req.url or len(req.url) > URL_MAX:
         raise UrlInvalidError()
-    return tl_convert_compat.empty_web_page_to_tl(req.url)
+    return compat_tl.empty_web_page_to_tl(req.url)
 
 
 @rpc(functions.messages.SendMedia)
@@ -406,12 +380,12 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     me = viewer(ctx)
     _text(req.message, req.entities)
     if not isinstance(req.media, types.InputMediaWebPage):
-        await _peer(me, req.peer, preview=False)
+        await resolve_peer(me, req.peer, preview=False)
         if isinstance(req.media, types.InputMediaEmpty):
             raise MediaEmptyError()
         raise MediaInvalidError()
     if req.schedule_date:
-        await _peer(me, req.peer, preview=False)
+        await resolve_peer(me, req.peer, preview=False)
         raise ScheduleDateInvalidError()  # no scheduled-message store
     from .messages import send_message
 
@@ -432,14 +406,14 @@ async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
     me = viewer(ctx)
     if len(req.multi_media) > MULTI_MEDIA_MAX:
         raise MultiMediaTooLongError()
-    await _peer(me, req.peer, preview=False)
+    await resolve_peer(me, req.peer, preview=False)
     raise MediaInvalidError()  # albums are media
 
 
 @rpc(functions.messages.UploadMedia)
 async def upload_media(ctx, req: functions.messages.UploadMedia):
     me = viewer(ctx)
-    await _peer(me, req.peer, preview=False)
+    await resolve_peer(me, req.peer, preview=False)
     if isinstance(req.media, types.InputMediaEmpty):
         raise MediaEmptyError()
     raise MediaInvalidError()
@@ -449,7 +423,7 @@ async def upload_media(ctx, req: functions.messages.UploadMedia):
 async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
     me = viewer(ctx)
     _ids(req.id)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return _empty_updates()  # no paid media to reveal
 
 
@@ -459,23 +433,23 @@ async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
 @rpc(functions.messages.GetScheduledHistory)
 async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
     me = viewer(ctx)
-    await _peer(me, req.peer)
-    return tl_convert_compat.empty_messages_to_tl()
+    await resolve_peer(me, req.peer)
+    return compat_tl.empty_messages_to_tl()
 
 
 @rpc(functions.messages.GetScheduledMessages)
 async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessages):
     me = viewer(ctx)
     _ids(req.id)
-    await _peer(me, req.peer)
-    return tl_convert_compat.empty_messages_to_tl()
+    await resolve_peer(me, req.peer)
+    return compat_tl.empty_messages_to_tl()
 
 
 @rpc(functions.messages.SendScheduledMessages)
 async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMessages):
     me = viewer(ctx)
     ids = _ids(req.id)
-    await _peer(me, req.peer, preview=False)
+    await resolve_peer(me, req.peer, preview=False)
     if not ids:
         raise MessageIdsEmptyError()
     raise MessageIdInvalidError()  # no scheduled message has any of these ids
@@ -485,7 +459,7 @@ async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMess
 async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduledMessages):
     me = viewer(ctx)
     _ids(req.id)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return _empty_updates()  # nothing scheduled, nothing deleted
 
 
@@ -495,7 +469,7 @@ async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduled
 @rpc(functions.messages.ReportSpam)
 async def report_spam(ctx, req: functions.messages.ReportSpam):
     me = viewer(ctx)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return True  # accepted, not stored (no moderation queue)
 
 
@@ -507,20 +481,20 @@ async def report(ctx, req: functions.messages.Report):
     _ids(req.id)
     if len(req.message) > REPORT_COMMENT_MAX:
         raise MessageTooLongError()
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     if not req.option:
-        return tl_convert_compat.report_options_to_tl(REPORT_OPTIONS)
+        return compat_tl.report_options_to_tl(REPORT_OPTIONS)
     if req.option not in dict(REPORT_OPTIONS):
         raise OptionInvalidError()
     if req.option in REPORT_NEEDS_COMMENT and not req.message.strip():
-        return tl_convert_compat.report_add_comment_to_tl(req.option, optional=False)
-    return tl_convert_compat.report_reported_to_tl()
+        return compat_tl.report_add_comment_to_tl(req.option, optional=False)
+    return compat_tl.report_reported_to_tl()
 
 
 @rpc(functions.messages.ReportReaction)
 async def report_reaction(ctx, req: functions.messages.ReportReaction):
     me = viewer(ctx)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     if not is_user_peer(req.reaction_peer):
         raise PeerIdInvalidError()
     peer_user_id(me, req.reaction_peer)
@@ -531,7 +505,7 @@ async def report_reaction(ctx, req: functions.messages.ReportReaction):
 async def report_messages_delivery(ctx, req: functions.messages.ReportMessagesDelivery):
     me = viewer(ctx)
     _ids(req.id)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return True
 
 
@@ -540,7 +514,7 @@ async def report_read_metrics(ctx, req: functions.messages.ReportReadMetrics):
     me = viewer(ctx)
     if len(req.metrics) > READ_METRICS_MAX:
         raise LimitInvalidError()
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return True
 
 
@@ -553,7 +527,7 @@ async def report_music_listen(ctx, req: functions.messages.ReportMusicListen):
 @rpc(functions.messages.ReportSponsoredMessage)
 async def report_sponsored_message(ctx, req: functions.messages.ReportSponsoredMessage):
     viewer(ctx)
-    return tl_convert_compat.sponsored_report_reported_to_tl()
+    return compat_tl.sponsored_report_reported_to_tl()
 
 
 # --- reactions and tags --------------------------------------------------------------------
@@ -563,8 +537,8 @@ async def report_sponsored_message(ctx, req: functions.messages.ReportSponsoredM
 async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionTags):
     me = viewer(ctx)
     if req.peer is not None:
-        await _peer(me, req.peer)
-    return tl_convert_compat.empty_saved_reaction_tags_to_tl(not_modified=_holds_empty(req.hash))
+        await resolve_peer(me, req.peer)
+    return compat_tl.empty_saved_reaction_tags_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.UpdateSavedReactionTag)
@@ -586,7 +560,7 @@ async def reaction_lists(ctx, req):
     viewer(ctx)
     if isinstance(req, functions.messages.GetRecentReactions | functions.messages.GetTopReactions):
         _limit(req.limit, REACTIONS_LIMIT)
-    return tl_convert_compat.empty_reactions_to_tl(not_modified=_holds_empty(req.hash))
+    return compat_tl.empty_reactions_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.ClearRecentReactions)
@@ -599,7 +573,7 @@ async def clear_recent_reactions(ctx, req: functions.messages.ClearRecentReactio
 async def get_messages_reactions(ctx, req: functions.messages.GetMessagesReactions):
     me = viewer(ctx)
     _ids(req.id)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return _empty_updates()  # no message has reactions
 
 
@@ -609,22 +583,22 @@ async def get_message_reactions_list(ctx, req: functions.messages.GetMessageReac
     _limit(req.limit, REACTIONS_LIST_LIMIT)
     if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
         raise OffsetInvalidError()
-    await _peer(me, req.peer)
-    return tl_convert_compat.empty_reactions_list_to_tl()
+    await resolve_peer(me, req.peer)
+    return compat_tl.empty_reactions_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadReactions)
 async def get_unread_reactions(ctx, req: functions.messages.GetUnreadReactions):
     me = viewer(ctx)
     _limit(req.limit, limits.HISTORY_LIMIT)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     return _empty_messages(p)
 
 
 @rpc(functions.messages.ReadReactions)
 async def read_reactions(ctx, req: functions.messages.ReadReactions):
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     return await _affected_history(me, p)
 
 
@@ -649,7 +623,7 @@ async def search_sticker_sets(ctx, req):
     viewer(ctx)
     if len(req.q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
-    return tl_convert_compat.empty_found_sticker_sets_to_tl(not_modified=_holds_empty(req.hash))
+    return compat_tl.empty_found_sticker_sets_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.SearchStickers)
@@ -662,7 +636,7 @@ async def search_stickers(ctx, req: functions.messages.SearchStickers):
         raise LimitInvalidError()
     if req.offset < 0:
         raise OffsetInvalidError()
-    return tl_convert_compat.empty_found_stickers_to_tl(not_modified=_holds_empty(req.hash))
+    return compat_tl.empty_found_stickers_to_tl(not_modified=_holds_empty(req.hash))
 
 
 @rpc(functions.messages.SearchCustomEmoji)
@@ -670,7 +644,7 @@ async def search_custom_emoji(ctx, req: functions.messages.SearchCustomEmoji):
     viewer(ctx)
     if len(req.emoticon) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
-    return tl_convert_compat.empty_emoji_list_to_tl(not_modified=_holds_empty(req.hash))
+    return compat_tl.empty_emoji_list_to_tl(not_modified=_holds_empty(req.hash))
 
 
 # --- polls and to-do lists ----------------------------------------------------------------------
@@ -694,14 +668,14 @@ async def poll_changes(ctx, req):
         len(req.completed) > TODO_ITEMS_MAX or len(req.incompleted) > TODO_ITEMS_MAX
     ):
         raise LimitInvalidError()
-    await _peer(me, req.peer, preview=False)
+    await resolve_peer(me, req.peer, preview=False)
     raise MessageIdInvalidError()
 
 
 @rpc(functions.messages.GetPollResults)
 async def get_poll_results(ctx, req: functions.messages.GetPollResults):
     me = viewer(ctx)
-    await _peer(me, req.peer)
+    await resolve_peer(me, req.peer)
     return _empty_updates()  # no poll to refresh
 
 
@@ -711,22 +685,22 @@ async def get_poll_votes(ctx, req: functions.messages.GetPollVotes):
     _limit(req.limit, VOTES_LIMIT)
     if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
         raise OffsetInvalidError()
-    await _peer(me, req.peer)
-    return tl_convert_compat.empty_votes_list_to_tl()
+    await resolve_peer(me, req.peer)
+    return compat_tl.empty_votes_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadPollVotes)
 async def get_unread_poll_votes(ctx, req: functions.messages.GetUnreadPollVotes):
     me = viewer(ctx)
     _limit(req.limit, limits.HISTORY_LIMIT)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     return _empty_messages(p)
 
 
 @rpc(functions.messages.ReadPollVotes)
 async def read_poll_votes(ctx, req: functions.messages.ReadPollVotes):
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     return await _affected_history(me, p)
 
 
@@ -740,9 +714,9 @@ async def set_history_ttl(ctx, req: functions.messages.SetHistoryTTL):
     me = viewer(ctx)
     if not 0 <= req.period <= HISTORY_TTL_MAX:
         raise TtlPeriodInvalidError()
-    p = await _peer(me, req.peer, preview=False)
+    p = await resolve_peer(me, req.peer, preview=False)
     if p.channel is not None:
-        from ..actions import admin
+        from channels_app.actions import admin
 
         _, member = await admin.load_for_actor(p.channel_id, me)
         admin.require_right(me, member, "change_info")
@@ -770,7 +744,7 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
     """Private chats only. Read marks are kept, read times are not: an unread message
     is MESSAGE_NOT_READ_YET; a read one has no date to give (NOT_IMPLEMENTED)."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if p.channel is not None or p.user_id == me:
         raise PeerIdInvalidError()
     if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
@@ -787,7 +761,7 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
 async def get_message_read_participants(ctx, req: functions.messages.GetMessageReadParticipants):
     """Per-reader read times are not kept: no reader can be listed with a date."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()  # a group method
     if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
@@ -800,7 +774,7 @@ async def save_default_send_as(ctx, req: functions.messages.SaveDefaultSendAs):
     """channels.getSendAs offers only the user itself, so that is the one identity that
     can be chosen; choosing it changes nothing (it is the default)."""
     me = viewer(ctx)
-    p = await _peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()
     if not is_user_peer(req.send_as) or peer_user_id(me, req.send_as) != me:
@@ -815,10 +789,10 @@ async def set_chat_theme(ctx, req: functions.messages.SetChatTheme):
     me = viewer(ctx)
     if isinstance(req.theme, types.InputChatTheme) and len(req.theme.emoticon) > limits.TITLE_MAX:
         raise LimitInvalidError()
-    p = await _peer(me, req.peer, preview=False)
+    p = await resolve_peer(me, req.peer, preview=False)
     if p.channel is None:
         return _empty_updates()
-    from ..actions import admin
+    from channels_app.actions import admin
 
     _, member = await admin.load_for_actor(p.channel_id, me)
     admin.require_right(me, member, "change_info")

@@ -10,12 +10,11 @@ owner's account update log (``account_updates.DRAFT``). A draft is a dict:
 
 from __future__ import annotations
 
+from channels_app import db
+from channels_app.actions.common import jsonb
 from message_core import limits
 from message_core.clock import now
 from message_core.text import validate_text
-
-from .. import db
-from .common import jsonb
 
 Peer = tuple[str, int]
 DRAFTS_MAX = 1000  # getAllDrafts lists at most this many (a user has at most ~1000 dialogs of each kind)

@@ -1,4 +1,4 @@
-"""TL objects of the messages.* compatibility answers (``channels_app.rpc.messages_compat``):
+"""TL objects of the messages.* compatibility answers (``messages_app.rpc.compat``):
 peer settings, message views, edit data, online counts, search counters / calendars /
 positions, web-page previews, report steps, and the empty / notModified forms of lists
 whose model (scheduled messages, reactions, stickers, custom emoji, polls, sponsored
@@ -7,9 +7,8 @@ rendered by ``channels_app.tl_convert`` (reused here, never rebuilt)."""
 
 from __future__ import annotations
 
+from channels_app import tl_convert
 from tl import types
-
-from . import tl_convert
 
 # --- peer bar, views, edit data, onlines ---------------------------------------------
 

@@ -1,0 +1,14 @@
+import importlib
+
+from django.apps import AppConfig
+
+RPC_MODULES = ("messages", "dialogs", "compat")
+
+
+class MessagesConfig(AppConfig):
+    name = "messages_app"
+    verbose_name = "Messages of any peer"
+
+    def ready(self) -> None:
+        for name in RPC_MODULES:
+            importlib.import_module(f"messages_app.rpc.{name}")

@@ -1,0 +1,81 @@
+"""Which kind of chat an InputPeer names, resolved once per request.
+
+A user peer is a private chat (``private_app``); a channel peer (including the legacy
+``InputPeerChat``, which names the same-id megagroup) is a channel (``channels_app``).
+Access hashes are checked the way each kind's real methods check them: a user's
+through accounts (PEER_ID_INVALID), a channel's through the channel lookup
+(CHANNEL_PRIVATE; hash 0 and ``*FromMessage`` forms need membership).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accounts_app.access import check_input_peer_user
+from channels_app import actions as channel_actions
+from channels_app.access import channel_ref, dialog_peer_channel, is_channel_peer
+from tl import types
+from tl.errors import PeerIdInvalidError
+
+
+def is_user_peer(peer) -> bool:
+    return isinstance(peer, types.InputPeerUser | types.InputPeerSelf)
+
+
+def peer_user_id(me: int, peer) -> int:
+    """The user an InputPeer names, access hash checked (PEER_ID_INVALID otherwise)."""
+    return check_input_peer_user(me, peer)
+
+
+def channel_peer(peer) -> tuple[int, int]:
+    """(channel_id, access_hash) of a channel InputPeer; PEER_ID_INVALID for any other."""
+    if not is_channel_peer(peer):
+        raise PeerIdInvalidError()
+    return channel_ref(peer)
+
+
+async def checked_channel(me: int, peer, *, preview: bool = False) -> tuple[dict, dict | None]:
+    """The channel a channel InputPeer names and the viewer's member row, visibility checked."""
+    cid, access_hash = channel_peer(peer)
+    return await channel_actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
+
+
+@dataclass(slots=True)
+class Peer:
+    """A checked InputPeer: a user (``user_id``) or a channel (``channel``, ``member``)."""
+
+    user_id: int = 0
+    channel: dict | None = None
+    member: dict | None = None
+
+    @property
+    def channel_id(self) -> int:
+        return self.channel["id"] if self.channel else 0
+
+
+async def resolve_peer(me: int, peer, *, preview: bool = True) -> Peer:
+    """The peer as the real methods check it, whichever kind it is."""
+    if is_user_peer(peer):
+        return Peer(user_id=peer_user_id(me, peer))
+    if isinstance(peer, types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat):
+        channel, member = await checked_channel(me, peer, preview=preview)
+        return Peer(channel=channel, member=member)
+    raise PeerIdInvalidError()
+
+
+def dialog_user_peer(obj):
+    """The user peer of an InputDialogPeer, or None for a channel / folder peer."""
+    peer = getattr(obj, "peer", None) if isinstance(obj, types.InputDialogPeer) else None
+    return peer if peer is not None and is_user_peer(peer) else None
+
+
+async def dialog_ref(me: int, obj) -> tuple[str, int]:
+    """("c", channel_id) / ("p", user_id) of an InputDialogPeer, hash-checked."""
+    user_peer = dialog_user_peer(obj)
+    if user_peer is not None:
+        return "p", peer_user_id(me, user_peer)
+    ref = dialog_peer_channel(obj)
+    if ref is None:
+        raise PeerIdInvalidError()
+    channel, _ = await channel_actions.get_channel_for_viewer(me, *ref)
+    return "c", channel["id"]

@@ -1,0 +1,278 @@
+"""messages.* methods that take any peer: each resolves the peer's kind once and calls
+that kind's domain (a user peer: ``private_peer``; a channel peer: ``channels_app``).
+Forwards may cross between the two kinds."""
+
+from __future__ import annotations
+
+from channels_app import account_updates, actions, notify, tl_convert
+from channels_app.actions import mentions as mention_actions
+from channels_app.rpc.channels import read_channel
+from channels_app.rpc.context import change_to_updates, context_for
+from edge_app.registry import rpc
+from message_core import limits
+from message_core import tl_convert as core_tl
+from message_core.context import own_session, resolve_input_user, viewer
+from tl import functions, types
+from tl.errors import (
+    ChannelPrivateError,
+    LimitInvalidError,
+    MediaEmptyError,
+    MsgIdInvalidError,
+    PeerIdInvalidError,
+    ScheduleDateInvalidError,
+)
+
+from ..peers import channel_peer, checked_channel, is_user_peer
+from . import private_peer
+
+
+async def _sender_name(me: int) -> str:
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.models import User
+
+    def load():
+        u = User.objects.filter(id=me).only("first_name", "last_name").first()
+        return " ".join(p for p in (u.first_name, u.last_name) if p) if u else ""
+
+    try:
+        return await sync_to_async(load)()
+    except Exception:
+        return ""
+
+
+@rpc(functions.messages.SendMessage)
+async def send_message(ctx, req: functions.messages.SendMessage):
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()  # no scheduled-message store: never send at once instead
+    if is_user_peer(req.peer):
+        return await private_peer.send_message(ctx, req)
+    me = viewer(ctx)
+    cid, access_hash = channel_peer(req.peer)
+    reply_to_msg_id = top_msg_id = 0
+    quote_text = quote_entities = quote_offset = None
+    r = req.reply_to
+    if isinstance(r, types.InputReplyToMessage):
+        if r.reply_to_peer_id is not None and channel_peer(r.reply_to_peer_id)[0] != cid:
+            raise PeerIdInvalidError()  # cross-chat replies are not modelled
+        reply_to_msg_id, top_msg_id = r.reply_to_msg_id, r.top_msg_id or 0
+        quote_text, quote_offset = r.quote_text, r.quote_offset
+        quote_entities = (
+            core_tl.entities_from_tl(r.quote_entities, resolve_input_user(me)) if r.quote_entities else None
+        )
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    change = await actions.do_send_message(
+        me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
+        top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
+        silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
+    )  # fmt: skip
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.ForwardMessages)
+async def forward_messages(ctx, req: functions.messages.ForwardMessages):
+    me = viewer(ctx)
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()
+    if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
+        raise LimitInvalidError()
+    if is_user_peer(req.from_peer):
+        items = await private_peer.forwardable(ctx, req.from_peer, list(req.id))
+    else:
+        src, _ = await checked_channel(me, req.from_peer, preview=True)
+        _, items = await actions.get_forwardable(me, src["id"], list(req.id))
+    # Only what exists is forwarded; random ids follow their source message.
+    by_id = {it["source"]["id"]: it for it in items}
+    pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
+    if is_user_peer(req.to_peer):
+        return await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
+    dst, _ = await checked_channel(me, req.to_peer)
+    name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
+    change = await actions.do_forward_to_channel(
+        me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
+        silent=req.silent, sender_name=name,
+    )  # fmt: skip
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.EditMessage)
+async def edit_message(ctx, req: functions.messages.EditMessage):
+    if is_user_peer(req.peer):
+        return await private_peer.edit_message(ctx, req)
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
+        raise MediaEmptyError()  # no media store: text edits only
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities)
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.GetHistory)
+async def get_history(ctx, req: functions.messages.GetHistory):
+    if is_user_peer(req.peer):
+        return await private_peer.get_history(ctx, req)
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer, preview=True)
+    h = await actions.get_history(
+        me, channel["id"], offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
+        limit=req.limit, max_id=req.max_id, min_id=req.min_id,
+    )  # fmt: skip
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.ReadHistory)
+async def read_history(ctx, req: functions.messages.ReadHistory):
+    if is_user_peer(req.peer):
+        return await private_peer.read_history(ctx, req)
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    res = await read_channel(ctx, me, channel["id"], req.max_id)
+    return core_tl.affected_messages_to_tl(res["pts"], 0)
+
+
+@rpc(functions.messages.DeleteHistory)
+async def delete_history(ctx, req: functions.messages.DeleteHistory):
+    if is_user_peer(req.peer):
+        return await private_peer.delete_history(ctx, req)
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    ch, event, applied, more = await actions.do_delete_history(
+        me, channel["id"], req.max_id, for_everyone=req.revoke
+    )
+    if event is None:
+        await account_updates.append(
+            me,
+            account_updates.AVAILABLE_MESSAGES,
+            {"channel_id": ch["id"], "available_min_id": applied},
+            exclude=own_session(ctx),
+        )
+        return core_tl.affected_history_to_tl(ch["pts"], 0, False)
+    return core_tl.affected_history_to_tl(event.pts, event.pts_count, more)
+
+
+@rpc(functions.messages.SetTyping)
+async def set_typing(ctx, req: functions.messages.SetTyping):
+    me = viewer(ctx)
+    if req.top_msg_id is not None and not 0 <= req.top_msg_id <= limits.MAX_MESSAGE_ID:
+        raise MsgIdInvalidError()
+    if is_user_peer(req.peer):
+        return await private_peer.set_typing(ctx, req)
+    channel, member = await checked_channel(me, req.peer)
+    if member is None or member["status"] != "active":
+        raise ChannelPrivateError()
+    await notify.publish(
+        "channel.typing",
+        {
+            "channel_id": channel["id"],
+            "user_id": me,
+            "action": req.action.to_bytes().hex(),
+            "top_msg_id": req.top_msg_id or 0,
+        },
+    )
+    return True
+
+
+@rpc(functions.messages.GetUnreadMentions)
+async def get_unread_mentions(ctx, req: functions.messages.GetUnreadMentions):
+    """The viewer's unread mentions in a channel, newest first (topics: not modelled,
+    so top_msg_id narrows nothing)."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    ids, total = await mention_actions.unread_mention_ids(
+        me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
+        max_id=req.max_id, min_id=req.min_id,
+    )  # fmt: skip
+    h = await actions.get_existing_messages(me, channel["id"], ids)
+    h.count = total
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.ReadMentions)
+async def read_mentions(ctx, req: functions.messages.ReadMentions):
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    pts, more = await mention_actions.do_read_mentions(me, channel["id"])
+    return core_tl.affected_history_to_tl(pts, 0, more)
+
+
+def _search_from_user(me: int, from_id) -> int:
+    if from_id is None:
+        return 0
+    if isinstance(from_id, types.InputPeerSelf):
+        return me
+    if isinstance(from_id, types.InputPeerUser):
+        from accounts_app.access import check_input_peer_user
+
+        return check_input_peer_user(me, from_id)
+    raise PeerIdInvalidError()
+
+
+@rpc(functions.messages.Search)
+async def search(ctx, req: functions.messages.Search):
+    """Text / sender / date search in one channel. Media filters answer an empty page
+    (no media exist); the pinned filter lists the pinned messages."""
+    if is_user_peer(req.peer):
+        return await private_peer.search(ctx, req)
+    me = viewer(ctx)
+    channel, member = await checked_channel(me, req.peer, preview=True)
+    known = {channel["id"]: (channel, member)}
+    if isinstance(req.filter, types.InputMessagesFilterPinned):
+        ids = await actions.pinned_message_ids(channel["id"], min(req.limit or 100, limits.HISTORY_LIMIT))
+        h = await actions.get_existing_messages(me, channel["id"], ids)
+    elif not isinstance(req.filter, types.InputMessagesFilterEmpty):
+        return tl_convert.empty_channel_messages_to_tl(channel["pts"])
+    else:
+        h = await actions.get_history(
+            me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
+            max_id=req.max_id, min_id=req.min_id, q=req.q.strip(), thread_id=req.top_msg_id or 0,
+            from_user_id=_search_from_user(me, req.from_id), min_date=req.min_date, max_date=req.max_date,
+        )  # fmt: skip
+    users, chats = await context_for(me, h.messages, (), [channel["id"]], known)
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.GetReplies)
+async def get_replies(ctx, req: functions.messages.GetReplies):
+    """A thread: the replies whose thread top is msg_id (seek like getHistory)."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer, preview=True)
+    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    h = await actions.get_history(
+        me, channel["id"], offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
+        limit=req.limit, max_id=req.max_id, min_id=req.min_id, thread_id=req.msg_id,
+    )  # fmt: skip
+    users, chats = await context_for(
+        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+    )
+    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+
+
+@rpc(functions.messages.GetDiscussionMessage)
+async def get_discussion_message(ctx, req: functions.messages.GetDiscussionMessage):
+    """In a megagroup a message's discussion is its own thread (no linked channels)."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer, preview=True)
+    root = await actions.get_thread_root(me, channel["id"], req.msg_id)
+    latest = await actions.get_history(me, channel["id"], limit=1, thread_id=req.msg_id)
+    top = latest.messages[0]["id"] if latest.messages else 0
+    users, chats = await context_for(
+        me, root.messages, (), [channel["id"]], {channel["id"]: (root.channel, root.member)}
+    )
+    return tl_convert.discussion_message_to_tl(root.messages[0], me, top, users, chats)
+
+
+@rpc(functions.messages.ReadDiscussion)
+async def read_discussion(ctx, req: functions.messages.ReadDiscussion):
+    """Thread read marks are not stored separately: the thread must exist and be
+    visible; the channel's own read mark is what clients show."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.peer)
+    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    return True

@@ -1,0 +1,115 @@
+"""The private-chat side of the any-peer messages.* methods (a user peer): decode,
+check the peer, call ``private_app``'s domain, convert. Registered handlers in
+``messages.py`` route a user peer here."""
+
+from __future__ import annotations
+
+import time
+
+from message_core.context import own_session, resolve_input_user, viewer
+from message_core.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
+from private_app import actions, tl_convert
+from private_app.context import context_for
+from private_app.typing import push_typing
+from tl import functions, types
+from tl.errors import MediaEmptyError, PeerIdInvalidError
+
+from ..peers import peer_user_id
+
+
+def _viewer(ctx) -> tuple[int, tuple[int, int]]:
+    return viewer(ctx), own_session(ctx)
+
+
+async def sent_updates(me: int, change: actions.PrivateChange):
+    users, chats = await context_for(me, change.messages)
+    return tl_convert.sent_updates_to_tl(change, users, chats, int(time.time()))
+
+
+async def send_message(ctx, req: functions.messages.SendMessage):
+    me, origin = _viewer(ctx)
+    peer = peer_user_id(me, req.peer)
+    reply_to = 0
+    r = req.reply_to
+    if isinstance(r, types.InputReplyToMessage):
+        if r.reply_to_peer_id is not None and peer_user_id(me, r.reply_to_peer_id) != peer:
+            raise PeerIdInvalidError()  # cross-chat replies are not modelled
+        reply_to = r.reply_to_msg_id
+    change = await actions.do_send_private_message(
+        me, peer, req.message, req.random_id, entities=entities_from_tl(req.entities, resolve_input_user(me)),
+        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin,
+    )  # fmt: skip
+    return await sent_updates(me, change)
+
+
+async def forward_to_user(
+    ctx, req: functions.messages.ForwardMessages, items: list[dict], random_ids: list[int]
+):
+    me, origin = _viewer(ctx)
+    change = await actions.do_forward_to_user(
+        me, peer_user_id(me, req.to_peer), items, random_ids, drop_author=req.drop_author, silent=req.silent,
+        exclude=origin,
+    )  # fmt: skip
+    return await sent_updates(me, change)
+
+
+async def forwardable(ctx, peer, ids: list[int]) -> list[dict]:
+    me, _ = _viewer(ctx)
+    return await actions.get_forwardable(me, peer_user_id(me, peer), ids)
+
+
+async def edit_message(ctx, req: functions.messages.EditMessage):
+    me, origin = _viewer(ctx)
+    if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
+        raise MediaEmptyError()  # no media store: text edits only
+    change = await actions.do_edit_private_message(
+        me, peer_user_id(me, req.peer), req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)),
+        exclude=origin,
+    )  # fmt: skip
+    users, chats = await context_for(me, change.messages)
+    return tl_convert.edit_updates_to_tl(change, users, chats, int(time.time()))
+
+
+async def get_history(ctx, req: functions.messages.GetHistory):
+    me, _ = _viewer(ctx)
+    h = await actions.get_history(
+        me, peer_user_id(me, req.peer), offset_id=req.offset_id, offset_date=req.offset_date,
+        add_offset=req.add_offset, limit=req.limit, max_id=req.max_id, min_id=req.min_id,
+    )  # fmt: skip
+    users, chats = await context_for(me, h.messages)
+    return tl_convert.history_to_tl(h, users, chats)
+
+
+async def search(ctx, req: functions.messages.Search):
+    """Text search in one private chat (same seek as history); media filters find
+    nothing, as no media exist."""
+    me, _ = _viewer(ctx)
+    peer = peer_user_id(me, req.peer)
+    if not isinstance(req.filter, types.InputMessagesFilterEmpty):
+        return tl_convert.history_to_tl(actions.PrivateHistory([], 0), [], [])
+    h = await actions.get_history(
+        me, peer, offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit, max_id=req.max_id,
+        min_id=req.min_id, q=req.q.strip(), min_date=req.min_date, max_date=req.max_date,
+    )  # fmt: skip
+    users, chats = await context_for(me, h.messages)
+    return tl_convert.history_to_tl(h, users, chats)
+
+
+async def read_history(ctx, req: functions.messages.ReadHistory):
+    me, origin = _viewer(ctx)
+    pts, count = await actions.do_read_history(me, peer_user_id(me, req.peer), req.max_id, exclude=origin)
+    return affected_messages_to_tl(pts, count)
+
+
+async def delete_history(ctx, req: functions.messages.DeleteHistory):
+    me, origin = _viewer(ctx)
+    pts, count, more = await actions.do_delete_private_history(
+        me, peer_user_id(me, req.peer), req.max_id, revoke=req.revoke, exclude=origin
+    )
+    return affected_history_to_tl(pts, count, more)
+
+
+async def set_typing(ctx, req: functions.messages.SetTyping):
+    me, _ = _viewer(ctx)
+    await push_typing(me, peer_user_id(me, req.peer), req.action.to_bytes().hex())
+    return True
