@@ -8,6 +8,7 @@ header, service action) so clients can apply it at once.
 
 from __future__ import annotations
 
+import os
 import time
 
 from message_core.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
@@ -75,6 +76,34 @@ def legacy_chat_to_tl(ch: dict):
         date=ch["date"],
         version=1,
         migrated_to=types.InputChannel(channel_id=ch["id"], access_hash=ch["access_hash"]),
+    )
+
+
+# --- invite links -------------------------------------------------------------------
+
+# What links look like to clients; TDesktop and Telethon take the hash after "+".
+INVITE_LINK_PREFIX = os.environ.get("TELESRV_INVITE_LINK_PREFIX", "https://t.me/+")
+
+
+def invite_link(invite_hash: str) -> str:
+    return INVITE_LINK_PREFIX + invite_hash
+
+
+def exported_invite_to_tl(inv: dict | None):
+    if inv is None:
+        return types.ChatInvitePublicJoinRequests()
+    return types.ChatInviteExported(
+        revoked=inv["revoked"],
+        permanent=inv["permanent"],
+        request_needed=inv["request_needed"],
+        link=invite_link(inv["hash"]),
+        admin_id=inv["admin_user_id"],
+        date=inv["date"],
+        expire_date=inv["expire_date"] or None,
+        usage_limit=inv["usage_limit"] or None,
+        usage=inv["usage_count"] or None,
+        requested=inv["requested_count"] or None,
+        title=inv["title"] or None,
     )
 
 
@@ -371,8 +400,6 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         recent_requesters=full.get("recent_requesters") or None,
     )
     if full.get("exported_invite"):
-        from .tl_convert_admin import exported_invite_to_tl  # it builds on this module
-
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
     return types.messages.ChatFull(full_chat=fc, chats=chats, users=users)
 

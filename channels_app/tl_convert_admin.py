@@ -4,50 +4,25 @@ admin log events, pins. Channels, users, messages and participants are rendered 
 
 from __future__ import annotations
 
-import os
-
 from tl import types
 
 from . import tl_convert
 
-# What links look like to clients; TDesktop and Telethon take the hash after "+".
-INVITE_LINK_PREFIX = os.environ.get("TELESRV_INVITE_LINK_PREFIX", "https://t.me/+")
-
-
-def invite_link(invite_hash: str) -> str:
-    return INVITE_LINK_PREFIX + invite_hash
-
-
-def exported_invite_to_tl(inv: dict | None):
-    if inv is None:
-        return types.ChatInvitePublicJoinRequests()
-    return types.ChatInviteExported(
-        revoked=inv["revoked"],
-        permanent=inv["permanent"],
-        request_needed=inv["request_needed"],
-        link=invite_link(inv["hash"]),
-        admin_id=inv["admin_user_id"],
-        date=inv["date"],
-        expire_date=inv["expire_date"] or None,
-        usage_limit=inv["usage_limit"] or None,
-        usage=inv["usage_count"] or None,
-        requested=inv["requested_count"] or None,
-        title=inv["title"] or None,
-    )
-
 
 def exported_invites_to_tl(count: int, invites: list[dict], users: list):
     return types.messages.ExportedChatInvites(
-        count=count, invites=[exported_invite_to_tl(i) for i in invites], users=users
+        count=count, invites=[tl_convert.exported_invite_to_tl(i) for i in invites], users=users
     )
 
 
 def exported_invite_result_to_tl(inv: dict, replacement: dict | None, users: list):
     if replacement is not None:
         return types.messages.ExportedChatInviteReplaced(
-            invite=exported_invite_to_tl(inv), new_invite=exported_invite_to_tl(replacement), users=users
+            invite=tl_convert.exported_invite_to_tl(inv),
+            new_invite=tl_convert.exported_invite_to_tl(replacement),
+            users=users,
         )
-    return types.messages.ExportedChatInvite(invite=exported_invite_to_tl(inv), users=users)
+    return types.messages.ExportedChatInvite(invite=tl_convert.exported_invite_to_tl(inv), users=users)
 
 
 def admins_with_invites_to_tl(rows: list[dict], users: list):
@@ -178,11 +153,11 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionParticipantJoin()
     if kind == "participant_join_by_invite":
         return types.ChannelAdminLogEventActionParticipantJoinByInvite(
-            invite=exported_invite_to_tl(d.get("invite"))
+            invite=tl_convert.exported_invite_to_tl(d.get("invite"))
         )
     if kind == "participant_join_by_request":
         return types.ChannelAdminLogEventActionParticipantJoinByRequest(
-            invite=exported_invite_to_tl(d.get("invite")), approved_by=d.get("approved_by") or 0
+            invite=tl_convert.exported_invite_to_tl(d.get("invite")), approved_by=d.get("approved_by") or 0
         )
     if kind == "participant_leave":
         return types.ChannelAdminLogEventActionParticipantLeave()
@@ -238,16 +213,16 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionSendMessage(message=_message(d.get("message"), viewer_id))
     if kind == "invite_edit":
         return types.ChannelAdminLogEventActionExportedInviteEdit(
-            prev_invite=exported_invite_to_tl(d.get("prev_invite")),
-            new_invite=exported_invite_to_tl(d.get("new_invite")),
+            prev_invite=tl_convert.exported_invite_to_tl(d.get("prev_invite")),
+            new_invite=tl_convert.exported_invite_to_tl(d.get("new_invite")),
         )
     if kind == "invite_revoke":
         return types.ChannelAdminLogEventActionExportedInviteRevoke(
-            invite=exported_invite_to_tl(d.get("invite"))
+            invite=tl_convert.exported_invite_to_tl(d.get("invite"))
         )
     if kind == "invite_delete":
         return types.ChannelAdminLogEventActionExportedInviteDelete(
-            invite=exported_invite_to_tl(d.get("invite"))
+            invite=tl_convert.exported_invite_to_tl(d.get("invite"))
         )
     return None
 

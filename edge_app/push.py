@@ -149,13 +149,6 @@ async def announce_auth_key_dropped(auth_key_id: int) -> None:
     await publish("edge.auth_key_dropped", {"auth_key_id": auth_key_id})
 
 
-@subscriber("edge.forget_authorization")
-async def _forget_authorization(event: dict, edge: Any) -> None:
-    from edge_app import registry
-
-    registry._forget_locally(int(event["perm_auth_key_id"]))
-
-
 async def _handle(raw: bytes, edge: Any) -> None:
     try:
         event = json.loads(raw)

@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from edge_app import current, push
+
 Handler = Callable[[Any, Any], Awaitable[Any]]
 
 
@@ -96,16 +98,17 @@ def forget_authorization(perm_auth_key_id: int) -> None:
     """Drop the cached authorization of a key in this process and, through the push
     channel, in every other edge process; live sessions of the key lose their user."""
     _forget_locally(perm_auth_key_id)
-    from edge_app import push
-
     push.publish_soon("edge.forget_authorization", {"perm_auth_key_id": perm_auth_key_id})
 
 
 def _forget_locally(perm_auth_key_id: int) -> None:
     _authorized.pop(perm_auth_key_id, None)
-    from edge_app import current
-
     edge = current.get()
     if edge is not None:
         for session in edge.sessions_of_perm_key(perm_auth_key_id):
             session.user_id = None
+
+
+@push.subscriber("edge.forget_authorization")
+async def _forget_authorization(event: dict, edge: Any) -> None:
+    _forget_locally(int(event["perm_auth_key_id"]))

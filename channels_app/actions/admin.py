@@ -36,7 +36,7 @@ from ..rights import (
     has_admin_right,
 )
 from . import admin_log
-from .common import is_active, load_channel, load_member, with_pts
+from .common import insert_service_message, is_active, load_channel, load_member, with_pts
 
 RANK_MAX = 16
 ADMINS_MAX = 50
@@ -353,8 +353,6 @@ async def do_edit_banned(
             }  # fmt: skip
             event = None
             if msg_id is not None:
-                from .channels import insert_service_message
-
                 locked = await load_channel(conn, channel_id)
                 action = {"_": "chatDeleteUser", "user_id": user_id}
                 sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]

@@ -9,6 +9,7 @@ from typing import Any
 from message_core.clock import now
 
 from .. import counters, db
+from ..domain import ChannelEvent
 from ..errors import ChannelInvalidError, ChannelPrivateError
 
 CHANNEL_COLUMNS = (
@@ -204,3 +205,52 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
                 user_ids.add(action["user_id"])
             if action.get("inviter_id"):
                 user_ids.add(action["inviter_id"])
+
+
+async def insert_service_message(
+    conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int
+):
+    """Service message + its new_message event + the channel's top/pts, in one statement each."""
+    row = {
+        "channel_id": channel["id"],
+        "id": msg_id,
+        "sender_user_id": sender,
+        "date": date,
+        "edit_date": 0,
+        "post": bool(channel["broadcast"]),
+        "silent": False,
+        "noforwards": False,
+        "post_author": "",
+        "message": "",
+        "entities": [],
+        "reply_to_msg_id": 0,
+        "reply_to_top_id": 0,
+        "fwd_from": None,
+        "action": action,
+        "pts": pts,
+        "deleted": False,
+    }
+    await conn.execute(
+        "INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,"
+        " noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts,"
+        " deleted) VALUES (%s, %s, NULL, %s, %s, 0, %s, false, false, '', '', '[]', 0, 0, NULL, %s, %s, false)",
+        (channel["id"], msg_id, sender, date, row["post"], jsonb(action), pts),
+    )
+    await insert_event(
+        conn,
+        channel_id=channel["id"],
+        pts=pts,
+        pts_count=1,
+        type="new_message",
+        date=date,
+        message_id=msg_id,
+        sender_user_id=sender,
+        user_ids=sorted(set(action.get("users") or []) | {sender}),
+        payload=row,
+    )
+    await conn.execute(
+        "UPDATE channels SET top_message_id = GREATEST(top_message_id, %(m)s),"
+        " top_message_date = GREATEST(top_message_date, %(d)s), pts = GREATEST(pts, %(p)s) WHERE id = %(c)s",
+        {"m": msg_id, "d": date, "p": pts, "c": channel["id"]},
+    )
+    return ChannelEvent(channel["id"], pts, 1, "new_message", date, row)

@@ -3,7 +3,7 @@
 An import locks its invite row (``SELECT ... FOR UPDATE``) and checks and counts the use
 in that one transaction, so concurrent imports of a link with a usage limit never admit
 more users than the limit. The membership itself is then activated by the channel
-core (``channels.activate_members``: member row, service message, pts); if that fails the use
+core (``membership.activate_members``: member row, service message, pts); if that fails the use
 is given back.
 
 Error codes are the ones TDesktop branches on: ``INVITE_HASH_INVALID`` (unknown link,
@@ -40,10 +40,12 @@ from ..errors import (
     UserKickedError,
     UsersTooMuchError,
 )
+from ..join_settings import get_join_settings
 from ..rights import has_admin_right
 from . import admin_log
 from .admin import admin_ids, load_for_actor, require_right
 from .common import is_active, load_channel, load_member
+from .membership import activate_members, search_user_ids
 
 INVITE_COLUMNS = (
     "channel_id, id, hash, admin_user_id, title, permanent, revoked, request_needed, expire_date,"
@@ -307,8 +309,6 @@ async def do_import_invite(user_id: int, link: str) -> ChannelChange:
     if requested:
         await publish_pending(channel_id)
         raise InviteRequestSentError()
-    from .channels import activate_members
-
     try:
         change = await activate_members(
             channel, [user_id], inviter=locked["admin_user_id"], actor_id=user_id, join=True, log=False
@@ -360,8 +360,6 @@ async def request_join_if_needed(channel: dict, user_id: int) -> None:
     """Hook for channels.joinChannel: with join requests on (a public megagroup), the join
     becomes a pending request (invite 0) and INVITE_REQUEST_SENT is raised; otherwise
     this returns and the join goes on."""
-    from .settings import get_join_settings
-
     settings = (await get_join_settings([channel["id"]])).get(channel["id"])
     if not settings or not settings["join_request"]:
         return
@@ -579,8 +577,6 @@ async def list_importers(
             params["i"] = inv["id"]
         q = (q or "").strip()[: limits.PARTICIPANTS_Q_MAX]
         if q:
-            from .channels import search_user_ids
-
             ids = await search_user_ids(q)
             if not ids:
                 return 0, []
@@ -642,8 +638,6 @@ async def do_hide_join_request(
             )
     change = None
     if approved and not is_active(target):
-        from .channels import activate_members
-
         inviter = invite["admin_user_id"] if invite else admin_log.actor_id(actor_user_id)
         change = await activate_members(
             channel, [user_id], inviter=inviter, actor_id=user_id, join=True, log=False

@@ -31,7 +31,14 @@ from ..join_settings import forget_join_flags, get_join_settings
 from ..rights import BANNED_FLAGS
 from . import admin_log
 from .admin import load_for_actor, publish_channel_updated, require_creator, require_right
-from .common import MESSAGE_COLUMNS, load_channel, with_pts
+from .common import (
+    MESSAGE_COLUMNS,
+    insert_event,
+    insert_service_message,
+    load_channel,
+    message_snapshot,
+    with_pts,
+)
 
 SLOWMODE_SECONDS = (0, 10, 30, 60, 300, 900, 3600)
 UNPIN_ALL_PAGE = 1000
@@ -81,8 +88,6 @@ async def do_edit_title(actor_user_id: int | None, channel_id: int, title: str) 
     date = now()
 
     async def body(conn, msg_id, pts):
-        from .channels import insert_service_message
-
         locked = await load_channel(conn, channel_id, lock=True)
         await conn.execute("UPDATE channels SET title = %s WHERE id = %s", (title, channel_id))
         await admin_log.record(
@@ -447,8 +452,6 @@ async def _refresh_pinned_top(conn, channel_id: int, pts: int) -> None:
 
 
 async def _insert_pin_event(conn, channel_id, pts, pts_count, date, ids, payload) -> None:
-    from .common import insert_event
-
     await insert_event(
         conn, channel_id=channel_id, pts=pts, pts_count=pts_count, type="pin_messages", date=date,
         message_ids=ids, payload=payload,
@@ -456,6 +459,4 @@ async def _insert_pin_event(conn, channel_id, pts, pts_count, date, ids, payload
 
 
 def _loggable(message: dict) -> dict:
-    from .common import message_snapshot
-
     return message_snapshot(message)

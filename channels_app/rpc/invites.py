@@ -7,7 +7,7 @@ from edge_app.registry import rpc
 from message_core.context import resolve_input_user, users_for, viewer
 from tl import functions, types
 
-from .. import tl_convert_admin
+from .. import tl_convert, tl_convert_admin
 from ..access import is_channel_peer
 from ..actions import invites
 from ..chat_context import chats_for
@@ -38,7 +38,7 @@ async def export_chat_invite(ctx, req: functions.messages.ExportChatInvite):
         request_needed=req.request_needed, title=req.title,
         legacy_revoke_permanent=req.legacy_revoke_permanent,
     )  # fmt: skip
-    return tl_convert_admin.exported_invite_to_tl(inv)
+    return tl_convert.exported_invite_to_tl(inv)
 
 
 @rpc(functions.messages.CheckChatInvite)
