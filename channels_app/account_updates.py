@@ -1,12 +1,12 @@
 """Channel state that lives in the owner's account update log (accounts_app.updates):
 read inbox marks, local history clears, dialog pins / unread marks / folders, and the
-computed updateChannelTooLong nudge of updates.getDifference."""
+computed updateChannelTooLong nudge of updates.getDifference. State across both chat
+kinds (the pinned order, drafts) is messages_app.update_kinds'."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from message_core import tl_convert as core_tl
 from tl import types
 
 from . import tl_convert
@@ -14,18 +14,12 @@ from . import tl_convert
 READ_INBOX = "channels.read_inbox"
 AVAILABLE_MESSAGES = "channels.available_messages"
 DIALOG_PINNED = "channels.dialog_pinned"
-PINNED_ORDER = "channels.pinned_order"
 UNREAD_MARK = "channels.unread_mark"
 FOLDER = "channels.folder"
-DRAFT = "dialogs.draft"  # a channel's or a private chat's cloud draft (actions.drafts)
 
 
 def _dialog_peer(channel_id: int):
     return types.DialogPeer(peer=types.PeerChannel(channel_id=channel_id))
-
-
-def _user_dialog_peer(user_id: int):
-    return types.DialogPeer(peer=types.PeerUser(user_id=user_id))
 
 
 async def _render(event, viewer_id: int):
@@ -36,7 +30,6 @@ async def _render(event, viewer_id: int):
     p = event.payload
     cid = int(p.get("channel_id", 0))
     carries = False
-    user_ids: set[int] = set()
     if event.type == READ_INBOX:
         ups = [
             tl_convert.read_inbox_to_tl(
@@ -51,20 +44,8 @@ async def _render(event, viewer_id: int):
                 pinned=p["pinned"], folder_id=p.get("folder_id") or None, peer=_dialog_peer(cid)
             )
         ]
-    elif event.type == PINNED_ORDER:
-        # "peers" ([kind, id] pairs, private chats included); "order": channel ids only.
-        peers = p.get("peers") or [["c", c] for c in p["order"]]
-        order = [_dialog_peer(i) if k == "c" else _user_dialog_peer(i) for k, i in peers]
-        ups = [types.UpdatePinnedDialogs(folder_id=p.get("folder_id") or None, order=order)]
-        user_ids = {int(i) for k, i in peers if k == "p"}
     elif event.type == UNREAD_MARK:
         ups = [types.UpdateDialogUnreadMark(unread=p["unread"], peer=_dialog_peer(cid))]
-    elif event.type == DRAFT:
-        ups = [core_tl.draft_update_to_tl(p)]
-        if p["kind"] == "c":
-            cid = int(p["peer_id"])
-        else:
-            user_ids = {int(p["peer_id"])}
     elif event.type == FOLDER:
         ups = [
             types.UpdateFolderPeers(
@@ -78,13 +59,7 @@ async def _render(event, viewer_id: int):
         carries = True
     else:
         return None
-    if cid:
-        ids = [cid]
-    else:
-        ids = [int(i) for k, i in p.get("peers") or [["c", c] for c in p.get("order", [])] if k == "c"]
-    return Rendered(
-        updates=ups, chats=await chats_for(viewer_id, ids), user_ids=user_ids, carries_pts=carries
-    )
+    return Rendered(updates=ups, chats=await chats_for(viewer_id, [cid]), carries_pts=carries)
 
 
 async def too_long_nudges(user_id: int, since: datetime):
@@ -130,7 +105,7 @@ async def channels_with_events_since(user_id: int, since_date: int) -> list[tupl
 def install() -> None:
     from accounts_app import updates
 
-    for kind in (READ_INBOX, AVAILABLE_MESSAGES, DIALOG_PINNED, PINNED_ORDER, UNREAD_MARK, FOLDER, DRAFT):
+    for kind in (READ_INBOX, AVAILABLE_MESSAGES, DIALOG_PINNED, UNREAD_MARK, FOLDER):
         updates.register_update_renderer(kind, _render)
     updates.register_difference_contributor(too_long_nudges)
 

@@ -12,3 +12,6 @@ class MessagesConfig(AppConfig):
     def ready(self) -> None:
         for name in RPC_MODULES:
             importlib.import_module(f"messages_app.rpc.{name}")
+        from messages_app import update_kinds
+
+        update_kinds.install()

@@ -3,7 +3,7 @@ chat's), shown by the owner's other devices (updateDraftMessage, the dialog's
 ``draft``) and listed by messages.getAllDrafts. Saving an empty text clears it.
 
 Drafts are account-level dialog state like pins: the handlers log each change in the
-owner's account update log (``account_updates.DRAFT``). A draft is a dict:
+owner's account update log (``update_kinds.DRAFT``). A draft is a dict:
 ``kind`` ("c" / "p"), ``peer_id``, ``date`` and either ``empty`` or ``message``,
 ``entities``, ``reply_to_msg_id``, ``no_webpage``.
 """

@@ -50,7 +50,7 @@ from tl.errors import (
     UrlInvalidError,
 )
 
-from .. import drafts
+from .. import drafts, update_kinds
 from .. import tl_convert as compat_tl
 from ..peers import Peer, is_user_peer, peer_user_id, resolve_peer
 
@@ -254,7 +254,7 @@ async def save_draft(ctx, req: functions.messages.SaveDraft):
         no_webpage=req.no_webpage,
     )  # fmt: skip
     if draft is not None:
-        await account_updates.append(me, account_updates.DRAFT, draft, exclude=own_session(ctx))
+        await account_updates.append(me, update_kinds.DRAFT, draft, exclude=own_session(ctx))
     return True
 
 
@@ -271,7 +271,7 @@ async def get_all_drafts(ctx, req: functions.messages.GetAllDrafts):
 async def clear_all_drafts(ctx, req: functions.messages.ClearAllDrafts):
     me = viewer(ctx)
     for draft in await drafts.do_clear_drafts(me):
-        await account_updates.append(me, account_updates.DRAFT, draft, exclude=own_session(ctx))
+        await account_updates.append(me, update_kinds.DRAFT, draft, exclude=own_session(ctx))
     return True
 
 

@@ -16,7 +16,7 @@ from private_app import tl_convert as private_tl
 from tl import functions, types
 from tl.errors import FolderIdInvalidError, LimitInvalidError, PeerIdInvalidError
 
-from .. import drafts, pins
+from .. import drafts, pins, update_kinds
 from ..peers import dialog_ref, dialog_user_peer, is_user_peer, peer_user_id
 
 
@@ -170,7 +170,7 @@ async def reorder_pinned_dialogs(ctx, req: functions.messages.ReorderPinnedDialo
     applied = await pins.do_reorder_pinned_dialogs(me, req.folder_id, order, force=req.force)
     await account_updates.append(
         me,
-        account_updates.PINNED_ORDER,
+        update_kinds.PINNED_ORDER,
         {"peers": [list(p) for p in applied], "folder_id": req.folder_id},
         exclude=own_session(ctx),
     )

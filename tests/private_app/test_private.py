@@ -433,7 +433,7 @@ async def test_rpc_pins_share_one_order_and_cap_across_chats_and_channels(users)
 
 
 async def test_rpc_cloud_drafts_in_chats_and_channels(users):
-    from channels_app import account_updates
+    from messages_app import update_kinds
 
     a, b, _ = users
     made = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Group"))
@@ -447,7 +447,7 @@ async def test_rpc_cloud_drafts_in_chats_and_channels(users):
         ),
     )
     assert await call(a, functions.messages.SaveDraft(peer=group, message="for the group"))
-    assert (await events_of(a))[-1][0] == account_updates.DRAFT
+    assert (await events_of(a))[-1][0] == update_kinds.DRAFT
 
     res = await call(
         a,
