@@ -48,9 +48,11 @@ def check_input_user(viewer_id: int, input_user) -> int:
     check needs no database: a valid HMAC proves the server handed this viewer that user.
     Deleted users still resolve; callers that must refuse them check ``User.deleted``.
     """
-    if isinstance(input_user, types.InputUserSelf):
+    if isinstance(input_user, types.InputUserSelf | types.InputPeerSelf):
         return viewer_id
-    if isinstance(input_user, types.InputUser):
+    # Pyrogram (2.0 and its forks) sends an inputPeerUser where an InputUser goes
+    # (channels.inviteToChannel, ...); Telegram takes it, as the same user.
+    if isinstance(input_user, types.InputUser | types.InputPeerUser):
         if input_user.user_id == viewer_id or (
             input_user.user_id > 0
             and check_user_access_hash(viewer_id, input_user.user_id, input_user.access_hash)

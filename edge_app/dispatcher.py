@@ -34,7 +34,7 @@ class EdgeDispatcher:
                 ctx.app["user_id"] = user_id
                 if ctx.session is not None and ctx.session.user_id != user_id:
                     ctx.session.user_id = user_id
-            result = await registration.handler(ctx, request)
+            result = layers.result_for_layer(await registration.handler(ctx, request), request, ctx.layer)
             if isinstance(result, list):
                 # Vector<T> results carry no constructor of their own: encode them
                 # with the function's result type for the client's layer.

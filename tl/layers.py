@@ -1,24 +1,36 @@
-"""Talking to clients of several API layers with one set of (primary-layer) classes.
+"""Talking to clients of many API layers with one set of (primary-layer) classes.
 
 ``decode(data, layer)`` reads what a client of ``layer`` sent into primary classes;
 ``encode(obj, layer)`` writes a primary object the way that client expects. The
-translation tables are generated (``tl/gen/layer<N>.py``, see ``tl/layergen.py``).
+translation for an older layer is built from compact data (``tl/gen/layers_data.py``)
+on first use, see ``tl/translate.py``.
+
+A client may announce a layer we have no schema for: ``resolve`` picks the one served
+(see its docstring), logs it once per announced layer and tells the ``on_fallback``
+callbacks (the edge counts them in its metrics).
 """
 
 from __future__ import annotations
 
+import logging
 import struct
+from collections import Counter
 from collections.abc import Callable
+from functools import cache
 
 from tl import functions, runtime
-from tl.gen import layer224, layer225, layer227
+from tl.gen import layers_data
 from tl.runtime import DecodeError, EncodeError, Reader, TLObject
+from tl.translate import tables
 
-PRIMARY = 229
-SUPPORTED = (224, 225, 227, 229)
-_MODULES = {224: layer224, 225: layer225, 227: layer227}
+PRIMARY = layers_data.PRIMARY
+SUPPORTED: tuple[int, ...] = tuple(sorted((*layers_data.LAYERS, PRIMARY)))
+_SUPPORTED_SET = frozenset(SUPPORTED)
+
+log = logging.getLogger(__name__)
 
 __all__ = [
+    "FALLBACKS",
     "PRIMARY",
     "SUPPORTED",
     "DecodeError",
@@ -26,24 +38,59 @@ __all__ = [
     "decode",
     "encode",
     "encode_result",
+    "on_fallback",
     "resolve",
+    "result_for_layer",
     "writer_for",
 ]
 
+# (announced, served) -> how many times a client announced a layer we have no schema
+# for. Callbacks in ``on_fallback`` get ``(announced, served)`` on every such resolve.
+FALLBACKS: Counter[tuple[int, int]] = Counter()
+on_fallback: list[Callable[[int, int], None]] = []
 
-def resolve(layer: int) -> int:
-    """The shipped layer used for a client announcing ``layer``: the newest one not
-    newer than it (the client understands all of it), else the oldest."""
-    if layer in _REGISTRIES:
+
+def nearest(layer: int) -> int:
+    """The layer served to a client announcing ``layer`` (pure: no logging).
+
+    A layer with a schema is served as it is. Otherwise the newest schema layer older
+    than the announced one: Telegram's layers only add constructors and fields on the
+    whole, so everything in an older layer is something the client can read, while a
+    newer one could hand it constructors it cannot know. Announced below the oldest
+    schema (150), there is no such layer: the oldest one is served, the closest match,
+    and that is logged as a warning."""
+    if layer in _SUPPORTED_SET:
         return layer
     older = [s for s in SUPPORTED if s <= layer]
     return older[-1] if older else SUPPORTED[0]
 
 
+def resolve(layer: int) -> int:
+    """``nearest(layer)``; a layer without a schema is logged once per announced layer
+    and counted in ``FALLBACKS`` and the ``on_fallback`` callbacks, every time."""
+    served = nearest(layer)
+    if served != layer:
+        key = (layer, served)
+        if key not in FALLBACKS:
+            log.log(
+                logging.WARNING if served > layer else logging.INFO,
+                "client layer %d has no schema here: serving layer %d%s",
+                layer,
+                served,
+                " (older than any we have: it may get constructors it does not know)"
+                if served > layer
+                else "",
+            )
+        FALLBACKS[key] += 1
+        for cb in list(on_fallback):
+            cb(layer, served)
+    return served
+
+
 def _invoke_with_layer_reader(r: Reader):
     # The inner query is in the layer the client names here, not the outer one.
     layer = r.read_int()
-    inner = r.sub_reader(_REGISTRIES[resolve(layer)])
+    inner = r.sub_reader(registry(resolve(layer)))
     query = inner.read_object()
     r.pos = inner.pos
     r.gzip_left = inner.gzip_left
@@ -53,29 +100,31 @@ def _invoke_with_layer_reader(r: Reader):
     return o
 
 
-def _build_registry(overrides: dict[int, Callable]) -> dict[int, Callable]:
-    reg = dict(runtime.REGISTRY)
-    reg.update(overrides)
+_PRIMARY_REGISTRY = dict(runtime.REGISTRY)
+_PRIMARY_REGISTRY[functions.InvokeWithLayer.CONSTRUCTOR_ID] = _invoke_with_layer_reader
+
+
+@cache
+def registry(layer: int) -> dict[int, Callable]:
+    """Constructor id -> reader, for a client of a served ``layer``."""
+    if layer == PRIMARY:
+        return _PRIMARY_REGISTRY
+    reg = tables(layer).registry
     reg[functions.InvokeWithLayer.CONSTRUCTOR_ID] = _invoke_with_layer_reader
     return reg
 
 
-_REGISTRIES: dict[int, dict[int, Callable]] = {PRIMARY: _build_registry({})}
-for _n, _m in _MODULES.items():
-    _REGISTRIES[_n] = _build_registry(_m.READERS)
-
-
 def decode(data: bytes, layer: int) -> TLObject:
     """A boxed object sent by a client of ``layer``, as primary-layer classes."""
-    return Reader(data, registry=_REGISTRIES[resolve(layer)]).read_object()
+    return Reader(data, registry=registry(nearest(layer))).read_object()
 
 
 def writer_for(layer: int) -> Callable[[TLObject, bytearray], None] | None:
     """``fn(obj, buf)`` appending ``obj`` encoded for ``layer`` (None: the primary)."""
-    layer = resolve(layer)
+    layer = nearest(layer)
     if layer == PRIMARY:
         return None
-    w = _MODULES[layer].WRITERS
+    w = tables(layer).writers
     return lambda obj, buf: w[obj.__class__](obj, buf)
 
 
@@ -84,15 +133,50 @@ def encode(obj: TLObject | bool, layer: int) -> bytes:
     client of ``layer``. Raises ``EncodeError`` when it has no equivalent there."""
     if obj is True or obj is False:
         return runtime.TRUE_BYTES if obj else runtime.FALSE_BYTES
-    layer = resolve(layer)
+    layer = nearest(layer)
     if layer == PRIMARY:
         return obj.to_bytes()
     b = bytearray()
     try:
-        _MODULES[layer].WRITERS[obj.__class__](obj, b)
+        tables(layer).writers[obj.__class__](obj, b)
     except (AttributeError, TypeError, struct.error) as e:
         raise EncodeError(f"cannot encode {getattr(obj, 'TL_NAME', type(obj).__name__)}: {e}") from e
     return bytes(b)
+
+
+def old_class(layer: int, name: str) -> type:
+    """The class a constructor ``layer`` has and the primary layer dropped is read into
+    (handlers never see these as primary classes)."""
+    return tables(nearest(layer)).old_class(name)
+
+
+def _unwrap_updates(v):
+    # messages.invitedUsers, messages.chatInviteJoinResultOk: the Updates inside.
+    return v.updates if getattr(v, "TL_NAME", "").startswith("messages.") else v
+
+
+# (primary result type, an older layer's result type of the same function) -> how the
+# handler's answer becomes the older one (tl/README.md, "Layers").
+_RESULT_ADAPTERS: dict[tuple[str, str], Callable] = {
+    ("messages.InvitedUsers", "Updates"): _unwrap_updates,
+    ("messages.ChatInviteJoinResult", "Updates"): _unwrap_updates,
+    ("ReportResult", "Bool"): lambda v: True,
+    ("messages.WebPagePreview", "MessageMedia"): lambda v: getattr(v, "media", v),
+}
+
+
+def result_for_layer(value, request: TLObject, layer: int):
+    """The handler's answer to ``request`` as a client of ``layer`` expects it, where
+    that layer's function returns another type than the primary one (an old
+    ``channels.inviteToChannel`` returns ``Updates``, not ``messages.InvitedUsers``)."""
+    layer = nearest(layer)
+    if layer == PRIMARY:
+        return value
+    old = tables(layer).decl(request.TL_NAME)
+    if old is None or old.result == request.RESULT_TYPE:
+        return value
+    adapt = _RESULT_ADAPTERS.get((request.RESULT_TYPE, old.result))
+    return value if adapt is None else adapt(value)
 
 
 _VECTOR_PRIMS = {"int": "i", "long": "q", "double": "d"}

@@ -27,7 +27,6 @@ class TLCodec:
 
         self._layers = layers
         self.primary = layers.PRIMARY
-        self._supported = sorted(layers.SUPPORTED)
 
     def decode(self, data: bytes, layer: int) -> Any:
         return self._layers.decode(data, layer)
@@ -36,7 +35,5 @@ class TLCodec:
         return self._layers.encode(obj, layer)
 
     def resolve_layer(self, layer: int) -> int:
-        # A layer we do not ship: the newest one that is not newer than the client's
-        # (it understands everything in it), else the oldest we have.
-        older = [s for s in self._supported if s <= layer]
-        return older[-1] if older else self._supported[0]
+        # The rule (and its logging and counting) is tl.layers.resolve's.
+        return self._layers.resolve(layer)

@@ -64,8 +64,26 @@ class TreeGen:
         self.max_depth = max_depth
 
     def _prim_fields(self, name: str) -> set[str] | None:
+        # Fields the primary class carries: same name, and the same type (a `true`
+        # flag standing for an optional Bool).
         c = self.prim.get(name)
-        return None if c is None else {p.name for p in c.params}
+        if c is None:
+            return None
+        mine = {p.name: str(p.type) for p in self.by_name[name].params}
+        return {
+            p.name
+            for p in c.params
+            if p.name in mine
+            and (mine[p.name] == str(p.type) or {mine[p.name], str(p.type)} == {"true", "Bool"})
+        }
+
+    def _prim_required(self, name: str, field: str) -> bool:
+        c = self.prim.get(name)
+        return c is not None and any(p.name == field and p.flag_field is None for p in c.params)
+
+    def _prim_is_true_flag(self, name: str, field: str) -> bool:
+        c = self.prim.get(name)
+        return c is not None and any(p.name == field and p.is_true_flag for p in c.params)
 
     def candidates(self, type_name: str) -> list[Combinator]:
         cands = [c for c in self.by_type.get(type_name, []) if c.name not in self.avoid]
@@ -85,12 +103,19 @@ class TreeGen:
             if p.flag_field is not None:
                 key = (p.flag_field, p.flag_bit)
                 if key not in groups:
-                    groups[key] = depth < self.max_depth and rng.random() < 0.6
+                    # A field the primary layer requires is always there in our objects.
+                    groups[key] = (depth < self.max_depth and rng.random() < 0.6) or (
+                        in_prim and self._prim_required(comb.name, p.name)
+                    )
                 if not groups[key] or not in_prim:
                     if p.is_true_flag:
                         out[p.name] = False
                     continue
-                out[p.name] = True if p.is_true_flag else self.value(p.type, depth + 1, p.name, comb)
+                if p.is_true_flag or self._prim_is_true_flag(comb.name, p.name):
+                    # (A primary `true` flag can only say True to an old optional Bool.)
+                    out[p.name] = True
+                else:
+                    out[p.name] = self.value(p.type, depth + 1, p.name, comb)
                 continue
             if not in_prim:
                 out[p.name] = zero(p.type)
@@ -174,6 +199,7 @@ def _ref_obj(out: bytearray, tree: dict, layer: int, boxed: bool) -> None:
     c = by_name[tree["_"]]
     if boxed:
         out += struct.pack("<I", c.id)
+    words: dict[str, int] = {}
     for p in c.params:
         if p.is_flags:
             word = 0
@@ -182,13 +208,17 @@ def _ref_obj(out: bytearray, tree: dict, layer: int, boxed: bool) -> None:
                     v = tree.get(q.name)
                     if (v is True) if q.is_true_flag else (v is not None):
                         word |= 1 << q.flag_bit
+            words[p.name] = word
             out += struct.pack("<I", word)
             continue
         if p.is_true_flag:
             continue
         v = tree.get(p.name)
         if p.flag_field is not None and v is None:
-            continue
+            # Two fields on one bit: the bit set for one, the other goes as zero.
+            if not words[p.flag_field] & (1 << p.flag_bit) or zero(p.type) is None:
+                continue
+            v = zero(p.type)
         _ref_value(out, p.type, v, layer)
 
 
@@ -227,13 +257,10 @@ def class_of(name: str, layer: int):
     prim, _ = schema_maps(PRIMARY)
     c = prim.get(name)
     if c is None:
-        import importlib
+        from tl import layers
 
-        mod = importlib.import_module(f"tl.gen.layer{layer}")
         old, _ = schema_maps(layer)
-        oc = old[name]
-        prefix = "Layer" + (oc.namespace.capitalize() if oc.namespace else "")
-        return getattr(mod, prefix + api_class_name(oc)), oc
+        return layers.old_class(layer, name), old[name]
     root = functions if c.is_function else types
     if c.namespace:
         root = getattr(root, c.namespace)
@@ -242,12 +269,14 @@ def class_of(name: str, layer: int):
 
 def build_ours(tree: dict, layer: int):
     cls, comb = class_of(tree["_"], layer)
+    theirs = {p.name: str(p.type) for p in schema_maps(layer)[0][tree["_"]].params}
     kwargs = {}
     for p in comb.params:
         if p.is_flags:
             continue
         a = attr_name(p.name)
-        if p.name in tree:
+        t = theirs.get(p.name)
+        if p.name in tree and (t == str(p.type) or {t, str(p.type)} == {"true", "Bool"}):
             kwargs[a] = _build_value(tree[p.name], layer)
         elif p.is_true_flag:
             kwargs[a] = False

@@ -16,21 +16,30 @@ def _cases(layer):
     return sorted(by_name)
 
 
+# Layers clients in use speak (Pyrogram 2.0.106, Telethon 1.36/1.40, GramJS 2.26, PyroFork
+# 2.3.68, Telethon 1.43/1.44, mtcute 0.30/0.31) get two random trees per combinator,
+# every other shipped layer one.
+WELL_USED = (158, 181, 198, 201, 207, 224, 225, 227, 228, 229)
+
+
 @pytest.mark.parametrize("layer", layers.SUPPORTED)
 def test_every_combinator_roundtrips_against_reference(layer):
     by_name, _ = schema_maps(layer)
+    variants = 2 if layer in WELL_USED else 1
     failures = []
+    no_tree = []
     checked = 0
     for seed, name in enumerate(_cases(layer)):
         comb = by_name[name]
-        for variant in range(2):
+        for variant in range(variants):
             gen = TreeGen(layer, seed=seed * 7 + variant)
             try:
                 tree = gen.tree(comb)
                 ref = ref_encode(tree, layer)
             except (LookupError, TypeError, struct.error) as e:
-                # Only a field the primary layer lacks and the old one requires.
-                failures.append((name, f"no tree: {e}"))
+                # A field the old layer requires, of a type the primary layer has no
+                # constructor (or field) for: our objects cannot carry it at all.
+                no_tree.append((name, str(e)))
                 continue
             ours = build_ours(tree, layer)
             got = layers.encode(ours, layer)
@@ -42,10 +51,9 @@ def test_every_combinator_roundtrips_against_reference(layer):
                 failures.append((name, "decode differs"))
                 continue
             checked += 1
-    allowed = {("messages.chatInviteJoinResultWebView", "no tree")} if layer == 227 else set()
-    unexpected = [f for f in failures if (f[0], f[1].split(":")[0]) not in allowed]
-    assert not unexpected, unexpected[:20]
-    assert checked >= 2 * len(by_name) - 2 * len(allowed)
+    assert not failures, failures[:20]
+    assert len(no_tree) <= 0.02 * variants * len(by_name), no_tree[:20]
+    assert checked == variants * len(by_name) - len(no_tree)
 
 
 def _sample_updates():
@@ -129,7 +137,7 @@ def test_invoke_with_layer_switches_the_inner_layer():
 def test_unknown_layers_resolve_to_a_shipped_one():
     assert layers.resolve(226) == 225
     assert layers.resolve(300) == 229
-    assert layers.resolve(100) == 224
+    assert layers.resolve(100) == 150
     assert layers.decode(types.PeerUser(user_id=1).to_bytes(), 226) == types.PeerUser(user_id=1)
 
 
@@ -157,7 +165,7 @@ def test_optional_field_without_equivalent_is_left_out():
 def test_readme_lists_every_case_without_equivalent():
     from pathlib import Path
 
-    from tl.layergen import equivalence_table
+    from tl.layerdoc import equivalence_table
 
-    readme = (Path(layers.__file__).parent / "README.md").read_text()
-    assert equivalence_table() in readme, "regenerate the table: python -m tl.layergen"
+    table = (Path(layers.__file__).parent / "LAYERS.md").read_text()
+    assert equivalence_table() in table, "regenerate the table: python -m tl.layerdoc"

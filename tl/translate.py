@@ -1,0 +1,436 @@
+"""Writers and readers between the primary layer and an older one, built from
+``tl/gen/layers_data.py`` when first needed.
+
+For a layer L, ``tables(L)`` gives:
+
+- ``writers``: primary class -> ``fn(obj, buf)`` writing the object as a client of L
+  expects it (L's constructor id, only the fields L has, flags recomputed from L's bit
+  positions). Classes that do not differ in L, and cannot contain anything that does,
+  write themselves (their own generated ``_write``);
+- ``registry``: constructor id -> reader for ``tl.runtime.Reader``: the primary table,
+  with L's ids of changed constructors read into primary classes and the constructors L
+  has and the primary layer dropped read into classes of their own (``old_class``).
+
+Nothing is compiled up front: a writer or reader is generated (``tl.emit``, the same
+emitter as the primary classes) and compiled the first time a class or id is met in
+that layer; identical function source is compiled once for all layers. Rules where L
+has no equivalent (tl/README.md, "Layers"):
+
+- a primary constructor missing in L, inside a vector: the item is dropped; in an
+  optional field: the field is omitted; in a required field: L's
+  ``...Unsupported``/``...Empty`` constructor of that type (fields copied by name),
+  else ``EncodeError``;
+- a field L requires but the primary object lacks: zero / empty value, or the stand-in
+  constructor above for boxed types;
+- read from L, a primary field L lacks is ``None`` (``False`` for flags, zero/empty for
+  required fields).
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import cache
+from types import FunctionType
+
+from tl import runtime
+from tl.emit import PRELUDE, Emitter, Module, api_class_name, attr_name, emit_class
+from tl.gen import functions as gen_functions
+from tl.gen import layers_data as data
+from tl.gen import types as gen_types
+from tl.parser import Combinator, Param, parse_line
+
+PRIMARY = data.PRIMARY
+OBJ_WRITE = "_W[{v}.__class__]({v}, _b)"
+VEC_OBJ_WRITE = "_wvo(_b, {v}, {bare})"
+OBJ_FN = "_wobj"
+
+# Globals of every layer's compiled functions; `_W` (this layer's writers) and
+# `_MISSING` (primary classes it lacks) are set per layer.
+_LAYER_GLOBALS = (
+    PRELUDE.replace("from __future__ import annotations\n", "")
+    + """
+from tl.runtime import VECTOR_BYTES
+
+
+def _write_raw(_o, _b):
+    _b += _o
+
+
+def _wobj(_b, _x):
+    _W[_x.__class__](_x, _b)
+
+
+def _wvo(_b, _v, _bare):
+    # Items this layer has no constructor for are left out of the vector.
+    _v = [_x for _x in _v if _x.__class__ not in _MISSING]
+    if not _bare:
+        _b += VECTOR_BYTES
+    _b += pack_i(len(_v))
+    _w = _W
+    for _x in _v:
+        _w[_x.__class__](_x, _b)
+"""
+)
+
+# Function source -> code object, shared by every layer whose function reads the same.
+_CODE: dict[str, object] = {}
+
+
+@cache
+def primary_decl(i: int) -> Combinator:
+    return parse_line(data.PRIMARY_DECLS[i], i >= data.PRIMARY_FUNCTIONS_FROM, "api-229.tl", 0)
+
+
+@cache
+def old_decl(j: int) -> Combinator:
+    return parse_line(data.OLD_DECLS[j], j in data.OLD_FUNCTIONS, "layers_data", 0)
+
+
+def _decl_name(text: str) -> str:
+    return text.split("#", 1)[0]
+
+
+def _decl_result(text: str) -> str:
+    return text.rpartition(" = ")[2]
+
+
+@cache
+def primary_classes() -> dict[str, type]:
+    """TL name -> generated primary class."""
+    out: dict[str, type] = {}
+    for root in (gen_types, gen_functions):
+        mods = [root] + [getattr(root, ns) for ns in root.__all__ if not ns[:1].isupper()]
+        for mod in mods:
+            for name in mod.__all__:
+                cls = getattr(mod, name)
+                if isinstance(cls, type):
+                    out[cls.TL_NAME] = cls
+    return out
+
+
+@cache
+def primary_index() -> dict[str, int]:
+    return {_decl_name(t): i for i, t in enumerate(data.PRIMARY_DECLS)}
+
+
+def _bits(n: int) -> list[int]:
+    out = []
+    i = 0
+    while n:
+        if n & 1:
+            out.append(i)
+        n >>= 1
+        i += 1
+    return out
+
+
+class _SharedModule(Module):
+    # Struct names that depend on the format only, so that equal function source
+    # means an equal function in every layer.
+    def struct(self, fmt: str) -> str:
+        name = self.structs.get(fmt)
+        if name is None:
+            name = self.structs[fmt] = "_S_" + fmt.lstrip("<")
+        return name
+
+
+class _Writers(dict):
+    def __init__(self, tables: LayerTables) -> None:
+        super().__init__()
+        self.tables = tables
+
+    def __missing__(self, cls):
+        fn = self.tables.make_writer(cls)
+        self[cls] = fn
+        return fn
+
+
+def _zero_bytes(c: Combinator) -> bytes:
+    out = bytearray(struct.pack("<I", c.id))
+    for p in c.params:
+        if p.is_flags:
+            out += bytes(4)
+        elif p.flag_field is not None:
+            continue
+        elif p.type.item is not None:
+            out += struct.pack("<Ii", runtime.VECTOR_ID, 0) if not p.type.bare else bytes(4)
+        elif p.type.name in ("int", "string", "bytes"):
+            out += bytes(4)
+        elif p.type.name in ("long", "double"):
+            out += bytes(8)
+        elif p.type.name == "int128":
+            out += bytes(16)
+        elif p.type.name == "int256":
+            out += bytes(32)
+        elif p.type.name == "Bool":
+            out += runtime.FALSE_BYTES
+        else:  # pragma: no cover - excluded by LayerTables.stand_in
+            raise ValueError(c.name)
+    return bytes(out)
+
+
+def _has_no_required_objects(c: Combinator) -> bool:
+    prims = ("int", "long", "double", "string", "bytes", "int128", "int256", "Bool")
+    return all(
+        p.is_flags or p.flag_field is not None or p.type.item is not None or p.type.name in prims
+        for p in c.params
+    )
+
+
+def _same_kind(a: Param, b: Param) -> bool:
+    # A `true` flag and an optional Bool say the same; any other change of type (an
+    # int that became a RecentStory, a string that became a vector) is a different
+    # field under the old name: not carried across.
+    ta, tb = str(a.type), str(b.type)
+    return ta == tb or {ta, tb} == {"true", "Bool"}
+
+
+def _common_attrs(pc: Combinator, oc: Combinator) -> dict[str, str]:
+    """``oc``'s fields the primary class carries: TL name -> attribute."""
+    prim = {p.name: p for p in pc.params if not p.is_flags}
+    return {
+        p.name: attr_name(p.name)
+        for p in oc.params
+        if not p.is_flags and p.name in prim and _same_kind(prim[p.name], p)
+    }
+
+
+def _replies_by_id(pc: Combinator, oc: Combinator) -> bool:
+    prim = {p.name: str(p.type) for p in pc.params}
+    old = {p.name: str(p.type) for p in oc.params}
+    return (
+        old.get("reply_to_msg_id") == "int"
+        and "reply_to_msg_id" not in prim
+        and "reply_to" not in old
+        and prim.get("reply_to") == "InputReplyTo"
+    )
+
+
+def _true_attrs(pc: Combinator) -> frozenset[str]:
+    return frozenset(attr_name(p.name) for p in pc.params if p.is_true_flag)
+
+
+class LayerTables:
+    """The translation tables of one older layer (see the module docstring)."""
+
+    def __init__(self, layer: int) -> None:
+        missing, affected, changed, old_only = data.LAYERS[layer]
+        self.layer = layer
+        classes = primary_classes()
+        self._missing_idx = frozenset(_bits(missing))
+        self._affected_idx = frozenset(_bits(affected))
+        self._changed = dict(changed)
+        self._old_only = old_only
+        names = [_decl_name(t) for t in data.PRIMARY_DECLS]
+        self.missing_classes = frozenset(classes[names[i]] for i in self._missing_idx)
+        self._affected_classes = {classes[names[i]]: i for i in self._affected_idx}
+        self.missing_types = frozenset(
+            _decl_result(data.PRIMARY_DECLS[i]) for i in self._missing_idx if i < data.PRIMARY_FUNCTIONS_FROM
+        )
+        self._fallbacks: dict[str, str | None] = {}
+        self._old_classes: dict[str, type] = {}
+        self.ns: dict = {}
+        exec(_LAYER_GLOBALS, self.ns)
+        self.writers = _Writers(self)
+        self.ns["_W"] = self.writers
+        self.ns["_MISSING"] = self.missing_classes
+        self.ns["_fn"] = gen_functions
+        self.ns["_t"] = gen_types
+        self.registry: dict = dict(runtime.REGISTRY)
+        for i, j in changed:
+            self.registry[old_decl(j).id] = self._lazy_reader(self._changed_reader, i, j)
+        for j in old_only:
+            oc = old_decl(j)
+            if oc.name not in ("error", "null"):
+                self.registry[oc.id] = self._lazy_reader(self._old_only_reader, j)
+
+    # -- what this layer has ---------------------------------------------------------
+
+    def decl(self, name: str) -> Combinator | None:
+        """This layer's declaration of ``name`` (None: it has none)."""
+        i = primary_index().get(name)
+        if i is not None:
+            if i in self._missing_idx:
+                return None
+            j = self._changed.get(i)
+            return primary_decl(i) if j is None else old_decl(j)
+        for j in self._old_only:
+            if _decl_name(data.OLD_DECLS[j]) == name:
+                return old_decl(j)
+        return None
+
+    @cache  # noqa: B019 - one LayerTables per layer, kept for the process's life
+    def _by_type(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for i, text in enumerate(data.PRIMARY_DECLS[: data.PRIMARY_FUNCTIONS_FROM]):
+            if i not in self._missing_idx:
+                out.setdefault(_decl_result(text), []).append(_decl_name(text))
+        for j in self._old_only:
+            if j not in data.OLD_FUNCTIONS:
+                text = data.OLD_DECLS[j]
+                out.setdefault(_decl_result(text), []).append(_decl_name(text))
+        return out
+
+    def stand_in(self, type_name: str) -> Combinator | None:
+        """The constructor sent for a value of ``type_name`` this layer cannot hold."""
+        cands = [
+            c
+            for n in self._by_type().get(type_name, ())
+            if n.endswith(("Unsupported", "Empty")) and (c := self.decl(n)) and _has_no_required_objects(c)
+        ]
+        cands.sort(key=lambda c: (not c.name.endswith("Unsupported"), len(c.params)))
+        return cands[0] if cands else None
+
+    def _fallback(self, type_name: str) -> str | None:
+        if type_name not in self._fallbacks:
+            sc = self.stand_in(type_name)
+            self._fallbacks[type_name] = None if sc is None else f"_b += {_zero_bytes(sc)!r}"
+        return self._fallbacks[type_name]
+
+    def _emitter(self, mod: Module, comb: Combinator, attrs: dict, **kw) -> Emitter:
+        return Emitter(
+            mod,
+            comb,
+            comb.params,
+            attrs,
+            {},
+            obj_write=OBJ_WRITE,
+            vec_obj_write=VEC_OBJ_WRITE,
+            obj_fn=OBJ_FN,
+            fallback=self._fallback,
+            missing_types=self.missing_types,
+            **kw,
+        )
+
+    # -- compiling -------------------------------------------------------------------
+
+    def _function(self, mod: Module, src: str, name: str):
+        for fmt, sname in mod.structs.items():
+            if sname not in self.ns:
+                self.ns[sname] = struct.Struct(fmt)
+        code = _CODE.get(src)
+        if code is None:
+            scratch: dict = {}
+            exec(compile(src, f"<tl layer translation: {name}>", "exec"), scratch)
+            code = _CODE[src] = scratch[name].__code__
+        return FunctionType(code, self.ns, name)
+
+    def make_writer(self, cls):
+        if issubclass(cls, bytes | bytearray | memoryview):
+            return self.ns["_write_raw"]
+        i = self._affected_classes.get(cls)
+        if i is None:
+            # Nothing in it differs in this layer.
+            return cls._write
+        pc = primary_decl(i)
+        fields = [p for p in pc.params if not p.is_flags]
+        optional = frozenset(attr_name(p.name) for p in fields if p.flag_field is not None)
+        mod = _SharedModule()
+        oc = None if i in self._missing_idx else self.decl(pc.name)
+        if oc is None and not pc.is_function:
+            oc = self.stand_in(pc.result)
+        if oc is None:
+            body = [f"raise EncodeError({f'{pc.name} has no equivalent in layer {self.layer}'!r})"]
+        else:
+            attrs = _common_attrs(pc, oc)
+            body = self._emitter(
+                mod, oc, attrs, optional_attrs=optional, true_attrs=_true_attrs(pc)
+            ).write_body(oc.id) or ["pass"]
+        src = "def _w(_o, _b):\n" + "".join(f"    {s}\n" for s in body)
+        return self._function(mod, src, "_w")
+
+    def _lazy_reader(self, make, *args):
+        def first_read(r):
+            fn = make(*args)
+            self.registry[cid] = fn
+            return fn(r)
+
+        cid = (old_decl(args[-1])).id
+        return first_read
+
+    def _changed_reader(self, i: int, j: int):
+        pc, oc = primary_decl(i), old_decl(j)
+        fields = [p for p in pc.params if not p.is_flags]
+        attrs = _common_attrs(pc, oc)
+        mod = _SharedModule()
+        zero = Emitter(mod, pc, [], {}, {})
+        defaults = {}
+        for p in fields:
+            a = attr_name(p.name)
+            if p.is_true_flag:
+                defaults[a] = "False"
+            elif p.flag_field is not None:
+                defaults[a] = "None"
+            else:
+                defaults[a] = zero.zero_value(p.type)
+        extra = []
+        if _replies_by_id(pc, oc):
+            # Before layer 160 a request named the message it replies to by its id
+            # alone: read it into `reply_to` as the inputReplyToMessage it means now.
+            attrs["reply_to_msg_id"] = "reply_to"
+            extra = [
+                "if _o.reply_to is not None:",
+                "    _o.reply_to = _t.InputReplyToMessage(reply_to_msg_id=_o.reply_to)",
+            ]
+        body = self._emitter(mod, oc, attrs, true_attrs=_true_attrs(pc)).read_body(defaults) + extra
+        cref = "_C_" + pc.name.replace(".", "_")
+        self.ns[cref] = primary_classes()[pc.name]
+        src = (
+            f"def _read(_r):\n    _o = _new({cref})\n"
+            + "".join(f"    {s}\n" for s in body)
+            + "    return _o\n"
+        )
+        return self._function(mod, src, "_read")
+
+    def _old_only_reader(self, j: int):
+        return self.old_class(old_decl(j).name).read
+
+    def old_class(self, name: str) -> type:
+        """The class of a constructor this layer has and the primary one dropped."""
+        cls = self._old_classes.get(name)
+        if cls is None:
+            oc = self.decl(name)
+            if oc is None or name in primary_index():
+                raise KeyError(f"{name} is not a constructor only layer {self.layer} has")
+            cls_name = "Layer" + (oc.namespace.capitalize() if oc.namespace else "") + api_class_name(oc)
+            mod = _SharedModule()
+            emit_class(
+                mod,
+                oc,
+                cls_name,
+                {},
+                with_bare=False,
+                obj_write=OBJ_WRITE,
+                vec_obj_write=VEC_OBJ_WRITE,
+                obj_fn=OBJ_FN,
+                fallback=self._fallback,
+                missing_types=self.missing_types,
+            )
+            for fmt, sname in mod.structs.items():
+                self.ns.setdefault(sname, struct.Struct(fmt))
+            exec(compile("\n".join(mod.lines), f"<tl layer {self.layer}: {name}>", "exec"), self.ns)
+            cls = self._old_classes[name] = self.ns[cls_name]
+            cls.LAYER = self.layer
+        return cls
+
+    def compile_all(self) -> int:
+        """Build every writer and reader now (benchmarks, tests); returns how many."""
+        n = 0
+        classes = primary_classes()
+        for i in self._affected_idx:
+            self.writers[classes[_decl_name(data.PRIMARY_DECLS[i])]]
+            n += 1
+        for i, j in self._changed.items():
+            self.registry[old_decl(j).id] = self._changed_reader(i, j)
+            n += 1
+        for j in self._old_only:
+            oc = old_decl(j)
+            if oc.name not in ("error", "null"):
+                self.registry[oc.id] = self._old_only_reader(j)
+                n += 1
+        return n
+
+
+@cache
+def tables(layer: int) -> LayerTables:
+    return LayerTables(layer)
