@@ -76,7 +76,7 @@ def sample_updates() -> types.Updates:
 
 
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
     probe("tables")  # writes bytecode caches
     runs = [probe("tables") for _ in range(3)]
     best = min(runs, key=lambda r: r["import_s"])
@@ -106,22 +106,35 @@ def main() -> None:
     upd = sample_updates()
     per = count_objects(upd)
     print(f"updates: 20 channel messages, 10 users, 1 channel = {per} TL objects")
-    results = {}
+    cases = {}
     for layer in (229, 198, 158):
         data = layers.encode(upd, layer)
         back = layers.decode(data, layer)
         assert back.updates[3].message.message == upd.updates[3].message.message
-        enc = rate(lambda layer=layer: layers.encode(upd, layer), seconds)
-        dec = rate(lambda data=data, layer=layer: layers.decode(data, layer), seconds)
-        results[layer] = (enc, dec)
+        cases[layer] = (
+            len(data),
+            lambda layer=layer: layers.encode(upd, layer),
+            lambda data=data, layer=layer: layers.decode(data, layer),
+        )
+    # Rounds interleave the layers, best round each: the machine is shared, and a
+    # burst of someone else's load should not land on one layer only.
+    results = {layer: [0.0, 0.0] for layer in cases}
+    for _ in range(7):
+        for layer, (_, enc, dec) in cases.items():
+            results[layer][0] = max(results[layer][0], rate(enc, seconds / 7, rounds=1))
+            results[layer][1] = max(results[layer][1], rate(dec, seconds / 7, rounds=1))
+    for layer, (size, _, _) in cases.items():
+        enc, dec = results[layer]
         print(
-            f"layer {layer}: {len(data)} bytes; encode {enc:8,.0f} updates/s ({enc * per:10,.0f} obj/s); "
+            f"layer {layer}: {size} bytes; encode {enc:8,.0f} updates/s ({enc * per:10,.0f} obj/s); "
             f"decode {dec:8,.0f} updates/s ({dec * per:10,.0f} obj/s)"
         )
     for layer in (198, 158):
         e = results[229][0] / results[layer][0]
         d = results[229][1] / results[layer][1]
-        print(f"layer {layer} vs 229: encode {e:.2f}x slower, decode {d:.2f}x slower (target: within 2x)")
+        print(
+            f"layer {layer} vs 229: encode takes {e:.2f}x, decode {d:.2f}x the primary's time (target: <= 2x)"
+        )
 
 
 if __name__ == "__main__":

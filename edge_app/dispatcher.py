@@ -38,7 +38,7 @@ class EdgeDispatcher:
             if isinstance(result, list):
                 # Vector<T> results carry no constructor of their own: encode them
                 # with the function's result type for the client's layer.
-                return layers.encode_result(result, request.RESULT_TYPE, ctx.layer)
+                return layers.encode_result(result, layers.result_type(request, ctx.layer), ctx.layer)
             return result
         except errors.RpcError:
             raise

@@ -12,6 +12,7 @@ The Python for a combinator comes from ``tl.emit``.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -138,6 +139,10 @@ def write_all(target: Path = GEN_DIR) -> list[Path]:
 def main(argv: list[str]) -> int:
     written = write_all()
     print(f"wrote {len(written)} modules under {GEN_DIR}")
+    # tl/LAYERS.md is built from the data just written, in a fresh interpreter (this one
+    # has the old data module imported).
+    subprocess.run([sys.executable, "-m", "tl.layerdoc", "--write"], check=True)
+    print("wrote tl/LAYERS.md")
     return 0
 
 

@@ -6,15 +6,16 @@
 
 The data module holds:
 
-- ``PRIMARY_DECLS``: the primary layer's declarations (TL text, schema order); an
-  index into it is how the rest refers to a primary combinator;
-- ``PRIMARY_FUNCTIONS_FROM``: the index of the first function in ``PRIMARY_DECLS``
+- ``PRIMARY_LINES``: where the primary layer's declarations are in
+  ``tl/schema/api-229.tl`` (line numbers, schema order; each is one line there, checked
+  here); an index into it is how the rest refers to a primary combinator;
+- ``PRIMARY_FUNCTIONS_FROM``: the index of the first function in ``PRIMARY_LINES``
   (constructors come first); ``OLD_FUNCTIONS``: the ``OLD_DECLS`` indices of functions;
 - ``OLD_DECLS``: every declaration an older layer has that the primary one has not in
   the same form (a changed id or field list, or a constructor dropped since), each
   once however many layers share it;
 - ``LAYERS``: per layer ``(missing, affected, changed, old_only)``:
-  ``missing`` and ``affected`` are bit sets over ``PRIMARY_DECLS`` (absent in that
+  ``missing`` and ``affected`` are bit sets over ``PRIMARY_LINES`` (absent in that
   layer; written differently there, itself or something it can hold), ``changed`` pairs
   ``(primary index, OLD_DECLS index)``, ``old_only`` lists ``OLD_DECLS`` indices.
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from tl.emit import HEADER, SKIP_NAMES
-from tl.parser import Combinator, TypeRef, api_schema, shipped_layers
+from tl.parser import SCHEMA_DIR, Combinator, TypeRef, api_schema, parse_line, shipped_layers
 
 PRIMARY_LAYER = 229
 
@@ -75,6 +76,24 @@ def affected_names(prim: dict[str, Combinator], missing: set[str], changed: set[
         affected |= grown
 
 
+def primary_line(text: str) -> str:
+    """A declaration line of the primary schema as ``parse_line`` takes it."""
+    return text.split("//", 1)[0].strip().removesuffix(";").strip()
+
+
+def _check_one_line_each(prim_list: list[Combinator]) -> None:
+    lines = (SCHEMA_DIR / f"api-{PRIMARY_LAYER}.tl").read_text(encoding="utf-8").splitlines()
+    for c in prim_list:
+        again = parse_line(primary_line(lines[c.line - 1]), c.is_function, c.file, c.line)
+        if (
+            again is None
+            or not c.explicit_id
+            or signature(again) != signature(c)
+            or again.generic != c.generic
+        ):
+            raise ValueError(f"{c.file}:{c.line}: {c.name} is not one declaration on one line")
+
+
 def _combinators(layer: int) -> list[Combinator]:
     schema = api_schema(layer)
     return [c for c in schema.constructors + schema.functions if c.name not in SKIP_NAMES]
@@ -82,6 +101,7 @@ def _combinators(layer: int) -> list[Combinator]:
 
 def build() -> dict:
     prim_list = _combinators(PRIMARY_LAYER)
+    _check_one_line_each(prim_list)
     prim = {c.name: c for c in prim_list}
     index = {c.name: i for i, c in enumerate(prim_list)}
     old_decls: dict[str, int] = {}
@@ -108,7 +128,7 @@ def build() -> dict:
             tuple(ref(old[n]) for n in old_only),
         )
     return {
-        "primary": tuple(decl_text(c) for c in prim_list),
+        "primary": tuple(c.line for c in prim_list),
         "functions_from": next(i for i, c in enumerate(prim_list) if c.is_function),
         "old": tuple(old_decls),
         "old_functions": tuple(sorted(old_functions)),
@@ -124,9 +144,7 @@ def render() -> str:
         "# ruff: noqa",
         f"PRIMARY = {PRIMARY_LAYER}",
         "",
-        "PRIMARY_DECLS = (",
-        *(f"    {d!r}," for d in data["primary"]),
-        ")",
+        f"PRIMARY_LINES = {data['primary']!r}",
         "",
         f"PRIMARY_FUNCTIONS_FROM = {data['functions_from']}",
         "",

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import cache
 
-from tl import functions, runtime
+from tl import functions, runtime, types
 from tl.gen import layers_data
 from tl.runtime import DecodeError, EncodeError, Reader, TLObject
 from tl.translate import tables
@@ -41,6 +41,7 @@ __all__ = [
     "on_fallback",
     "resolve",
     "result_for_layer",
+    "result_type",
     "writer_for",
 ]
 
@@ -150,33 +151,66 @@ def old_class(layer: int, name: str) -> type:
     return tables(nearest(layer)).old_class(name)
 
 
-def _unwrap_updates(v):
+def _unwrap_updates(v, layer):
     # messages.invitedUsers, messages.chatInviteJoinResultOk: the Updates inside.
     return v.updates if getattr(v, "TL_NAME", "").startswith("messages.") else v
 
 
-# (primary result type, an older layer's result type of the same function) -> how the
-# handler's answer becomes the older one (tl/README.md, "Layers").
+def _old_web_view(name):
+    def adapt(v, layer):
+        url = getattr(v, "url", None)
+        return v if url is None else old_class(layer, name)(url=url)
+
+    return adapt
+
+
+# (primary result type, an older layer's result type of the same function) ->
+# fn(answer, layer) making the handler's answer the older one (tl/README.md, "Layers").
+# Answers already in the older form pass through.
 _RESULT_ADAPTERS: dict[tuple[str, str], Callable] = {
     ("messages.InvitedUsers", "Updates"): _unwrap_updates,
     ("messages.ChatInviteJoinResult", "Updates"): _unwrap_updates,
-    ("ReportResult", "Bool"): lambda v: True,
-    ("messages.WebPagePreview", "MessageMedia"): lambda v: getattr(v, "media", v),
+    ("messages.DialogFilters", "Vector<DialogFilter>"): lambda v, layer: getattr(v, "filters", v),
+    ("help.AppConfig", "JSONValue"): lambda v, layer: (
+        v.config if hasattr(v, "config") else types.JsonObject(value=[]) if hasattr(v, "TL_NAME") else v
+    ),
+    ("messages.WebPage", "WebPage"): lambda v, layer: getattr(v, "webpage", v),
+    ("messages.WebPagePreview", "MessageMedia"): lambda v, layer: getattr(v, "media", v),
+    ("bots.BotInfo", "Vector<string>"): lambda v, layer: (
+        [v.name, v.about, v.description] if hasattr(v, "TL_NAME") else v
+    ),
+    ("Vector<ReadParticipantDate>", "Vector<long>"): lambda v, layer: [getattr(x, "user_id", x) for x in v],
+    ("Vector<RecentStory>", "Vector<int>"): lambda v, layer: [
+        (x.max_id or 0) if hasattr(x, "TL_NAME") else x for x in v
+    ],
+    ("WebViewResult", "AppWebViewResult"): _old_web_view("appWebViewResultUrl"),
+    ("WebViewResult", "SimpleWebViewResult"): _old_web_view("simpleWebViewResultUrl"),
+    ("ReportResult", "Bool"): lambda v, layer: True,
+    ("stories.CanSendStoryCount", "Bool"): lambda v, layer: True,
+    ("Updates", "Bool"): lambda v, layer: True,
 }
+
+
+def result_type(request: TLObject, layer: int) -> str:
+    """The TL type ``request``'s answer has for a client of ``layer``."""
+    layer = nearest(layer)
+    ours = getattr(request, "RESULT_TYPE", None)
+    if layer == PRIMARY or ours is None:
+        return ours
+    old = tables(layer).decl(request.TL_NAME)
+    return ours if old is None else old.result
 
 
 def result_for_layer(value, request: TLObject, layer: int):
     """The handler's answer to ``request`` as a client of ``layer`` expects it, where
     that layer's function returns another type than the primary one (an old
     ``channels.inviteToChannel`` returns ``Updates``, not ``messages.InvitedUsers``)."""
-    layer = nearest(layer)
-    if layer == PRIMARY:
+    ours = getattr(request, "RESULT_TYPE", None)
+    theirs = result_type(request, layer)
+    if theirs == ours:
         return value
-    old = tables(layer).decl(request.TL_NAME)
-    if old is None or old.result == request.RESULT_TYPE:
-        return value
-    adapt = _RESULT_ADAPTERS.get((request.RESULT_TYPE, old.result))
-    return value if adapt is None else adapt(value)
+    adapt = _RESULT_ADAPTERS.get((ours, theirs))
+    return value if adapt is None else adapt(value, nearest(layer))
 
 
 _VECTOR_PRIMS = {"int": "i", "long": "q", "double": "d"}

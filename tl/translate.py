@@ -37,7 +37,8 @@ from tl.emit import PRELUDE, Emitter, Module, api_class_name, attr_name, emit_cl
 from tl.gen import functions as gen_functions
 from tl.gen import layers_data as data
 from tl.gen import types as gen_types
-from tl.parser import Combinator, Param, parse_line
+from tl.layerdata import primary_line
+from tl.parser import SCHEMA_DIR, Combinator, Param, parse_line
 
 PRIMARY = data.PRIMARY
 OBJ_WRITE = "_W[{v}.__class__]({v}, _b)"
@@ -77,8 +78,15 @@ _CODE: dict[str, object] = {}
 
 
 @cache
+def primary_texts() -> tuple[str, ...]:
+    """The primary declarations (``PRIMARY_LINES`` of the primary schema file)."""
+    lines = (SCHEMA_DIR / f"api-{PRIMARY}.tl").read_text(encoding="utf-8").splitlines()
+    return tuple(primary_line(lines[n - 1]) for n in data.PRIMARY_LINES)
+
+
+@cache
 def primary_decl(i: int) -> Combinator:
-    return parse_line(data.PRIMARY_DECLS[i], i >= data.PRIMARY_FUNCTIONS_FROM, "api-229.tl", 0)
+    return parse_line(primary_texts()[i], i >= data.PRIMARY_FUNCTIONS_FROM, f"api-{PRIMARY}.tl", 0)
 
 
 @cache
@@ -91,7 +99,7 @@ def _decl_name(text: str) -> str:
 
 
 def _decl_result(text: str) -> str:
-    return text.rpartition(" = ")[2]
+    return text.rpartition("=")[2].strip()
 
 
 @cache
@@ -110,7 +118,7 @@ def primary_classes() -> dict[str, type]:
 
 @cache
 def primary_index() -> dict[str, int]:
-    return {_decl_name(t): i for i, t in enumerate(data.PRIMARY_DECLS)}
+    return {_decl_name(t): i for i, t in enumerate(primary_texts())}
 
 
 def _bits(n: int) -> list[int]:
@@ -221,11 +229,11 @@ class LayerTables:
         self._affected_idx = frozenset(_bits(affected))
         self._changed = dict(changed)
         self._old_only = old_only
-        names = [_decl_name(t) for t in data.PRIMARY_DECLS]
+        names = [_decl_name(t) for t in primary_texts()]
         self.missing_classes = frozenset(classes[names[i]] for i in self._missing_idx)
         self._affected_classes = {classes[names[i]]: i for i in self._affected_idx}
         self.missing_types = frozenset(
-            _decl_result(data.PRIMARY_DECLS[i]) for i in self._missing_idx if i < data.PRIMARY_FUNCTIONS_FROM
+            _decl_result(primary_texts()[i]) for i in self._missing_idx if i < data.PRIMARY_FUNCTIONS_FROM
         )
         self._fallbacks: dict[str, str | None] = {}
         self._old_classes: dict[str, type] = {}
@@ -262,7 +270,7 @@ class LayerTables:
     @cache  # noqa: B019 - one LayerTables per layer, kept for the process's life
     def _by_type(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for i, text in enumerate(data.PRIMARY_DECLS[: data.PRIMARY_FUNCTIONS_FROM]):
+        for i, text in enumerate(primary_texts()[: data.PRIMARY_FUNCTIONS_FROM]):
             if i not in self._missing_idx:
                 out.setdefault(_decl_result(text), []).append(_decl_name(text))
         for j in self._old_only:
@@ -418,7 +426,7 @@ class LayerTables:
         n = 0
         classes = primary_classes()
         for i in self._affected_idx:
-            self.writers[classes[_decl_name(data.PRIMARY_DECLS[i])]]
+            self.writers[classes[_decl_name(primary_texts()[i])]]
             n += 1
         for i, j in self._changed.items():
             self.registry[old_decl(j).id] = self._changed_reader(i, j)
