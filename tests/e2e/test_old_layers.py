@@ -134,7 +134,12 @@ async def _run(python, script: str, args: list[str], tmp_path) -> dict:
     path = tmp_path / "client.py"
     path.write_text(script)
     proc = await asyncio.create_subprocess_exec(
-        str(python), str(path), *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        str(python),
+        str(path),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,  # Pyrogram writes unknown_errors.txt where it runs
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     lines = [x for x in out.decode().splitlines() if x.startswith("{")]

@@ -284,6 +284,14 @@ def build_ours(tree: dict, layer: int):
             kwargs[a] = None
         else:
             kwargs[a] = zero(p.type)
+    if (
+        theirs.get("reply_to_msg_id") == "int"
+        and "reply_to" not in theirs
+        and str(next((p.type for p in comb.params if p.name == "reply_to"), "")) == "InputReplyTo"
+        and tree.get("reply_to_msg_id") is not None
+    ):
+        # Before layer 160 a request's reply_to_msg_id is read as inputReplyToMessage.
+        kwargs["reply_to"] = types.InputReplyToMessage(reply_to_msg_id=tree["reply_to_msg_id"])
     return cls(**kwargs)
 
 
