@@ -246,11 +246,9 @@ class LayerTables:
         self.ns["_t"] = gen_types
         self.registry: dict = dict(runtime.REGISTRY)
         for i, j in changed:
-            self.registry[old_decl(j).id] = self._lazy_reader(self._changed_reader, i, j)
+            self._lazy_reader(old_decl(j).id, self._changed_reader, i, j)
         for j in old_only:
-            oc = old_decl(j)
-            if oc.name not in ("error", "null"):
-                self.registry[oc.id] = self._lazy_reader(self._old_only_reader, j)
+            self._lazy_reader(old_decl(j).id, self._old_only_reader, j)
 
     # -- what this layer has ---------------------------------------------------------
 
@@ -347,14 +345,14 @@ class LayerTables:
         src = "def _w(_o, _b):\n" + "".join(f"    {s}\n" for s in body)
         return self._function(mod, src, "_w")
 
-    def _lazy_reader(self, make, *args):
+    def _lazy_reader(self, cid: int, make, *args) -> None:
+        """Register a reader for ``cid`` that builds the real one on its first use."""
+
         def first_read(r):
-            fn = make(*args)
-            self.registry[cid] = fn
+            fn = self.registry[cid] = make(*args)
             return fn(r)
 
-        cid = (old_decl(args[-1])).id
-        return first_read
+        self.registry[cid] = first_read
 
     def _changed_reader(self, i: int, j: int):
         pc, oc = primary_decl(i), old_decl(j)
@@ -432,10 +430,8 @@ class LayerTables:
             self.registry[old_decl(j).id] = self._changed_reader(i, j)
             n += 1
         for j in self._old_only:
-            oc = old_decl(j)
-            if oc.name not in ("error", "null"):
-                self.registry[oc.id] = self._old_only_reader(j)
-                n += 1
+            self.registry[old_decl(j).id] = self._old_only_reader(j)
+            n += 1
         return n
 
 
