@@ -32,6 +32,11 @@ IDLE_TIMEOUT = 600.0
 # Bytes written but not yet taken by the client, past which the connection is dropped.
 MAX_WRITE_BUFFER = 16 * 1024 * 1024
 SWEEP_INTERVAL = 60.0
+# ping_delay_disconnect closes a connection that has sent nothing for max(delay, floor)
+# seconds. The floor is Telegram's recommended delay: mtcute asks for 7 s while requests
+# are in flight and then pings only every 60-65 s, so a shorter one closes every
+# connection it has just stopped using.
+PING_DISCONNECT_FLOOR = 75.0
 
 
 def _key_bytes(key: Any) -> bytes:
@@ -65,7 +70,9 @@ class Connection:
         self._ack_sessions: set[Session] = set()
         self._flush_scheduled = False
         self._disconnect_timer: asyncio.TimerHandle | None = None
+        self._disconnect_delay = 0.0
         self._loop = asyncio.get_running_loop()
+        self._last_read = self._loop.time()
 
     # --- Link ---------------------------------------------------------------------------
 
@@ -83,9 +90,26 @@ class Connection:
             self._loop.call_later(delay, self.flush_later, session, 0)
 
     def disconnect_after(self, delay: float) -> None:
-        if self._disconnect_timer is not None:
-            self._disconnect_timer.cancel()
-        self._disconnect_timer = self._loop.call_later(delay, self.close)
+        """ping_delay_disconnect: close once the client has been silent that long (any
+        packet it sends counts, not only the next ping)."""
+        self._disconnect_delay = max(float(delay), PING_DISCONNECT_FLOOR)
+        if self._disconnect_timer is None:
+            self._disconnect_timer = self._loop.call_later(self._disconnect_delay, self._check_ping_deadline)
+
+    def _check_ping_deadline(self) -> None:
+        self._disconnect_timer = None
+        if self.closed:
+            return
+        left = self._last_read + self._disconnect_delay - self._loop.time()
+        if left <= 0:
+            log.debug(
+                "%s: silent for %.0f s after ping_delay_disconnect; closing",
+                self.transport.peer,
+                self._disconnect_delay,
+            )
+            self.close()
+        else:
+            self._disconnect_timer = self._loop.call_later(left, self._check_ping_deadline)
 
     def close(self) -> None:
         if not self.closed:

@@ -26,6 +26,21 @@ SEQNO_EXPECTED_ODD = 35
 BAD_SALT = 48
 BAD_CONTAINER = 64
 
+# What each code means, for the DEBUG log of every bad_msg_notification sent.
+BAD_MSG_REASONS = {
+    MSG_ID_TOO_LOW: "msg_id too low (more than 300 s in the past)",
+    MSG_ID_TOO_HIGH: "msg_id too high (more than 30 s in the future)",
+    MSG_ID_BAD_BITS: "msg_id not divisible by 4",
+    CONTAINER_ID_REUSED: "container msg_id reused by a message inside it",
+    MSG_ID_TOO_OLD: "msg_id older than what the session still remembers",
+    SEQNO_TOO_LOW: "seqno lower than that of an earlier message",
+    SEQNO_TOO_HIGH: "seqno too high",
+    SEQNO_EXPECTED_EVEN: "even seqno expected (not content-related), odd received",
+    SEQNO_EXPECTED_ODD: "odd seqno expected (content-related), even received",
+    BAD_SALT: "bad server salt",
+    BAD_CONTAINER: "invalid container",
+}
+
 
 class MsgIdClock:
     """Strictly increasing server msg_ids (shared by all sessions of a process)."""

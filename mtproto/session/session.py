@@ -43,10 +43,13 @@ MAX_PENDING = 512
 
 # Client messages that never need an acknowledgement (seqno must be even).
 NOT_CONTENT = frozenset({wire.MSGS_ACK, wire.MSG_CONTAINER})
-# Service messages clients disagree about (Telethon numbers ping as content-related,
-# Pyrogram does not): their seqno parity is not checked.
+# Service messages whose seqno parity is not checked. Clients disagree about them
+# (Telethon numbers ping as content-related, Pyrogram does not; mtcute numbers msgs_ack,
+# msgs_state_req and msg_resend_req as content-related) and Telegram accepts them either
+# way; mtcute drops its whole session on a bad_msg_notification about one.
 EITHER = frozenset(
     {
+        wire.MSGS_ACK,
         wire.PING,
         wire.PING_DELAY_DISCONNECT,
         wire.HTTP_WAIT,
@@ -294,6 +297,9 @@ class Session:
             return
         initial, created = self.manager.initial_salts.get(self.auth_key_id, (None, None))
         if not self.manager.salts.is_valid(self.auth_key_id, salt, initial=initial, key_created=created):
+            log.debug(
+                "%r: bad_server_salt (code 48) for msg_id %d: salt %#x is not valid", self, msg_id, salt
+            )
             body_out = wire.bad_server_salt(msg_id, seqno, self.current_salt())
             self.send(body_out, response=True, content=False, link=link)
             return
@@ -323,6 +329,14 @@ class Session:
         return msg_id
 
     def _bad_msg(self, link: Link, msg_id: int, seqno: int, code: int) -> None:
+        log.debug(
+            "%r: bad_msg_notification %d (%s) for msg_id %d seqno %d",
+            self,
+            code,
+            clock.BAD_MSG_REASONS.get(code, "?"),
+            msg_id,
+            seqno,
+        )
         self.send(wire.bad_msg_notification(msg_id, seqno, code), response=True, content=False, link=link)
 
     def _duplicate(self, link: Link, msg_id: int) -> None:

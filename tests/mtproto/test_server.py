@@ -284,10 +284,41 @@ async def test_idle_connection_is_closed(server, monkeypatch):
         await c.read_packet(timeout=2)
 
 
-async def test_ping_delay_disconnect_closes_after_the_delay(server):
+async def test_ping_delay_disconnect_closes_after_the_delay(server, monkeypatch):
+    import mtproto.server as server_mod
+
+    monkeypatch.setattr(server_mod, "PING_DISCONNECT_FLOOR", 0.5)
     c = await client(server).connect()
     await c.handshake()
     c.send(struct.pack("<Iqi", wire.PING_DELAY_DISCONNECT, 5, 1))
     await c.expect(wire.PONG)
     with pytest.raises((ConnectionError, TimeoutError)):
         await c.read_packet(timeout=3)
+
+
+async def test_ping_delay_disconnect_counts_any_client_traffic(server, monkeypatch):
+    import mtproto.server as server_mod
+
+    monkeypatch.setattr(server_mod, "PING_DISCONNECT_FLOOR", 0.1)
+    c = await client(server).connect()
+    await c.handshake()
+    c.send(struct.pack("<Iqi", wire.PING_DELAY_DISCONNECT, 5, 1))
+    await c.expect(wire.PONG)
+    for _ in range(5):  # 1.5 s of acks only: never 1 s of silence
+        await asyncio.sleep(0.3)
+        c.send(wire.msgs_ack([1]), content=False)
+    await c.ping()
+    with pytest.raises((ConnectionError, TimeoutError)):
+        await c.read_packet(timeout=3)
+
+
+async def test_ping_delay_disconnect_has_a_floor(server, monkeypatch):
+    import mtproto.server as server_mod
+
+    monkeypatch.setattr(server_mod, "PING_DISCONNECT_FLOOR", 2.0)
+    c = await client(server).connect()
+    await c.handshake()
+    c.send(struct.pack("<Iqi", wire.PING_DELAY_DISCONNECT, 5, 0))
+    await c.expect(wire.PONG)
+    await asyncio.sleep(1.0)  # past the 0 s asked for, within the floor
+    await c.ping()

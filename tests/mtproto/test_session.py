@@ -245,14 +245,48 @@ async def test_seqno_parity_and_order(env):
     session, link, client, salt = env
     # An API request (content-related) with an even seqno.
     session.handle_packet(link, salt, client.msg_id(), 2, b"req1")
-    # msgs_ack (not content-related) with an odd seqno.
-    session.handle_packet(link, salt, client.msg_id(), 3, wire.msgs_ack([1]))
+    # A container (never content-related) with an odd seqno.
+    container = wire.pack_container([(client.msg_id(), 4, wire.msgs_ack([1]))])
+    session.handle_packet(link, salt, client.msg_id(), 3, container)
     assert bad_codes(link) == [35, 34]
     session.handle_packet(link, salt, client.msg_id(), 9, b"req2")
     session.handle_packet(link, salt, client.msg_id(), 5, b"req3")  # newer msg, lower seqno
     assert bad_codes(link)[-1] == 32
     await settle()
     assert len(rpc_results(link)) == 1
+
+
+@pytest.mark.parametrize("seqno", [1, 2, 3, 4])
+@pytest.mark.parametrize(
+    "body",
+    [
+        wire.msgs_ack([12345]),
+        struct.pack("<I", wire.MSGS_STATE_REQ) + wire.w_vector_long([12345]),
+        struct.pack("<I", wire.MSG_RESEND_REQ) + wire.w_vector_long([12345]),
+        struct.pack("<Iq", wire.PING, 7),
+        struct.pack("<Iqi", wire.PING_DELAY_DISCONNECT, 7, 75),
+    ],
+    ids=["msgs_ack", "msgs_state_req", "msg_resend_req", "ping", "ping_delay_disconnect"],
+)
+async def test_service_messages_are_accepted_whatever_their_seqno_parity(env, body, seqno):
+    # mtcute numbers its msgs_ack (and state/resend requests) as content-related; it
+    # drops its whole session on a bad_msg_notification, and Telegram sends none here.
+    session, link, client, salt = env
+    session.handle_packet(link, salt, client.msg_id(), seqno, body)
+    inner = wire.pack_container([(client.msg_id(), seqno + 10, body)])
+    session.handle_packet(link, salt, client.msg_id(), 20, inner)
+    assert bad_codes(link) == []
+
+
+async def test_bad_msg_notification_is_logged_at_debug_with_its_reason(env, caplog):
+    session, link, client, salt = env
+    with caplog.at_level("DEBUG", logger="telesrv.mtproto.session"):
+        session.handle_packet(link, salt, client.msg_id(), 2, b"req1")
+    assert bad_codes(link) == [35]
+    (record,) = [r for r in caplog.records if "bad_msg_notification" in r.getMessage()]
+    assert record.levelname == "DEBUG"
+    text = record.getMessage()
+    assert "35" in text and "odd seqno expected" in text and "seqno 2" in text
 
 
 async def test_lost_request_resent_with_its_old_msg_id_is_accepted(env, dispatcher):
