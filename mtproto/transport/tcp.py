@@ -12,12 +12,15 @@ from collections.abc import Callable
 from .codecs import MAX_PACKET, Packet
 from .errors import TransportClosed, TransportError
 from .stream import ServerStream
+from .websocket import WebSocketServerStream, is_http_request_start
 
 READ_SIZE = 64 * 1024
 
 
 class Transport:
-    """One accepted connection, framing auto-detected from the client's first bytes.
+    """One accepted connection, framing auto-detected from the client's first bytes: an
+    HTTP GET is a WebSocket upgrade (web clients, ``/apiws``), anything else one of the
+    MTProto TCP transports.
 
     Writes are synchronous (buffered in the StreamWriter) so that concurrent tasks can
     never interleave halves of two frames or reorder the obfuscation keystream;
@@ -35,21 +38,28 @@ class Transport:
     ):
         self._reader = reader
         self._writer = writer
-        self._stream = ServerStream(max_packet=max_packet, rand=rand, secret=secret)
+        self._options = {"max_packet": max_packet, "rand": rand, "secret": secret}
+        self._stream: ServerStream | WebSocketServerStream | None = None
+        self._head = bytearray()  # first bytes, until they tell TCP from WebSocket
         self._ready: deque[Packet] = deque()
         self.closed = False
 
     @property
     def kind(self) -> str | None:
-        return self._stream.kind
+        return self._stream.kind if self._stream is not None else None
 
     @property
     def obfuscated(self) -> bool:
-        return self._stream.obfuscated
+        return self._stream is not None and self._stream.obfuscated
 
     @property
     def dc_id(self) -> int | None:
-        return self._stream.dc_id
+        return self._stream.dc_id if self._stream is not None else None
+
+    @property
+    def websocket(self) -> WebSocketServerStream | None:
+        """The WebSocket layer, on a connection that upgraded to one."""
+        return self._stream if isinstance(self._stream, WebSocketServerStream) else None
 
     @property
     def peer(self):
@@ -65,27 +75,60 @@ class Transport:
             if not data:
                 self.close()
                 raise TransportClosed("peer closed the connection")
+            if self._stream is None:
+                data = self._choose_stream(data)
+                if not data:
+                    continue
             try:
                 self._ready.extend(self._stream.feed(data))
             except TransportError:
                 self.close()
                 raise
+            ws = self.websocket
+            if ws is not None:
+                # The handshake answer, pongs, the closing frame.
+                self._write(ws.data_to_send())
+                if ws.closing and not self._ready:
+                    self.close()
+                    raise TransportClosed("WebSocket closed")
         return self._ready.popleft()
+
+    def _choose_stream(self, data: bytes) -> bytes:
+        """Buffer the first bytes until they tell an HTTP GET (WebSocket) from an MTProto
+        transport; then pick the stream and return everything buffered."""
+        self._head += data
+        head = bytes(self._head)
+        if len(head) < 4 and b"GET ".startswith(head):
+            return b""
+        if is_http_request_start(head):
+            self._stream = WebSocketServerStream(**self._options)
+        else:
+            self._stream = ServerStream(**self._options)
+        self._head = bytearray()
+        return head
 
     def _write(self, data: bytes) -> None:
         if data and not self.closed:
             self._writer.write(data)
 
+    def _sending(self) -> ServerStream | WebSocketServerStream:
+        if self._stream is None:
+            raise RuntimeError("nothing can be sent before the client's transport is known")
+        return self._stream
+
     def write_packet(self, data: bytes) -> None:
-        self._write(self._stream.encode(data))
+        if not self.closed:
+            self._write(self._sending().encode(data))
 
     def write_quick_ack(self, token: int) -> None:
         """No-op on the full transport, which has no quick acks."""
-        self._write(self._stream.encode_quick_ack(token))
+        if not self.closed:
+            self._write(self._sending().encode_quick_ack(token))
 
     def write_transport_error(self, code: int) -> None:
         """Send e.g. -404 (unknown auth key) or -429 (too many connections)."""
-        self._write(self._stream.encode_error(code))
+        if not self.closed:
+            self._write(self._sending().encode_error(code))
 
     async def drain(self) -> None:
         if not self.closed:
@@ -97,6 +140,9 @@ class Transport:
 
     def close(self) -> None:
         if not self.closed:
+            ws = self.websocket
+            if ws is not None and ws.open:
+                self._write(ws.encode_close())
             self.closed = True
             self._writer.close()
 

@@ -251,7 +251,10 @@ class RawClient:
         kind: str = "intermediate",
         obfuscated: bool = False,
         session_id: int | None = None,
+        websocket: bool = False,
     ) -> None:
+        self.websocket = websocket
+        self._ws = None
         self.host = host
         self.port = port
         self.auth_key = auth_key
@@ -270,6 +273,9 @@ class RawClient:
     async def connect(self) -> RawClient:
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         self._stream = transport.ClientStream(self.kind, obfuscated=self.obfuscated)
+        if self.websocket:
+            self._ws = WebSocketLink(self._reader, self._writer)
+            await self._ws.handshake(f"ws://{self.host}:{self.port}/apiws")
         return self
 
     def close(self) -> None:
@@ -297,11 +303,15 @@ class RawClient:
 
     def send_packet(self, payload: bytes, quick_ack: bool = False) -> None:
         assert self._writer is not None and self._stream is not None
-        self._writer.write(self._stream.encode(payload, quick_ack))
+        self.send_bytes(self._stream.encode(payload, quick_ack))
 
     def send_bytes(self, data: bytes) -> None:
+        """Raw transport bytes (in one binary message over WebSocket)."""
         assert self._writer is not None
-        self._writer.write(data)
+        if self._ws is not None:
+            self._ws.send(data)
+        else:
+            self._writer.write(data)
 
     def send(self, body: bytes, *, content: bool = True, msg_id: int | None = None, seqno: int | None = None):
         msg_id = self.new_msg_id() if msg_id is None else msg_id
@@ -331,6 +341,8 @@ class RawClient:
             data = await asyncio.wait_for(self._reader.read(65536), timeout)
             if not data:
                 raise ConnectionResetError("server closed the connection")
+            if self._ws is not None:
+                data = self._ws.receive(data)
             self._packets.extend(self._stream.feed(data))
         return self._packets.pop(0)
 
@@ -381,3 +393,69 @@ class TransportErrorReceived(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(f"transport error {code}")
         self.code = code
+
+
+class WebSocketLink:
+    """The client side of MTProto over WebSocket for :class:`RawClient` (the ``websockets``
+    package's sans-I/O client protocol): transport bytes go out as binary messages, and
+    the payloads of the binary messages received are the server's transport bytes."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.protocol = None
+        self.closed_by_server: tuple[int, str] | None = None
+
+    async def handshake(self, uri: str, subprotocols=("binary",), timeout: float = 5.0) -> None:
+        from websockets.client import ClientProtocol
+        from websockets.http11 import Response
+        from websockets.typing import Subprotocol
+        from websockets.uri import parse_uri
+
+        self.protocol = ClientProtocol(parse_uri(uri), subprotocols=[Subprotocol(s) for s in subprotocols])
+        request = self.protocol.connect()
+        self.protocol.send_request(request)
+        self._flush()
+        while True:
+            data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            if not data:
+                raise ConnectionResetError("server closed the connection during the handshake")
+            self.protocol.receive_data(data)
+            for event in self.protocol.events_received():
+                if isinstance(event, Response):
+                    if event.status_code != 101:
+                        raise ConnectionRefusedError(f"WebSocket upgrade refused: {event.status_code}")
+                    self.subprotocol = self.protocol.subprotocol
+                    return
+
+    def _flush(self) -> None:
+        for chunk in self.protocol.data_to_send():
+            if chunk:
+                self.writer.write(chunk)
+
+    def send(self, data: bytes) -> None:
+        self.protocol.send_binary(data)
+        self._flush()
+
+    def ping(self, data: bytes = b"hi") -> None:
+        self.protocol.send_ping(data)
+        self._flush()
+
+    def receive(self, data: bytes) -> bytes:
+        """Feed bytes read from the socket; return the binary payloads in them."""
+        from websockets.frames import Close, Opcode
+
+        self.protocol.receive_data(data)
+        out = bytearray()
+        for frame in self.protocol.events_received():
+            if frame.opcode in (Opcode.BINARY, Opcode.CONT):
+                out += frame.data
+            elif frame.opcode is Opcode.CLOSE:
+                close = Close.parse(frame.data) if frame.data else None
+                self.closed_by_server = (close.code, close.reason) if close else (1005, "")
+            elif frame.opcode is Opcode.PONG:
+                self.pongs = [*getattr(self, "pongs", []), frame.data]
+        self._flush()
+        if self.closed_by_server is not None and not out:
+            raise ConnectionResetError(f"server closed the WebSocket: {self.closed_by_server}")
+        return bytes(out)
