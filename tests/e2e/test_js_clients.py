@@ -183,3 +183,13 @@ async def run(script: str, server, tmp_path, tag: str, **env: str) -> None:
 
 async def test_mtcute_over_tcp(node_modules, edge_server, edge_db, tmp_path):
     await run("mtcute_client.mjs", edge_server, tmp_path, "mtcute")
+
+
+@pytest.mark.xfail(reason=GRAMJS_LAYER_REASON, strict=False)
+async def test_gramjs_over_tcp(node_modules, edge_server, edge_db, tmp_path):
+    await run("gramjs_client.mjs", edge_server, tmp_path, "gramjs-tcp", GRAMJS_TRANSPORT="tcp")
+
+
+@pytest.mark.xfail(reason=GRAMJS_LAYER_REASON, strict=False)
+async def test_gramjs_over_websocket(node_modules, edge_server, edge_db, tmp_path):
+    await run("gramjs_client.mjs", edge_server, tmp_path, "gramjs-ws", GRAMJS_TRANSPORT="ws")
