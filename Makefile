@@ -3,8 +3,11 @@ PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEPS   := $(VENV)/.deps-installed
+# The JavaScript clients of the e2e suite (GramJS, mtcute), from package-lock.json; the
+# stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
+NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser
+.PHONY: serve test lint services db venv regen clean browser node
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,6 +16,14 @@ $(DEPS): requirements.txt requirements-dev.txt
 	touch $@
 
 venv: $(DEPS)
+
+# Install scripts are skipped: the only native parts (better-sqlite3, ws accelerators)
+# are optional for the tests, and building them would cost minutes.
+$(NODE_DEPS): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	cp package-lock.json $@
+
+node: $(NODE_DEPS)
 
 services:
 	scripts/ensure-services.sh
@@ -28,14 +39,14 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser lint
+test: venv services browser node lint
 	$(BIN)/python -m pytest
 
 regen: venv
 	$(BIN)/python -m tl.codegen
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache node_modules
 
 # Headless Chromium + chromedriver for the console's browser tests (tests/e2e/test_console.py
 # skips without them). Debian packages; run as root or with sudo.
