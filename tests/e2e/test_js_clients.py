@@ -18,11 +18,6 @@ from tests.e2e.js_clients import JsClient, ensure_node_modules
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-GRAMJS_LAYER_REASON = (
-    "GramJS 2.26 speaks layer 198, which the server does not serve yet (branch issue-18a "
-    "adds layers 150-229): every user/channel/message it gets fails to parse"
-)
-
 
 @pytest.fixture(scope="session")
 def node_modules():
@@ -185,11 +180,9 @@ async def test_mtcute_over_tcp(node_modules, edge_server, edge_db, tmp_path):
     await run("mtcute_client.mjs", edge_server, tmp_path, "mtcute")
 
 
-@pytest.mark.xfail(reason=GRAMJS_LAYER_REASON, strict=False)
 async def test_gramjs_over_tcp(node_modules, edge_server, edge_db, tmp_path):
     await run("gramjs_client.mjs", edge_server, tmp_path, "gramjs-tcp", GRAMJS_TRANSPORT="tcp")
 
 
-@pytest.mark.xfail(reason=GRAMJS_LAYER_REASON, strict=False)
 async def test_gramjs_over_websocket(node_modules, edge_server, edge_db, tmp_path):
     await run("gramjs_client.mjs", edge_server, tmp_path, "gramjs-ws", GRAMJS_TRANSPORT="ws")
