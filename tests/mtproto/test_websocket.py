@@ -168,3 +168,20 @@ async def test_plain_http_is_refused(server):  # noqa: F811
     answer = await asyncio.wait_for(reader.read(), 5)
     assert answer.startswith(b"HTTP/1.1 426") or answer.startswith(b"HTTP/1.1 400")
     writer.close()
+
+
+async def test_upgrade_request_arriving_byte_by_byte(server):  # noqa: F811
+    # The listener tells WebSocket from TCP by "GET ": it must wait for all four bytes.
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    ws = ClientProtocol(parse_uri("ws://127.0.0.1/apiws"), subprotocols=[Subprotocol("binary")])
+    ws.send_request(ws.connect())
+    request = client_bytes(ws)
+    for i in range(5):
+        writer.write(request[i : i + 1])
+        await writer.drain()
+        await asyncio.sleep(0.02)
+    writer.write(request[5:])
+    ws.receive_data(await asyncio.wait_for(reader.read(4096), 5))
+    (response,) = ws.events_received()
+    assert response.status_code == 101
+    writer.close()
