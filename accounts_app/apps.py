@@ -10,6 +10,7 @@ RPC_MODULES = (
     "updates",
     "photos",
     "startup",
+    "notify",
 )
 
 

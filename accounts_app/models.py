@@ -83,6 +83,9 @@ class Authorization(models.Model):
     ip = models.CharField(max_length=64, blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
     active = models.DateTimeField(auto_now=True)
+    # The login code was right but the account has a two-step password: the key
+    # authorizes nobody until auth.checkPassword succeeds.
+    password_pending = models.BooleanField(default=False)
 
     class Meta:
         db_table = "authorizations"
@@ -127,3 +130,79 @@ class UserUpdateEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.pts} {self.type}"
+
+
+class NotifySetting(models.Model):
+    """The owner's notification settings for one user peer (``scope="user"``) or for a
+    peer kind (``scope`` "users" / "chats" / "broadcasts", ``peer_id`` 0). A channel's
+    live on its channel dialog (accounts_app.notify_settings.register_peer_store)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    scope = models.CharField(max_length=16)
+    peer_id = models.BigIntegerField(default=0)
+    settings = models.JSONField(default=dict)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "notify_settings"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "scope", "peer_id"], name="notify_settings_user_scope_peer"
+            )
+        ]
+
+
+class Block(models.Model):
+    """``owner`` blocked ``user`` (contacts.block)."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "blocks"
+        constraints = [models.UniqueConstraint(fields=["owner", "user"], name="blocks_owner_user_uniq")]
+        indexes = [models.Index(fields=["owner", "-id"], name="blocks_owner_recent")]
+
+
+class PrivacySetting(models.Model):
+    """The owner's rules for one privacy key, in the order the client sent them
+    (``[{"t": "allow_contacts"}, {"t": "disallow_users", "ids": [..]}, ...]``)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=32)
+    rules = models.JSONField(default=list)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "privacy_settings"
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="privacy_settings_user_key")]
+
+
+class TwoStepPassword(models.Model):
+    """The SRP verifier of a user's two-step verification password (never the password).
+
+    ``salt1`` / ``salt2`` / ``verifier`` follow Telegram's
+    passwordKdfAlgoSHA256SHA256PBKDF2HMACSHA512iter100000SHA256ModPow (accounts_app.srp).
+    """
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    salt1 = models.BinaryField()
+    salt2 = models.BinaryField()
+    verifier = models.BinaryField()
+    hint = models.CharField(max_length=128, blank=True, default="")
+    email = models.CharField(max_length=254, blank=True, default="")
+    # An e-mail being confirmed (account.confirmPasswordEmail) and its code.
+    email_unconfirmed = models.CharField(max_length=254, blank=True, default="")
+    email_code = models.CharField(max_length=16, blank=True, default="")
+    # auth.requestPasswordRecovery's code, sent to ``email``.
+    recovery_code = models.CharField(max_length=16, blank=True, default="")
+    recovery_expires = models.DateTimeField(null=True, blank=True)
+    # Wrong passwords in a row and the wait they imposed (flood limit).
+    failed_attempts = models.PositiveIntegerField(default=0)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "two_step_passwords"

@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from accounts_app.access import user_access_hash
 from accounts_app.models import Authorization, Contact, LoginCode, User
+from accounts_app.notify_settings import USER, get_settings
+from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
 from accounts_app.updates import Difference, Rendered, UserUpdate
 from tl import types
 
@@ -100,7 +102,7 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         blocked=blocked,
         about=user.about or None,
         settings=types.PeerSettings(),
-        notify_settings=types.PeerNotifySettings(),
+        notify_settings=peer_notify_settings_to_tl(get_settings(viewer_id, USER, user_id)),
         profile_photo=None,
         common_chats_count=common_chats_count,
     )
@@ -446,7 +448,6 @@ STARTUP_ANSWERS = {
     "help.dismissSuggestion": lambda req: True,
     "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
-    "account.getNotifySettings": lambda req: types.PeerNotifySettings(),
     "account.getContentSettings": lambda req: types.account.ContentSettings(),
     "account.getGlobalPrivacySettings": lambda req: types.GlobalPrivacySettings(),
     "account.getPrivacy": lambda req: privacy_rules_to_tl(req.key),
@@ -508,7 +509,6 @@ STARTUP_ANSWERS = {
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
     "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),
     "messages.getPaidReactionPrivacy": lambda req: updates_to_tl([], []),
-    "account.getNotifyExceptions": lambda req: updates_to_tl([], []),
     "stories.getAllStories": lambda req: types.stories.AllStories(
         count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
     ),

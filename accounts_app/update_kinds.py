@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accounts_app import tl_convert
+from accounts_app import notify_settings, tl_convert, tl_convert_settings
 from accounts_app.actions import USER_NAME_UPDATE, USER_PROFILE_UPDATE
 from accounts_app.updates import Rendered, UserUpdate, update_renderer
 
@@ -19,3 +19,17 @@ async def render_user_name(event: UserUpdate, viewer_id: int) -> Rendered:
 async def render_user_profile(event: UserUpdate, viewer_id: int) -> Rendered:
     user_id = int(event.payload["user_id"])
     return Rendered(updates=[tl_convert.user_refresh_update_to_tl(user_id)], user_ids={user_id})
+
+
+@update_renderer(notify_settings.NOTIFY_SETTINGS_UPDATE)
+async def render_notify_settings(event: UserUpdate, viewer_id: int) -> Rendered:
+    p = event.payload
+    peer_id = int(p["peer_id"])
+    rendered = Rendered(updates=[tl_convert_settings.notify_settings_update_to_tl(p)])
+    if p["scope"] == notify_settings.USER:
+        rendered.user_ids = {peer_id}
+    else:
+        store = notify_settings.peer_store(p["scope"])
+        if store is not None and peer_id:
+            rendered.chats = await store.chats(viewer_id, [peer_id])
+    return rendered

@@ -267,8 +267,9 @@ def channel_messages_to_tl(h: History, viewer_id: int, users: list, chats: list)
 
 
 def _notify_settings_to_tl(d: dict | None):
-    d = d or {}
-    return types.PeerNotifySettings(mute_until=d.get("mute_until"))
+    from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
+
+    return peer_notify_settings_to_tl(d)
 
 
 def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unread: int, pts: int,

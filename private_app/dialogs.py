@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import Q
 
+from accounts_app.notify_settings import user_peer_settings
 from accounts_app.updates import do_append_user_update
 from message_core import limits
 from tl.errors import FolderIdInvalidError
@@ -34,6 +35,7 @@ class PrivateDialogEntry:
 
 
 def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogEntry]:
+    notify = user_peer_settings(owner_id, [d.peer_id for d in dialogs])
     tops = {
         b.box_id: box_to_dict(b)
         for b in live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
@@ -50,6 +52,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
                 "folder_id": d.folder_id,
                 "top_date": d.top_date,
                 "top_box_id": d.top_box_id,
+                "notify_settings": notify.get(d.peer_id, {}),
             },
             tops.get(d.top_box_id),
             count_unread(owner_id, d.peer_id, d.read_inbox_max_id),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
 from message_core.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
 from tl import types
 
@@ -109,7 +110,7 @@ def dialog_to_tl(e, draft: dict | None = None):
         unread_mentions_count=0,
         unread_reactions_count=0,
         unread_poll_votes_count=0,
-        notify_settings=types.PeerNotifySettings(),
+        notify_settings=peer_notify_settings_to_tl(d.get("notify_settings")),
         draft=draft_to_tl(draft),
         folder_id=d.get("folder_id") or None,
     )
