@@ -11,6 +11,7 @@ RPC_MODULES = (
     "photos",
     "startup",
     "notify",
+    "privacy",
 )
 
 

@@ -39,13 +39,16 @@ async def render_user_status(payload: dict, viewer_user_id: int):
     return tl_convert.updates_to_tl([tl_convert.user_status_payload_to_tl(payload)], [])
 
 
-async def _push_to_watchers(user_id: int, kind: str, payload: dict) -> None:
+async def _push_to_watchers(user_id: int, kind: str, payload: dict, *, only_allowed: bool = False) -> None:
     from asgiref.sync import sync_to_async
 
     from accounts_app.actions import contact_owners_of
+    from accounts_app.privacy import status_watchers
 
     try:
         watchers = await sync_to_async(contact_owners_of)(user_id, WATCHERS_CAP)
+        if only_allowed:
+            watchers = await sync_to_async(status_watchers)(user_id, watchers)
         if watchers:
             await push_to_users(watchers, kind, payload)
     except Exception:
@@ -59,5 +62,6 @@ async def push_name_to_watchers(user_id: int, payload: dict) -> None:
 
 
 async def push_status_to_watchers(user_id: int, payload: dict) -> None:
-    """Tell the users who have ``user_id`` in their contacts that it went on/offline."""
-    await _push_to_watchers(user_id, STATUS_KIND, payload)
+    """Tell the users who have ``user_id`` in their contacts that it went on/offline
+    (those its last-seen rules allow and it did not block)."""
+    await _push_to_watchers(user_id, STATUS_KIND, payload, only_allowed=True)

@@ -9,6 +9,7 @@ from datetime import datetime
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
+from accounts_app import blocking, privacy
 from accounts_app.access import user_access_hash
 from accounts_app.models import Authorization, Contact, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
@@ -35,17 +36,35 @@ def status_to_tl(user: User, now: datetime | None = None):
     return types.UserStatusRecently()
 
 
-def user_to_tl(user: User, viewer_id: int, *, contact: bool, mutual: bool, now: datetime | None = None):
+def user_to_tl(
+    user: User,
+    viewer_id: int,
+    *,
+    contact: bool,
+    mutual: bool,
+    now: datetime | None = None,
+    show_phone: bool | None = None,
+    show_status: bool = True,
+    blocked_viewer: bool = False,
+):
     """One ``user`` as ``viewer_id`` sees it.
 
     ``contact``: the viewer has this user in its contacts; ``mutual``: this user also
-    has the viewer. The phone is shown to the user itself and to people it added
-    (Telegram's default "my contacts" phone privacy).
+    has the viewer. ``show_phone`` / ``show_status``: what the user's privacy rules let
+    the viewer see (default: the phone to the user itself and to people it added);
+    a hidden last-seen reads "recently", and a user who blocked the viewer shows none.
     """
     is_self = user.id == viewer_id
     if user.deleted:
         return types.User(id=user.id, deleted=True, access_hash=user_access_hash(viewer_id, user.id))
-    show_phone = is_self or mutual
+    if show_phone is None:
+        show_phone = is_self or mutual
+    if blocked_viewer and not is_self:
+        status = None
+    elif show_status or is_self:
+        status = status_to_tl(user, now)
+    else:
+        status = types.UserStatusRecently()
     return types.User(
         id=user.id,
         self=is_self,
@@ -57,7 +76,7 @@ def user_to_tl(user: User, viewer_id: int, *, contact: bool, mutual: bool, now: 
         username=user.username or None,
         phone=user.phone if show_phone else None,
         photo=types.UserProfilePhotoEmpty(),
-        status=status_to_tl(user, now),
+        status=status,
         lang_code=(user.lang_code or None) if is_self else None,
     )
 
@@ -78,9 +97,22 @@ def users_to_tl_sync(user_ids: Iterable[int], viewer_id: int) -> list:
     if not ids:
         return []
     users, mine, theirs = _load_users(ids, viewer_id)
+    seen = privacy.visibility(
+        viewer_id, list(users), (privacy.STATUS, privacy.PHONE_NUMBER), contact_of=theirs
+    )
+    blockers = blocking.blockers_among(viewer_id, [i for i in users if i != viewer_id])
     now = timezone.now()
     return [
-        user_to_tl(users[i], viewer_id, contact=i in mine, mutual=i in theirs, now=now)
+        user_to_tl(
+            users[i],
+            viewer_id,
+            contact=i in mine,
+            mutual=i in theirs,
+            now=now,
+            show_phone=i in seen[privacy.PHONE_NUMBER],
+            show_status=i in seen[privacy.STATUS],
+            blocked_viewer=i in blockers,
+        )
         for i in ids
         if i in users
     ]
@@ -96,7 +128,7 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
     if user is None:
         return None
     users = users_to_tl_sync([user_id], viewer_id)
-    blocked = False  # blocking is not modelled yet
+    blocked = blocking.is_blocked(viewer_id, user_id)
     full = types.UserFull(
         id=user.id,
         blocked=blocked,
@@ -382,15 +414,6 @@ def auto_download_settings_to_tl():
     )
 
 
-def privacy_rules_to_tl(key):
-    # Telegram's defaults: the phone number is visible to contacts, the rest to all.
-    if isinstance(key, types.InputPrivacyKeyPhoneNumber):
-        rule = types.PrivacyValueAllowContacts()
-    else:
-        rule = types.PrivacyValueAllowAll()
-    return types.account.PrivacyRules(rules=[rule], chats=[], users=[])
-
-
 def empty_all_stickers():
     return types.messages.AllStickers(hash=0, sets=[])
 
@@ -450,7 +473,6 @@ STARTUP_ANSWERS = {
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
     "account.getContentSettings": lambda req: types.account.ContentSettings(),
     "account.getGlobalPrivacySettings": lambda req: types.GlobalPrivacySettings(),
-    "account.getPrivacy": lambda req: privacy_rules_to_tl(req.key),
     "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
@@ -504,7 +526,6 @@ STARTUP_ANSWERS = {
     "messages.getDialogFilters": lambda req: types.messages.DialogFilters(filters=[]),
     "messages.getSuggestedDialogFilters": lambda req: [],
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
-    "contacts.getBlocked": lambda req: types.contacts.Blocked(blocked=[], chats=[], users=[]),
     "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
     "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),

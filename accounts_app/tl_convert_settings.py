@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tl import types
+from tl.errors import RpcError
 
 # --- notification settings ------------------------------------------------------------
 
@@ -107,3 +108,115 @@ def input_notify_kind(peer) -> str | None:
     if isinstance(peer, types.InputNotifyBroadcasts):
         return "broadcasts"
     return None
+
+
+# --- blocked users ---------------------------------------------------------------------
+
+
+def blocked_to_tl(rows: list, count: int, offset: int, users: list):
+    blocked = [
+        types.PeerBlocked(peer_id=types.PeerUser(user_id=uid), date=int(date.timestamp()))
+        for uid, date in rows
+    ]
+    if offset == 0 and count <= len(rows):
+        return types.contacts.Blocked(blocked=blocked, chats=[], users=users)
+    return types.contacts.BlockedSlice(count=count, blocked=blocked, chats=[], users=users)
+
+
+def peer_blocked_update_to_tl(payload: dict):
+    return types.UpdatePeerBlocked(
+        blocked=bool(payload["blocked"]), peer_id=types.PeerUser(user_id=int(payload["user_id"]))
+    )
+
+
+# --- privacy -------------------------------------------------------------------------
+
+_KEYS = (
+    ("status_timestamp", types.InputPrivacyKeyStatusTimestamp, types.PrivacyKeyStatusTimestamp),
+    ("chat_invite", types.InputPrivacyKeyChatInvite, types.PrivacyKeyChatInvite),
+    ("phone_call", types.InputPrivacyKeyPhoneCall, types.PrivacyKeyPhoneCall),
+    ("phone_p2p", types.InputPrivacyKeyPhoneP2P, types.PrivacyKeyPhoneP2P),
+    ("forwards", types.InputPrivacyKeyForwards, types.PrivacyKeyForwards),
+    ("profile_photo", types.InputPrivacyKeyProfilePhoto, types.PrivacyKeyProfilePhoto),
+    ("phone_number", types.InputPrivacyKeyPhoneNumber, types.PrivacyKeyPhoneNumber),
+    ("added_by_phone", types.InputPrivacyKeyAddedByPhone, types.PrivacyKeyAddedByPhone),
+    ("voice_messages", types.InputPrivacyKeyVoiceMessages, types.PrivacyKeyVoiceMessages),
+    ("about", types.InputPrivacyKeyAbout, types.PrivacyKeyAbout),
+    ("birthday", types.InputPrivacyKeyBirthday, types.PrivacyKeyBirthday),
+    ("star_gifts_auto_save", types.InputPrivacyKeyStarGiftsAutoSave, types.PrivacyKeyStarGiftsAutoSave),
+    ("no_paid_messages", types.InputPrivacyKeyNoPaidMessages, types.PrivacyKeyNoPaidMessages),
+    ("saved_music", types.InputPrivacyKeySavedMusic, types.PrivacyKeySavedMusic),
+)
+_KEY_BY_INPUT = {cls: name for name, cls, _ in _KEYS}
+_KEY_TL = {name: cls for name, _, cls in _KEYS}
+
+_RULES = (
+    ("allow_all", types.InputPrivacyValueAllowAll, types.PrivacyValueAllowAll),
+    ("allow_contacts", types.InputPrivacyValueAllowContacts, types.PrivacyValueAllowContacts),
+    ("allow_users", types.InputPrivacyValueAllowUsers, types.PrivacyValueAllowUsers),
+    ("allow_chats", types.InputPrivacyValueAllowChatParticipants, types.PrivacyValueAllowChatParticipants),
+    ("allow_close_friends", types.InputPrivacyValueAllowCloseFriends, types.PrivacyValueAllowCloseFriends),
+    ("allow_premium", types.InputPrivacyValueAllowPremium, types.PrivacyValueAllowPremium),
+    ("allow_bots", types.InputPrivacyValueAllowBots, types.PrivacyValueAllowBots),
+    ("disallow_all", types.InputPrivacyValueDisallowAll, types.PrivacyValueDisallowAll),
+    ("disallow_contacts", types.InputPrivacyValueDisallowContacts, types.PrivacyValueDisallowContacts),
+    ("disallow_users", types.InputPrivacyValueDisallowUsers, types.PrivacyValueDisallowUsers),
+    (
+        "disallow_chats",
+        types.InputPrivacyValueDisallowChatParticipants,
+        types.PrivacyValueDisallowChatParticipants,
+    ),
+    ("disallow_bots", types.InputPrivacyValueDisallowBots, types.PrivacyValueDisallowBots),
+)
+_RULE_BY_INPUT = {cls: name for name, cls, _ in _RULES}
+_RULE_TL = {name: cls for name, _, cls in _RULES}
+
+
+def privacy_key_from_tl(key) -> str | None:
+    return _KEY_BY_INPUT.get(type(key))
+
+
+def privacy_rules_from_tl(rules: list, resolve_user) -> list[dict]:
+    """InputPrivacyRule list -> rule dicts; ``resolve_user(input_user)`` gives a user id
+    or raises (users the viewer may not address are left out)."""
+    out = []
+    for rule in rules:
+        name = _RULE_BY_INPUT.get(type(rule))
+        if name is None:
+            continue
+        if name in ("allow_users", "disallow_users"):
+            ids = []
+            for u in rule.users:
+                try:
+                    ids.append(resolve_user(u))
+                except RpcError:
+                    continue
+            out.append({"t": name, "ids": ids})
+        elif name in ("allow_chats", "disallow_chats"):
+            out.append({"t": name, "ids": [int(c) for c in rule.chats]})
+        else:
+            out.append({"t": name})
+    return out
+
+
+def privacy_rule_list_to_tl(rules: list[dict]) -> list:
+    out = []
+    for rule in rules:
+        cls = _RULE_TL[rule["t"]]
+        if rule["t"] in ("allow_users", "disallow_users"):
+            out.append(cls(users=list(rule["ids"])))
+        elif rule["t"] in ("allow_chats", "disallow_chats"):
+            out.append(cls(chats=list(rule["ids"])))
+        else:
+            out.append(cls())
+    return out
+
+
+def privacy_rules_to_tl(rules: list[dict], chats: list, users: list):
+    return types.account.PrivacyRules(rules=privacy_rule_list_to_tl(rules), chats=chats, users=users)
+
+
+def privacy_update_to_tl(payload: dict):
+    return types.UpdatePrivacy(
+        key=_KEY_TL[payload["key"]](), rules=privacy_rule_list_to_tl(payload.get("rules") or [])
+    )

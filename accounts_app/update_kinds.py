@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accounts_app import notify_settings, tl_convert, tl_convert_settings
+from accounts_app import blocking, notify_settings, privacy, tl_convert, tl_convert_settings
 from accounts_app.actions import USER_NAME_UPDATE, USER_PROFILE_UPDATE
 from accounts_app.updates import Rendered, UserUpdate, update_renderer
 
@@ -33,3 +33,17 @@ async def render_notify_settings(event: UserUpdate, viewer_id: int) -> Rendered:
         if store is not None and peer_id:
             rendered.chats = await store.chats(viewer_id, [peer_id])
     return rendered
+
+
+@update_renderer(blocking.PEER_BLOCKED_UPDATE)
+async def render_peer_blocked(event: UserUpdate, viewer_id: int) -> Rendered:
+    return Rendered(
+        updates=[tl_convert_settings.peer_blocked_update_to_tl(event.payload)],
+        user_ids={int(event.payload["user_id"])},
+    )
+
+
+@update_renderer(privacy.PRIVACY_UPDATE)
+async def render_privacy(event: UserUpdate, viewer_id: int) -> Rendered:
+    user_ids, _ = privacy.referenced_ids(event.payload.get("rules") or [])
+    return Rendered(updates=[tl_convert_settings.privacy_update_to_tl(event.payload)], user_ids=set(user_ids))

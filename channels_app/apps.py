@@ -23,7 +23,7 @@ class ChannelsConfig(AppConfig):
     def ready(self) -> None:
         for name in RPC_MODULES:
             importlib.import_module(f"channels_app.rpc.{name}")
-        from channels_app import account_updates, notify_store, usernames
+        from channels_app import account_updates, notify_store, privacy_hooks, usernames
         from channels_app.chat_context import chats_for
         from message_core.context import set_chats_renderer
 
@@ -32,6 +32,7 @@ class ChannelsConfig(AppConfig):
         account_updates.install()
         usernames.install()
         notify_store.install()
+        privacy_hooks.install()
         from channels_app import push
 
         push.install()

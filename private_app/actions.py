@@ -23,7 +23,9 @@ from dataclasses import dataclass, field, replace
 from django.db import connection, transaction
 from django.db.models import Max
 
+from accounts_app.blocking import check_can_message
 from accounts_app.models import User
+from accounts_app.privacy import hide_forward_senders
 from accounts_app.updates import (
     UserUpdate,
     append_user_update,
@@ -157,6 +159,7 @@ def _lock_writers(sender_id: int, peer_id: int) -> None:
         raise PeerIdInvalidError()
     if users[peer_id]:
         raise InputUserDeactivatedError()
+    check_can_message(sender_id, peer_id)
 
 
 def _next_box_ids(owner_ids: list[int]) -> dict[int, int]:
@@ -378,6 +381,7 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
     ]
     if not out:
         raise MessageIdInvalidError()
+    hide_forward_senders(owner_id, out)
     return out
 
 

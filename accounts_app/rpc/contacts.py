@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from asgiref.sync import sync_to_async
 
-from accounts_app import actions, peer_search, tl_convert, usernames
-from accounts_app.access import check_input_user
-from accounts_app.rpc.context import viewer_id
+from accounts_app import actions, blocking, peer_search, tl_convert, tl_convert_settings, usernames
+from accounts_app.access import check_input_peer_user, check_input_user
+from accounts_app.rpc.context import own_session, viewer_id
+from accounts_app.updates import push_user_updates
 from edge_app.registry import rpc
 from tl import functions, types
-from tl.errors import SearchQueryEmptyError, UserIdInvalidError, UsernameNotOccupiedError
+from tl.errors import (
+    ContactIdInvalidError,
+    PeerIdInvalidError,
+    SearchQueryEmptyError,
+    UserIdInvalidError,
+    UsernameNotOccupiedError,
+)
 
 
 @rpc(functions.contacts.GetContacts)
@@ -103,3 +110,36 @@ async def add_contact(ctx, req: functions.contacts.AddContact):
     await sync_to_async(actions.do_add_contact)(me, user_id, req.first_name, req.last_name)
     users = await tl_convert.users_to_tl([user_id], me)
     return tl_convert.updates_to_tl([tl_convert.peer_settings_update_to_tl(user_id)], users)
+
+
+def _blocked_target(me: int, input_peer) -> int:
+    try:
+        return check_input_peer_user(me, input_peer)
+    except PeerIdInvalidError:
+        raise ContactIdInvalidError() from None
+
+
+@rpc(functions.contacts.Block)
+async def block(ctx, req: functions.contacts.Block):
+    me = viewer_id(ctx)
+    event = await sync_to_async(blocking.do_block)(me, _blocked_target(me, req.id))
+    if event is not None:
+        await push_user_updates([event], exclude=own_session(ctx))
+    return True
+
+
+@rpc(functions.contacts.Unblock)
+async def unblock(ctx, req: functions.contacts.Unblock):
+    me = viewer_id(ctx)
+    event = await sync_to_async(blocking.do_unblock)(me, _blocked_target(me, req.id))
+    if event is not None:
+        await push_user_updates([event], exclude=own_session(ctx))
+    return True
+
+
+@rpc(functions.contacts.GetBlocked)
+async def get_blocked(ctx, req: functions.contacts.GetBlocked):
+    me = viewer_id(ctx)
+    page = await sync_to_async(blocking.list_blocked)(me, req.offset, req.limit)
+    users = await tl_convert.users_to_tl([uid for uid, _ in page.rows], me)
+    return tl_convert_settings.blocked_to_tl(page.rows, page.count, req.offset, users)

@@ -6,6 +6,7 @@ import secrets
 
 from message_core import limits
 from message_core.clock import now
+from tl.errors import UserPrivacyRestrictedError
 
 from .. import counters, db
 from ..domain import ChannelChange
@@ -90,6 +91,8 @@ async def do_create_channel(
             broadcast = True  # what Telegram does for a createChannel without type flags
     if len(invitees) > limits.CREATE_CHAT_USERS_MAX:
         raise UsersTooMuchError()
+    restricted = await _privacy_restricted(creator_id, invitees)
+    invitees = [u for u in invitees if u not in restricted]
     if for_import:
         raise ChatInvalidError()  # no history import model
     if has_geo:
@@ -157,7 +160,9 @@ async def do_create_channel(
         return await insert_service_message(conn, channel, msg_id, pts, creator_id, action, date)
 
     event = await with_pts(channel_id, 1, body, message_ids=1)
-    change = ChannelChange(channel=channel, events=[event], user_ids={creator_id, *invitees})
+    change = ChannelChange(
+        channel=channel, events=[event], user_ids={creator_id, *invitees}, missing_user_ids=restricted
+    )
     from .. import notify
 
     await notify.publish(
@@ -215,11 +220,27 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
                 continue
             add.append(uid)
             restored_kicked += 1
+    restricted = await _privacy_restricted(actor_id, add)
+    if restricted:
+        if len(user_ids) == 1:
+            raise UserPrivacyRestrictedError()
+        add = [u for u in add if u not in restricted]
     if not add:
-        return ChannelChange(channel=channel, user_ids={actor_id})
-    return await activate_members(
+        return ChannelChange(channel=channel, user_ids={actor_id}, missing_user_ids=restricted)
+    change = await activate_members(
         channel, add, inviter=actor_id, actor_id=actor_id, join=False, restored_kicked=restored_kicked
     )
+    change.missing_user_ids = restricted
+    return change
+
+
+async def _privacy_restricted(actor_id: int, user_ids: list[int]) -> list[int]:
+    """The invitees whose "chat invites" privacy does not allow ``actor_id``."""
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.privacy import check_can_invite
+
+    return await sync_to_async(check_can_invite)(actor_id, user_ids) if user_ids else []
 
 
 async def do_join_channel(user_id: int, channel_id: int) -> ChannelChange:

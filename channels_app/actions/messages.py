@@ -414,6 +414,12 @@ async def get_forwardable(viewer_id: int, channel_id: int, ids: list[int]) -> tu
             )
     if not out:
         raise MessageIdInvalidError()
+    if not channel["broadcast"]:
+        from asgiref.sync import sync_to_async
+
+        from accounts_app.privacy import hide_forward_senders
+
+        await sync_to_async(hide_forward_senders)(viewer_id, out)
     return channel, out
 
 
