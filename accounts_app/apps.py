@@ -12,6 +12,7 @@ RPC_MODULES = (
     "startup",
     "notify",
     "privacy",
+    "password",
 )
 
 

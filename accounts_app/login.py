@@ -21,10 +21,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts_app import two_step
 from accounts_app.actions import do_create_user
 from accounts_app.models import Authorization, LoginCode, User
 from accounts_app.phones import normalize_phone
 from tl.errors import (
+    AuthKeyUnregisteredError,
     AuthRestartError,
     FloodWaitError,
     PhoneCodeEmptyError,
@@ -33,6 +35,7 @@ from tl.errors import (
     PhoneCodeInvalidError,
     PhoneNumberBannedError,
     PhoneNumberOccupiedError,
+    SessionPasswordNeededError,
 )
 
 log = logging.getLogger("telesrv.login")
@@ -200,10 +203,14 @@ def _check_code(
     return code, PhoneCodeInvalidError()
 
 
-def _authorize(perm_auth_key_id: int, user: User, device: DeviceInfo) -> Authorization:
-    """Bind the permanent key to ``user`` (replacing whatever it was bound to)."""
+def _authorize(
+    perm_auth_key_id: int, user: User, device: DeviceInfo, *, password_pending: bool = False
+) -> Authorization:
+    """Bind the permanent key to ``user`` (replacing whatever it was bound to).
+    ``password_pending``: the key authorizes nobody until the two-step password."""
     fields = {
         "user": user,
+        "password_pending": password_pending,
         "api_id": device.api_id,
         "device_model": device.device_model[:128],
         "platform": device.platform[:64],
@@ -240,6 +247,7 @@ def do_sign_in(
     """auth.signIn. Raises PHONE_CODE_EMPTY / PHONE_CODE_HASH_EMPTY / PHONE_CODE_INVALID /
     PHONE_CODE_EXPIRED / FLOOD_WAIT_X; returns ``user=None`` for a phone without account."""
     now = timezone.now()
+    pending = False
     with transaction.atomic():
         code, error = _check_code(phone, phone_code_hash, phone_code, now)
         if error is None:
@@ -252,11 +260,55 @@ def do_sign_in(
                 return SignInResult(user=None)
             code.used = True
             code.save(update_fields=["used"])
-            _authorize(perm_auth_key_id, user, device)
+            pending = two_step.has_password(user.id)
+            _authorize(perm_auth_key_id, user, device, password_pending=pending)
     if error is not None:
         raise error
+    if pending:
+        # The code was right; the client now asks account.getPassword and proves the
+        # password with auth.checkPassword on this key.
+        raise SessionPasswordNeededError()
     log.info("user %d signed in on key %016x", user.id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF)
     return SignInResult(user=user)
+
+
+def pending_password_user(perm_auth_key_id: int) -> int | None:
+    """The user whose login on this key waits for the two-step password."""
+    return (
+        Authorization.objects.filter(
+            perm_auth_key_id=perm_auth_key_id, password_pending=True, user__deleted=False
+        )
+        .values_list("user_id", flat=True)
+        .first()
+    )
+
+
+def do_check_password(perm_auth_key_id: int, proof) -> User:
+    """auth.checkPassword: the password finishes the login waiting on this key."""
+    user_id = pending_password_user(perm_auth_key_id)
+    if user_id is None:
+        raise AuthKeyUnregisteredError()
+    two_step.verify(user_id, proof)
+    return _finish_password_login(perm_auth_key_id, user_id)
+
+
+def do_recover_password_login(perm_auth_key_id: int, code: str, new) -> User:
+    """auth.recoverPassword at sign-in: the e-mailed code replaces the password."""
+    user_id = pending_password_user(perm_auth_key_id)
+    if user_id is None:
+        raise AuthKeyUnregisteredError()
+    two_step.do_recover(user_id, code, new)
+    return _finish_password_login(perm_auth_key_id, user_id)
+
+
+def _finish_password_login(perm_auth_key_id: int, user_id: int) -> User:
+    Authorization.objects.filter(perm_auth_key_id=perm_auth_key_id, user_id=user_id).update(
+        password_pending=False
+    )
+    log.info(
+        "user %d signed in with its password on key %016x", user_id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF
+    )
+    return User.objects.get(id=user_id)
 
 
 def do_sign_up(
@@ -303,7 +355,9 @@ def authorized_user_id(perm_auth_key_id: int) -> int | None:
     process; it also marks the device active (at most hourly, to spare writes).
     """
     user_id = (
-        Authorization.objects.filter(perm_auth_key_id=perm_auth_key_id, user__deleted=False)
+        Authorization.objects.filter(
+            perm_auth_key_id=perm_auth_key_id, user__deleted=False, password_pending=False
+        )
         .values_list("user_id", flat=True)
         .first()
     )

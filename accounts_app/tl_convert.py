@@ -188,15 +188,6 @@ def login_token_to_tl(token: bytes, expires: int):
     return types.auth.LoginToken(expires=expires, token=token)
 
 
-def no_password_to_tl(secure_random: bytes):
-    return types.account.Password(
-        has_password=False,
-        new_algo=types.PasswordKdfAlgoUnknown(),
-        new_secure_algo=types.SecurePasswordKdfAlgoUnknown(),
-        secure_random=secure_random,
-    )
-
-
 def authorizations_to_tl(rows: list[Authorization], current_key_id: int, ttl_days: int):
     return types.account.Authorizations(
         authorization_ttl_days=ttl_days,

@@ -220,3 +220,60 @@ def privacy_update_to_tl(payload: dict):
     return types.UpdatePrivacy(
         key=_KEY_TL[payload["key"]](), rules=privacy_rule_list_to_tl(payload.get("rules") or [])
     )
+
+
+# --- two-step verification ------------------------------------------------------------
+
+
+def _srp_algo(salt1: bytes, salt2: bytes, g: int, p: bytes):
+    return types.PasswordKdfAlgoSHA256SHA256PBKDF2HMACSHA512iter100000SHA256ModPow(
+        salt1=salt1, salt2=salt2, g=g, p=p
+    )
+
+
+def password_to_tl(state, g: int, p: bytes):
+    """``account.password`` of a two_step.PasswordState."""
+    current = {}
+    if state.has_password:
+        current = {
+            "current_algo": _srp_algo(state.salt1, state.salt2, g, p),
+            "srp_B": state.srp_b,
+            "srp_id": state.srp_id,
+            "hint": state.hint or None,
+        }
+    return types.account.Password(
+        has_recovery=state.has_recovery,
+        has_password=state.has_password,
+        email_unconfirmed_pattern=state.email_unconfirmed_pattern or None,
+        new_algo=_srp_algo(state.new_salt1, state.new_salt2, g, p),
+        new_secure_algo=types.SecurePasswordKdfAlgoPBKDF2HMACSHA512iter100000(salt=state.new_secure_salt),
+        secure_random=state.secure_random,
+        **current,
+    )
+
+
+def srp_proof_from_tl(check):
+    """InputCheckPasswordSRP -> (srp_id, A, M1), or None for inputCheckPasswordEmpty."""
+    if isinstance(check, types.InputCheckPasswordSRP):
+        return check.srp_id, bytes(check.A), bytes(check.M1)
+    return None
+
+
+def new_password_settings_from_tl(s) -> dict:
+    """account.passwordInputSettings -> the fields of two_step.NewSettings."""
+    out: dict = {"hint": s.hint, "email": s.email}
+    algo = s.new_algo
+    if algo is not None:
+        out["set_password"] = True
+        if isinstance(algo, types.PasswordKdfAlgoSHA256SHA256PBKDF2HMACSHA512iter100000SHA256ModPow):
+            out.update(salt1=bytes(algo.salt1), salt2=bytes(algo.salt2), g=algo.g, p=bytes(algo.p))
+            out["verifier"] = bytes(s.new_password_hash or b"")
+    return out
+
+
+def password_settings_to_tl(email: str):
+    return types.account.PasswordSettings(email=email or None)
+
+
+def password_recovery_to_tl(pattern: str):
+    return types.auth.PasswordRecovery(email_pattern=pattern)

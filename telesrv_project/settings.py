@@ -131,6 +131,23 @@ ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
 # Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.
 TEST_PHONE_NUMBERS = env_bool("TEST_PHONE_NUMBERS", False)
 
+# E-mail: two-step recovery / confirmation codes and login codes sent by e-mail go
+# through Django's e-mail framework (SMTP by default).
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(env("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env("EMAIL_FROM", "telesrv@localhost")
+# Where login codes go when the account has no other session to get them in-app:
+# "log" (server log and the admin console, for closed deployments), "email" (the
+# account's login e-mail), "webhook" (POST {phone, code} to LOGIN_CODE_WEBHOOK_URL,
+# e.g. an SMS gateway).
+LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
+LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

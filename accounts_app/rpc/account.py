@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from asgiref.sync import sync_to_async
 
 from accounts_app import actions, push, tl_convert
@@ -54,12 +52,6 @@ async def update_status(ctx, req: functions.account.UpdateStatus):
     )
     await push.push_status_to_watchers(user.id, tl_convert.status_payload(user))
     return True
-
-
-@rpc(functions.account.GetPassword)
-async def get_password(ctx, req: functions.account.GetPassword):
-    # Two-step verification is not offered: always "no password set".
-    return tl_convert.no_password_to_tl(os.urandom(32))
 
 
 @rpc(functions.account.GetAuthorizations)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from accounts_app import tl_convert
+from accounts_app import tl_convert, tl_convert_settings, two_step
 from tl import layers, types
 from tl.translate import primary_classes
 
@@ -50,7 +50,12 @@ def test_login_and_user_objects_encode_for_each_layer(layer):
     for obj in (
         types.auth.Authorization(user=user),
         tl_convert.sign_up_required_to_tl(),
-        tl_convert.no_password_to_tl(b"\0" * 32),
+        tl_convert_settings.password_to_tl(two_step.PasswordState(has_password=False), 3, b"\1" * 256),
+        tl_convert_settings.password_to_tl(
+            two_step.PasswordState(has_password=True, salt1=b"s", salt2=b"t", srp_id=1, srp_b=b"b", hint="h"),
+            3,
+            b"\1" * 256,
+        ),
         types.users.UserFull(
             full_user=types.UserFull(
                 id=5,
