@@ -8,7 +8,7 @@ from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import resolve_input_user, users_for, viewer
 from tl import functions, types
-from tl.errors import PasswordHashInvalidError, UserAdminInvalidError
+from tl.errors import UserAdminInvalidError
 
 from .. import actions, rights, tl_convert
 from ..actions import admin, settings
@@ -102,14 +102,24 @@ async def edit_chat_participant_rank(ctx, req: functions.messages.EditChatPartic
 
 @rpc(functions.messages.EditChatCreator)
 async def edit_chat_creator(ctx, req: functions.messages.EditChatCreator):
-    """Ownership transfer needs the account's 2FA password check, which this server does
-    not have yet: after the peer/user checks the answer is the password error TDesktop
-    explains to the user, never a half transfer."""
+    """Ownership transfer: the rules first (so a client probing with an empty password
+    learns PASSWORD_MISSING / PASSWORD_HASH_INVALID only when the transfer is allowed),
+    then the two-step password, then the transfer."""
+    from accounts_app.password_check import require_password
+
+    from ..actions import ownership
+
     me = viewer(ctx)
-    _channel, member = await checked_channel(me, req.peer)
-    resolve_input_user(me)(req.user_id)
-    admin.require_creator(me, member)
-    raise PasswordHashInvalidError()
+    channel, _member = await checked_channel(me, req.peer)
+    user_id = resolve_input_user(me)(req.user_id)
+    await ownership.check_transfer(me, channel["id"], user_id)
+    await require_password(me, req.password)
+    new_owner, old_owner = await ownership.do_transfer_ownership(me, channel["id"], user_id)
+    answer = await member_update_to_tl(me, new_owner)
+    second = await member_update_to_tl(me, old_owner)
+    answer.updates = [*second.updates[:-1], *answer.updates]
+    answer.users = list({u.id: u for u in [*answer.users, *second.users]}.values())
+    return answer
 
 
 @rpc(functions.messages.CreateChat)

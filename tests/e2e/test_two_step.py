@@ -170,3 +170,67 @@ async def test_recovery_email_confirm_and_recover_over_smtp(
         for c in clients:
             await c.disconnect()
         server.stop()
+
+
+async def test_channel_ownership_transfer_needs_the_password(edge_server, edge_db, clients):
+    from telethon import errors, functions, types
+    from telethon.password import compute_check
+
+    from tests.e2e.test_channels import input_user
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    channel = (
+        await a(functions.channels.CreateChannelRequest(title="Owned", about="", broadcast=True))
+    ).chats[0]
+    await a(functions.channels.InviteToChannelRequest(channel, [input_user(alice, bob)]))
+    empty = types.InputCheckPasswordEmpty()
+
+    def transfer(password):
+        return functions.messages.EditChatCreatorRequest(
+            peer=types.InputPeerChannel(channel.id, channel.access_hash),
+            user_id=input_user(alice, bob),
+            password=password,
+        )
+
+    with pytest.raises(errors.PasswordMissingError):
+        await a(transfer(empty))
+    assert await a.edit_2fa(new_password="owner pw")
+    with pytest.raises(errors.PasswordHashInvalidError):
+        await a(transfer(empty))
+    with pytest.raises(errors.PasswordHashInvalidError):
+        await a(transfer(compute_check(await a(functions.account.GetPasswordRequest()), "not it")))
+    # Only the creator may hand the channel over.
+    with pytest.raises(errors.ChatAdminRequiredError):
+        await b(
+            functions.messages.EditChatCreatorRequest(
+                peer=await b.get_input_entity(channel.id), user_id=input_user(bob, alice), password=empty
+            )
+        )
+
+    result = await a(transfer(compute_check(await a(functions.account.GetPasswordRequest()), "owner pw")))
+    changed = {
+        u.user_id: u.new_participant for u in result.updates if isinstance(u, types.UpdateChannelParticipant)
+    }
+    assert isinstance(changed[bob.id], types.ChannelParticipantCreator)
+    assert isinstance(changed[alice.id], types.ChannelParticipantAdmin)
+    bob_part = await b(functions.channels.GetParticipantRequest(channel.id, types.InputPeerSelf()))
+    assert isinstance(bob_part.participant, types.ChannelParticipantCreator)
+    alice_part = await a(functions.channels.GetParticipantRequest(channel, types.InputPeerSelf()))
+    assert isinstance(alice_part.participant, types.ChannelParticipantAdmin)
+    assert (await b(functions.channels.GetFullChannelRequest(channel.id))).full_chat.can_delete_channel
+    log = await b(
+        functions.channels.GetAdminLogRequest(channel=channel.id, q="", max_id=0, min_id=0, limit=10)
+    )
+    promoted = [
+        e.action
+        for e in log.events
+        if isinstance(e.action, types.ChannelAdminLogEventActionParticipantToggleAdmin)
+    ]
+    assert {type(p.new_participant) for p in promoted} >= {
+        types.ChannelParticipantCreator,
+        types.ChannelParticipantAdmin,
+    }
+    # The old owner can no longer transfer it back.
+    with pytest.raises(errors.ChatAdminRequiredError):
+        await a(transfer(compute_check(await a(functions.account.GetPasswordRequest()), "owner pw")))
