@@ -13,6 +13,7 @@ RPC_MODULES = (
     "notify",
     "privacy",
     "password",
+    "login_email",
 )
 
 

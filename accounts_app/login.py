@@ -1,7 +1,8 @@
 """Logging in with a phone code: sending codes, checking them, authorizations.
 
-Codes are "delivered" by writing them to the ``telesrv.login`` log and keeping them in
-:class:`LoginCode`, where operators read them in the admin. Telegram's test numbers
+Codes are kept in :class:`LoginCode` (operators see them in the admin) and sent by
+accounts_app.code_delivery: in-app to the account's other sessions, else by e-mail,
+an SMS webhook or the log, as configured. Telegram's test numbers
 (``99966XYYYY`` logs in with ``XXXXX``) work only with ``settings.TEST_PHONE_NUMBERS``.
 
 Limits (all overridable in settings): a code lives ``LOGIN_CODE_TTL`` seconds; after
@@ -116,14 +117,9 @@ def _check_not_locked(phone: str, now: datetime) -> None:
         raise FloodWaitError(seconds=_seconds_until(locked, now))
 
 
-def _deliver(code: LoginCode, why: str) -> None:
-    # The log line is the delivery channel (there is no SMS gateway): operators copy it
-    # from the server log or from the admin's login codes page.
-    log.info("login code for +%s: %s (%s, hash %s)", code.phone, code.code, why, code.phone_code_hash)
-
-
 def do_send_code(phone: str) -> LoginCode:
-    """auth.sendCode: make and deliver a new code. Raises PHONE_NUMBER_INVALID, FLOOD_WAIT_X."""
+    """auth.sendCode: make a new code (accounts_app.code_delivery sends it). Raises
+    PHONE_NUMBER_INVALID, FLOOD_WAIT_X."""
     phone = normalize_phone(phone)
     now = timezone.now()
     with transaction.atomic():
@@ -142,7 +138,6 @@ def do_send_code(phone: str) -> LoginCode:
             code=_new_code(phone),
             expires=now + timedelta(seconds=code_ttl()),
         )
-    _deliver(code, "sent")
     return code
 
 
@@ -159,7 +154,7 @@ def _live_code(phone: str, phone_code_hash: str, now: datetime) -> LoginCode:
 
 
 def do_resend_code(phone: str, phone_code_hash: str) -> LoginCode:
-    """auth.resendCode: deliver the same code again and extend its life."""
+    """auth.resendCode: the same code, its life extended, to be delivered again."""
     now = timezone.now()
     with transaction.atomic():
         code = _live_code(phone, phone_code_hash, now)
@@ -168,7 +163,6 @@ def do_resend_code(phone: str, phone_code_hash: str) -> LoginCode:
         code.resends += 1
         code.expires = now + timedelta(seconds=code_ttl())
         code.save(update_fields=["resends", "expires"])
-    _deliver(code, "resent")
     return code
 
 

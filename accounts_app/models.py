@@ -22,6 +22,11 @@ class User(models.Model):
     last_seen = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     deleted = models.BooleanField(default=False)
+    # Where login codes go by e-mail (LOGIN_CODE_DELIVERY="email"), set with
+    # account.sendVerifyEmailCode / verifyEmail; the address being verified and its code.
+    login_email = models.CharField(max_length=254, blank=True, default="")
+    login_email_pending = models.CharField(max_length=254, blank=True, default="")
+    login_email_code = models.CharField(max_length=16, blank=True, default="")
     # Last pts allocated in this user's account update log (user_update_events). Bumped
     # under the row lock, so allocation is gapless and ordered per user.
     pts = models.BigIntegerField(default=0)
@@ -54,6 +59,9 @@ class LoginCode(models.Model):
     used = models.BooleanField(default=False)
     # Too many wrong attempts lock the phone until then (FLOOD_WAIT_X).
     locked_until = models.DateTimeField(null=True, blank=True)
+    # How the code went out last (accounts_app.code_delivery): "app" (a message from the
+    # service user to the account's other sessions), "email", "sms" (webhook), "log".
+    via = models.CharField(max_length=8, blank=True, default="log")
 
     class Meta:
         db_table = "login_codes"

@@ -163,13 +163,35 @@ def terms_of_service_to_tl():
     )
 
 
-def sent_code_to_tl(code: LoginCode):
-    # SMS is the closest of Telegram's delivery types to "an operator tells you the
-    # code"; clients then show the plain code entry screen.
-    return types.auth.SentCode(
-        type=types.auth.SentCodeTypeSms(length=len(code.code)),
-        phone_code_hash=code.phone_code_hash,
-    )
+def sent_code_to_tl(code: LoginCode, via: str = "log", email_pattern: str = ""):
+    """How the code went out (accounts_app.code_delivery). In-app codes offer a resend
+    by "SMS" (the configured backend). The log / webhook backends read as SMS: clients
+    then show the plain code entry screen."""
+    length = len(code.code)
+    if via == "app":
+        return types.auth.SentCode(
+            type=types.auth.SentCodeTypeApp(length=length),
+            phone_code_hash=code.phone_code_hash,
+            next_type=types.auth.CodeTypeSms(),
+        )
+    if via == "email":
+        kind = types.auth.SentCodeTypeEmailCode(email_pattern=email_pattern, length=length)
+    else:
+        kind = types.auth.SentCodeTypeSms(length=length)
+    return types.auth.SentCode(type=kind, phone_code_hash=code.phone_code_hash)
+
+
+def sent_email_code_to_tl(pattern: str, length: int):
+    return types.account.SentEmailCode(email_pattern=pattern, length=length)
+
+
+def email_verified_to_tl(email: str):
+    return types.account.EmailVerified(email=email)
+
+
+def email_verification_code(verification) -> str:
+    """The code of an ``emailVerificationCode`` (other verifications carry none here)."""
+    return verification.code if isinstance(verification, types.EmailVerificationCode) else ""
 
 
 def authorization_to_tl(self_user):

@@ -6,4 +6,6 @@ class PrivateConfig(AppConfig):
     verbose_name = "Private messages"
 
     def ready(self) -> None:
-        from private_app import rpc, typing, update_kinds  # noqa: F401  (registers handlers and renderers)
+        from private_app import rpc, service_messages, typing, update_kinds  # noqa: F401  (registers handlers and renderers)
+
+        service_messages.install()

@@ -7,7 +7,7 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from accounts_app import actions, login, tl_convert
+from accounts_app import actions, code_delivery, login, tl_convert
 from accounts_app.rpc.context import bind_session, device_info, viewer_id
 from edge_app import registry
 from edge_app.registry import rpc
@@ -19,13 +19,15 @@ LOGIN_TOKEN_TTL = 30
 @rpc(functions.auth.SendCode, auth=False)
 async def send_code(ctx, req: functions.auth.SendCode):
     code = await sync_to_async(login.do_send_code)(req.phone_number)
-    return tl_convert.sent_code_to_tl(code)
+    via, email_pattern = await code_delivery.deliver(code, "sent")
+    return tl_convert.sent_code_to_tl(code, via, email_pattern)
 
 
 @rpc(functions.auth.ResendCode, auth=False)
 async def resend_code(ctx, req: functions.auth.ResendCode):
     code = await sync_to_async(login.do_resend_code)(req.phone_number, req.phone_code_hash)
-    return tl_convert.sent_code_to_tl(code)
+    via, email_pattern = await code_delivery.deliver(code, "resent", in_app=False)
+    return tl_convert.sent_code_to_tl(code, via, email_pattern)
 
 
 @rpc(functions.auth.CancelCode, auth=False)
@@ -36,8 +38,9 @@ async def cancel_code(ctx, req: functions.auth.CancelCode):
 
 @rpc(functions.auth.SignIn, auth=False)
 async def sign_in(ctx, req: functions.auth.SignIn):
+    code = req.phone_code or tl_convert.email_verification_code(req.email_verification)
     result = await sync_to_async(login.do_sign_in)(
-        ctx.perm_auth_key_id, req.phone_number, req.phone_code_hash, req.phone_code or "", device_info(ctx)
+        ctx.perm_auth_key_id, req.phone_number, req.phone_code_hash, code, device_info(ctx)
     )
     if result.user is None:
         return tl_convert.sign_up_required_to_tl()
