@@ -1,10 +1,11 @@
 """Operator views of accounts: users, their logged-in devices, and login codes."""
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import Count, Exists, OuterRef
 
-from accounts_app import usernames
-from accounts_app.models import Authorization, Contact, LoginCode, User, UserUpdateEvent
+from accounts_app import two_step, usernames
+from accounts_app.models import Authorization, Contact, LoginCode, TwoStepPassword, User, UserUpdateEvent
 from accounts_app.phones import normalize_phone
 from tl.errors import RpcError
 
@@ -14,7 +15,8 @@ class UserForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = "__all__"
+        # The login e-mail being verified and its code are the user's business.
+        exclude = ("login_email_pending", "login_email_code")
 
     def clean_phone(self):
         try:
@@ -36,15 +38,62 @@ class UserForm(forms.ModelForm):
         return name
 
 
+class SessionInline(admin.TabularInline):
+    """The user's logged-in devices (the auth key id is never shown)."""
+
+    model = Authorization
+    fields = ("device_model", "app_name", "app_version", "ip", "created", "active", "password_pending")
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    verbose_name_plural = "sessions"
+
+
 @admin.register(User)
 class UserAdmin(admin.ModelAdmin):
     form = UserForm
-    list_display = ("id", "phone", "first_name", "last_name", "username", "created", "deleted")
+    list_display = (
+        "id", "phone", "first_name", "last_name", "username", "sessions", "two_step", "created", "deleted",
+    )  # fmt: skip
     list_filter = ("deleted",)
     search_fields = ("=id", "phone", "username", "first_name", "last_name")
-    readonly_fields = ("id", "pts", "created", "online_until", "last_seen")
+    readonly_fields = ("id", "pts", "created", "online_until", "last_seen", "login_email", "two_step")
     ordering = ("-id",)
     list_per_page = 100
+    inlines = (SessionInline,)
+    actions = ("reset_two_step_password",)
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                session_count=Count("authorizations"),
+                has_two_step=Exists(TwoStepPassword.objects.filter(user_id=OuterRef("pk"))),
+            )
+        )
+
+    @admin.display(description="sessions", ordering="session_count")
+    def sessions(self, obj) -> int:
+        return obj.session_count
+
+    @admin.display(description="2FA", boolean=True)
+    def two_step(self, obj) -> bool:
+        # Whether a two-step password is set; the verifier itself is never shown.
+        if hasattr(obj, "has_two_step"):
+            return obj.has_two_step
+        return two_step.has_password(obj.pk)
+
+    @admin.action(description="Reset the two-step password (the user forgot it)")
+    def reset_two_step_password(self, request, queryset):
+        operator = request.user.get_username()
+        done = 0
+        for user in queryset[:100]:
+            if two_step.do_operator_reset(user.pk, operator):
+                self.log_change(request, user, "Removed the two-step verification password")
+                done += 1
+        self.message_user(request, f"Two-step password removed for {done} user(s).", messages.SUCCESS)
 
 
 @admin.register(Authorization)
@@ -75,11 +124,13 @@ class AuthorizationAdmin(admin.ModelAdmin):
 
 @admin.register(LoginCode)
 class LoginCodeAdmin(admin.ModelAdmin):
-    """Where operators read the code a user is waiting for (there is no SMS gateway)."""
+    """Where operators read the code a user is waiting for, and how it went out
+    (in-app, e-mail, SMS webhook, or only here and in the log)."""
 
     list_display = (
         "phone",
         "code",
+        "via",
         "created",
         "expires",
         "attempts",
@@ -93,6 +144,7 @@ class LoginCodeAdmin(admin.ModelAdmin):
         "phone",
         "phone_code_hash",
         "code",
+        "via",
         "created",
         "expires",
         "attempts",

@@ -59,3 +59,27 @@ def test_operator_cannot_give_a_taken_or_malformed_username(operator, alice, bob
     assert ok.status_code == 302
     bob.refresh_from_db()
     assert bob.username == "bob_new"
+
+
+def test_user_list_shows_sessions_and_two_step_and_operator_resets_it(operator, alice, bob):
+    from django.contrib.admin.models import LogEntry
+
+    from accounts_app.models import TwoStepPassword
+
+    secret = bytes(range(1, 200))
+    TwoStepPassword.objects.create(user=alice, salt1=b"s" * 40, salt2=b"t", verifier=secret)
+    Authorization.objects.create(perm_auth_key_id=77, user=alice, hash=7, device_model="Phone A")
+    listing = operator.get("/admin/accounts_app/user/")
+    assert listing.status_code == 200
+    assert b"icon-yes" in listing.content and b"icon-no" in listing.content  # alice on, bob off
+    page = operator.get(f"/admin/accounts_app/user/{alice.id}/change/")
+    assert b"Phone A" in page.content and secret.hex().encode() not in page.content
+    assert b"verifier" not in page.content and b"login_email_code" not in page.content
+    done = operator.post(
+        "/admin/accounts_app/user/",
+        {"action": "reset_two_step_password", "_selected_action": [alice.id, bob.id]},
+    )
+    assert done.status_code == 302
+    assert not TwoStepPassword.objects.filter(user=alice).exists()
+    entry = LogEntry.objects.get(object_id=str(alice.id))
+    assert "two-step" in entry.get_change_message()
