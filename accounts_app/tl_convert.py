@@ -129,10 +129,12 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         return None
     users = users_to_tl_sync([user_id], viewer_id)
     blocked = blocking.is_blocked(viewer_id, user_id)
+    seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES))
     full = types.UserFull(
         id=user.id,
         blocked=blocked,
-        about=user.about or None,
+        about=(user.about or None) if user_id in seen[privacy.ABOUT] else None,
+        voice_messages_forbidden=user_id not in seen[privacy.VOICE_MESSAGES],
         settings=types.PeerSettings(),
         notify_settings=peer_notify_settings_to_tl(get_settings(viewer_id, USER, user_id)),
         profile_photo=None,

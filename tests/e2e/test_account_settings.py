@@ -263,6 +263,24 @@ async def test_privacy_chat_invites_last_seen_phone_and_forwards(edge_server, ed
     assert isinstance(bob_for_carol.status, types.UserStatusOnline)
     assert bob_for_alice.phone == b_phone and bob_for_carol.phone is None
 
+    # The bio for contacts only (Carol is one), voice messages from nobody.
+    await b1(functions.account.UpdateProfileRequest(about="bio of Bob"))
+    await b1(functions.contacts.AddContactRequest(input_user(bob, carol), "Carol", "", ""))
+    await b1(
+        functions.account.SetPrivacyRequest(
+            key=types.InputPrivacyKeyAbout(), rules=[types.InputPrivacyValueAllowContacts()]
+        )
+    )
+    await b1(
+        functions.account.SetPrivacyRequest(
+            key=types.InputPrivacyKeyVoiceMessages(), rules=[types.InputPrivacyValueDisallowAll()]
+        )
+    )
+    full_for_alice = (await a(functions.users.GetFullUserRequest(input_user(alice, bob)))).full_user
+    full_for_carol = (await c(functions.users.GetFullUserRequest(input_user(carol, bob)))).full_user
+    assert full_for_alice.about is None and full_for_carol.about == "bio of Bob"
+    assert full_for_alice.voice_messages_forbidden and full_for_carol.voice_messages_forbidden
+
     # Forwards: Bob's messages forwarded by others carry his name only.
     await b1(
         functions.account.SetPrivacyRequest(
