@@ -300,3 +300,36 @@ async def test_privacy_chat_invites_last_seen_phone_and_forwards(edge_server, ed
     )
     got = (await c.get_messages(_peer(carol, alice), limit=1))[0]
     assert got.fwd_from is not None and got.fwd_from.from_id is None and got.fwd_from.from_name == "Bob"
+
+
+async def test_kurigram_sees_a_mute_set_on_telethon(edge_server, edge_db, clients):
+    from pyrogram import raw
+    from telethon import functions, types
+
+    from tests.e2e.test_channels import make_live_kurigram
+
+    _, a, phone, code = await logged_in(edge_server, "Alice", clients)
+    channel = (
+        await a(functions.channels.CreateChannelRequest(title="News", about="", broadcast=True))
+    ).chats[0]
+    await a(
+        functions.account.UpdateNotifySettingsRequest(
+            peer=channel, settings=types.InputPeerNotifySettings(mute_until=FOREVER, silent=True)
+        )
+    )
+    kg = make_live_kurigram(edge_server, "mutecheck")
+    await kg.connect()
+    try:
+        sent = await kg.send_code(phone)
+        await kg.sign_in(phone, sent.phone_code_hash, code)
+        peer = raw.types.InputPeerChannel(channel_id=channel.id, access_hash=channel.access_hash)
+        got = await kg.invoke(
+            raw.functions.account.GetNotifySettings(peer=raw.types.InputNotifyPeer(peer=peer))
+        )
+        assert got.mute_until == FOREVER and got.silent is True
+        exceptions = await kg.invoke(
+            raw.functions.account.GetNotifyExceptions(peer=raw.types.InputNotifyBroadcasts())
+        )
+        assert [u.peer.peer.channel_id for u in exceptions.updates] == [channel.id]
+    finally:
+        await kg.disconnect()
