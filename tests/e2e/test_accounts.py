@@ -176,7 +176,9 @@ async def test_telethon_start_then_first_screen_calls(telethon_client, edge_serv
     client = await telethon_client("obfuscated", connect=False)
     await client.start(phone=phone, code_callback=lambda: code)
     assert (await client.get_me()).first_name == "Dora"
-    assert await client.get_dialogs() == []
+    # The only chat: the login code "Telegram" sent to the first device.
+    (service,) = await client.get_dialogs()
+    assert service.entity.id == 777000 and f"Login code: {code}" in service.message.message
     contacts = await client(functions.contacts.GetContactsRequest(hash=0))
     assert isinstance(contacts, types.contacts.Contacts)
     await client(functions.updates.GetStateRequest())
