@@ -25,13 +25,19 @@ def sign_in(key, code, phone=PHONE, code_text=None):
     )
 
 
-def test_send_code_logs_the_code_and_stores_it(db, caplog):
-    with caplog.at_level(logging.INFO, logger="telesrv.login"):
-        code = login.do_send_code(PHONE)
+def test_send_code_stores_it_and_the_log_backend_logs_it(db, caplog):
+    from asgiref.sync import async_to_sync
+
+    from accounts_app import code_delivery
+
+    code = login.do_send_code(PHONE)
     assert code.phone == "15550102030"
     assert len(code.code) == 5 and code.code.isdigit()
-    assert code.code in caplog.text and "+15550102030" in caplog.text
     assert LoginCode.objects.get(phone_code_hash=code.phone_code_hash).code == code.code
+    with caplog.at_level(logging.INFO, logger="telesrv.login"):
+        assert async_to_sync(code_delivery.deliver)(code, "sent") == (code_delivery.LOG, "")
+    assert code.code in caplog.text and "+15550102030" in caplog.text
+    assert LoginCode.objects.get(phone_code_hash=code.phone_code_hash).via == "log"
 
 
 def test_invalid_phone(db):
