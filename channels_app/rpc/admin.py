@@ -7,13 +7,13 @@ from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
 from message_core.context import origin as push_origin
 from message_core.context import resolve_input_user, users_for, viewer
-from tl import functions, types
+from tl import functions
 
 from .. import actions, notify, rights, tl_convert, tl_convert_admin
 from ..access import channel_ref
 from ..actions import admin, admin_log, invites
 from ..chat_context import chats_for
-from ..errors import ChannelPrivateError, LimitInvalidError, PeerIdInvalidError
+from ..errors import ChannelPrivateError, LimitInvalidError
 from .context import context_for
 
 PARTICIPANT = "channel_admin.participant"
@@ -69,9 +69,8 @@ async def member_update_to_tl(me: int, up: admin.MemberUpdate):
 def _peer_user_id(me: int, peer) -> int:
     from accounts_app.access import check_input_peer_user
 
-    if isinstance(peer, types.InputPeerUser | types.InputPeerSelf):
-        return check_input_peer_user(me, peer)
-    raise PeerIdInvalidError()  # channels as participants (send-as peers) are not modelled
+    # channels as participants (send-as peers) are not modelled: PEER_ID_INVALID
+    return check_input_peer_user(me, peer)
 
 
 @rpc(functions.channels.EditAdmin)
