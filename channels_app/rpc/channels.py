@@ -46,13 +46,9 @@ async def get_channels(ctx, req: functions.channels.GetChannels):
     me = viewer(ctx)
     if len(req.id) > limits.GET_CHANNELS_MAX:
         raise LimitInvalidError()
-    refs = []
-    for ic in req.id:
-        try:
-            refs.append(channel_ref(ic))
-        except ChannelInvalidError:
-            continue
-    found = await actions.get_channels(me, refs)
+    # Telegram fails the request for a channel the viewer cannot resolve (clients such
+    # as Telethon's get_input_entity index the answer and break on an empty list).
+    found = await actions.get_channels(me, [channel_ref(ic) for ic in req.id], strict=True)
     return tl_convert.chats_to_tl([tl_convert.channel_to_tl(ch, m) for ch, m in found])
 
 
@@ -102,15 +98,11 @@ async def get_participant(ctx, req: functions.channels.GetParticipant):
 
     me = viewer(ctx)
     channel, member = await _checked(me, req.channel)
-    p = req.participant
-    if isinstance(p, types.InputPeerSelf):
-        target = me
-    elif isinstance(p, types.InputPeerUser):
-        from accounts_app.access import check_input_peer_user
+    from accounts_app.access import check_input_user, is_input_user
 
-        target = check_input_peer_user(me, p)
-    else:
+    if not is_input_user(req.participant):
         raise UserIdInvalidError()
+    target = check_input_user(me, req.participant)
     if target != me and (member is None or member["status"] != "active"):
         raise ChatAdminRequiredError()
     row = await actions.get_participant(channel, target)
@@ -252,16 +244,13 @@ async def get_message_author(ctx, req: functions.channels.GetMessageAuthor):
 
 @rpc(functions.channels.DeleteParticipantHistory)
 async def delete_participant_history(ctx, req: functions.channels.DeleteParticipantHistory):
-    from accounts_app.access import check_input_peer_user
+    from accounts_app.access import check_input_peer_user, is_input_user
 
     me = viewer(ctx)
     channel, _ = await _checked(me, req.channel)
-    if isinstance(req.participant, types.InputPeerSelf):
-        target = me
-    elif isinstance(req.participant, types.InputPeerUser):
-        target = check_input_peer_user(me, req.participant)
-    else:
+    if not is_input_user(req.participant):
         raise ParticipantIdInvalidError()
+    target = check_input_peer_user(me, req.participant)
     event, more = await message_actions.do_delete_participant_history(me, channel["id"], target)
     if event is None:
         return core_tl.affected_history_to_tl(channel["pts"], 0, False)
