@@ -12,6 +12,7 @@ from tl import functions
 from .. import actions, notify, rights, tl_convert, tl_convert_admin
 from ..access import channel_ref
 from ..actions import admin, admin_log, invites
+from ..actions.common import participant_refs
 from ..chat_context import chats_for
 from ..errors import ChannelPrivateError, LimitInvalidError
 from .context import context_for
@@ -57,7 +58,7 @@ async def member_update_to_tl(me: int, up: admin.MemberUpdate):
     }  # fmt: skip
     viewer_member = await _member_of(me, cid)
     msgs = [e.message for e in up.events if e.message]
-    users, chats = await context_for(me, msgs, up.user_ids | {me}, [cid])
+    users, chats = await context_for(me, msgs, participant_refs([up.prev, up.new], up.user_ids | {me}), [cid])
     ups = [tl_convert.event_to_update(e, me) for e in up.events]
     ups += [
         tl_convert_admin.participant_update_to_tl(payload, me, viewer_member),
@@ -154,7 +155,12 @@ async def _sink(kind: str, payload: dict) -> None:
 async def _render_participant(payload: dict, viewer_id: int):
     cid = payload["channel_id"]
     member = await _member_of(viewer_id, cid)
-    users = await users_for(viewer_id, {payload["actor_user_id"], payload["user_id"]})
+    users = await users_for(
+        viewer_id,
+        participant_refs(
+            [payload.get("prev"), payload.get("new")], {payload["actor_user_id"], payload["user_id"]}
+        ),
+    )
     chats = await chats_for(viewer_id, [cid])
     ups = [
         tl_convert_admin.participant_update_to_tl(payload, viewer_id, member),

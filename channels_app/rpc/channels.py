@@ -6,13 +6,14 @@ from accounts_app.actions import vector_hash
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
-from message_core.context import own_session, resolve_input_user, users_for, viewer
+from message_core.context import answer_without_updates, own_session, resolve_input_user, users_for, viewer
 from tl import functions, types
 
 from .. import account_updates, actions, tl_convert
 from ..access import channel_ref
 from ..actions import dialogs as dialog_actions
 from ..actions import messages as message_actions
+from ..actions.common import participant_refs
 from ..chat_context import chats_for
 from ..errors import (
     ChannelInvalidError,
@@ -87,7 +88,7 @@ async def get_participants(ctx, req: functions.channels.GetParticipants):
     count, rows = await actions.get_participants(me, channel, member, kind, q, req.offset, req.limit)
     if req.hash and req.hash == vector_hash([r["user_id"] for r in rows]):
         return tl_convert.participants_not_modified_to_tl()
-    users = await users_for(me, [r["user_id"] for r in rows])
+    users = await users_for(me, sorted(participant_refs(rows, set())))
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
     return tl_convert.participants_to_tl(count, rows, me, member, chats, users)
 
@@ -115,7 +116,8 @@ async def get_participant(ctx, req: functions.channels.GetParticipant):
     ):
         raise UserNotParticipantError()
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
-    return tl_convert.participant_result_to_tl(row, me, member, chats, await users_for(me, {me, target}))
+    users = await users_for(me, sorted(participant_refs([row], {me, target})))
+    return tl_convert.participant_result_to_tl(row, me, member, chats, users)
 
 
 @rpc(functions.channels.InviteToChannel)
@@ -151,12 +153,16 @@ async def get_messages(ctx, req: functions.channels.GetMessages):
     channel, _ = await _checked(me, req.channel, preview=True)
     if len(req.id) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    ids = []
+    ids: list = []
     for item in req.id:
         if isinstance(item, types.InputMessageID):
             ids.append(item.id)
-        elif isinstance(item, types.InputMessageReplyTo | types.InputMessagePinned):
-            ids.append(0)  # not modelled: answered as messageEmpty
+        elif isinstance(item, types.InputMessageReplyTo):
+            ids.append(("reply", item.id))
+        elif isinstance(item, types.InputMessagePinned):
+            ids.append(("pinned",))
+        else:
+            ids.append(0)  # inputMessageCallbackQuery: no bots, messageEmpty
     h = await actions.get_messages(me, channel["id"], ids)
     users, chats = await context_for(
         me,
@@ -171,6 +177,7 @@ async def get_messages(ctx, req: functions.channels.GetMessages):
 @rpc(functions.channels.DeleteMessages)
 async def delete_messages(ctx, req: functions.channels.DeleteMessages):
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await _checked(me, req.channel)
     ch, event = await actions.do_delete_messages(me, channel["id"], list(req.id))
     if event is None:
@@ -247,6 +254,7 @@ async def delete_participant_history(ctx, req: functions.channels.DeleteParticip
     from accounts_app.access import check_input_peer_user, is_input_user
 
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await _checked(me, req.channel)
     if not is_input_user(req.participant):
         raise ParticipantIdInvalidError()
