@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 
-from edge_app.push import publish, push_to_users, renderer, subscriber
+from edge_app.push import is_subscribed, publish, push_to_users, renderer, subscriber
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from message_core import limits
 from message_core.context import origin as push_origin
@@ -135,6 +135,8 @@ async def _sink(kind: str, payload: dict) -> None:
         # One ordering rule for every pts event of a channel: published in pts order
         # whichever transaction committed first (edge_app.push_order).
         ev = payload["event"]
+        if origin:
+            _owe_answer(ev["channel_id"], ev["pts"])
         await publish_in_order(
             _stream(ev["channel_id"]),
             ev["pts"] - ev["pts_count"],
@@ -142,6 +144,12 @@ async def _sink(kind: str, payload: dict) -> None:
             EVENT,
             {**payload, "exclude": exclude},
         )
+        if origin:
+            # The acting session gets this event in its answer: the answer waits until
+            # this edge handed the session the events before it (they reach the edge
+            # before this one, which the edge receives too), or the client would see a
+            # gap and run getChannelDifference.
+            await _until_delivered(ev["channel_id"], ev["pts"])
     elif kind == "channel.noop":
         await skip_in_order(
             _stream(payload["channel_id"]), payload["pts"] - payload["pts_count"], payload["pts"]
@@ -186,14 +194,13 @@ def _mark_delivered(channel_id: int, pts: int) -> None:
 
 
 async def _until_delivered(channel_id: int, pts: int) -> None:
-    # Only where this process delivers the channel's events (an edge that saw it).
-    seen = _delivered.get(channel_id)
-    if seen is None or seen >= pts:
+    # Only where this process receives the channel's events (an edge).
+    if not is_subscribed() or _delivered.get(channel_id, 0) >= pts:
         return
     fut = asyncio.get_running_loop().create_future()
     _waiters.setdefault(channel_id, []).append((pts, fut))
     try:
-        await asyncio.wait_for(fut, HOLE_WAIT + 0.2)
+        await asyncio.wait_for(fut, HOLE_WAIT + 2)
     except TimeoutError:
         pass
     finally:

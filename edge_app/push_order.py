@@ -29,7 +29,8 @@ from .push import _client, channel_name
 
 log = logging.getLogger("telesrv.edge.push_order")
 
-HOLE_WAIT = 1.0
+# Long enough for a committed but slowly publishing sender on a busy host.
+HOLE_WAIT = 3.0
 # Idle streams are forgotten after this; the next event starts a fresh position.
 STREAM_TTL = 24 * 3600
 
