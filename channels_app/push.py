@@ -147,9 +147,11 @@ async def _sink(kind: str, payload: dict) -> None:
         if origin:
             # The acting session gets this event in its answer: the answer waits until
             # this edge handed the session the events before it (they reach the edge
-            # before this one, which the edge receives too), or the client would see a
-            # gap and run getChannelDifference.
+            # before this one, which the edge receives too) and until the session's own
+            # earlier answers in the channel went out, or the client would see a gap
+            # and run getChannelDifference.
             await _until_delivered(ev["channel_id"], ev["pts"])
+            await _after_earlier_answers(origin, ev["channel_id"], ev["pts"])
     elif kind == "channel.noop":
         await skip_in_order(
             _stream(payload["channel_id"]), payload["pts"] - payload["pts_count"], payload["pts"]
@@ -230,6 +232,21 @@ def _owe_answer(channel_id: int, pts: int) -> None:
     )
 
 
+_answers_changed: dict[tuple[int, int], asyncio.Event] = {}
+
+
+async def _after_earlier_answers(key, channel_id: int, pts: int) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HOLE_WAIT + 2
+    key = tuple(key)
+    while any(p < pts for p in _owed.get(key, {}).get(channel_id, ())):
+        changed = _answers_changed.setdefault(key, asyncio.Event())
+        try:
+            await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            return
+
+
 async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
     # No await suspends between updating the holds and pushing what they released
     # (Session.push only queues), so a newer event cannot overtake them.
@@ -240,6 +257,9 @@ async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
         _owed.get(key, {}).pop(channel_id, None)
         if not _owed.get(key, True):
             _owed.pop(key, None)
+    changed = _answers_changed.pop(key, None)
+    if changed is not None:
+        changed.set()
     floor = min(owed) if owed else None
     held = _held.get(key, {}).get(channel_id)
     if not held:

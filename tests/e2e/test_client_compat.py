@@ -166,8 +166,8 @@ async def test_participant_lists_carry_who_banned_promoted_and_invited(edge_serv
     from telethon import functions, types
 
     alice, a = await telethon_login(edge_server, "Alice", clients)
-    bob, _ = await new_user("Bob")
-    carol, _ = await new_user("Carol")
+    bob, *_ = await new_user("Bob")
+    carol, *_ = await new_user("Carol")
     _channel, ic = await megagroup(a, alice, [bob, carol])
     rights = types.ChatAdminRights(ban_users=True)
     await a(functions.channels.EditAdminRequest(ic, input_user(alice, bob), rights, ""))
@@ -189,7 +189,7 @@ async def test_get_channels_for_a_channel_the_user_cannot_see(edge_server, edge_
     from telethon.errors import ChannelInvalidError, ChannelPrivateError
 
     alice, a = await telethon_login(edge_server, "Alice", clients)
-    bob, _ = await new_user("Bob")
+    bob, *_ = await new_user("Bob")
     _carol, c = await telethon_login(edge_server, "Carol", clients)
     channel, ic = await megagroup(a, alice, [bob])
     with pytest.raises(ChannelPrivateError):
