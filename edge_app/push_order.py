@@ -77,7 +77,7 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
 return redis.call('HLEN', KEYS[2])
 """
 
-_scripts: dict[int, object] = {}
+_script: list = [None, None]  # (the Redis client it was registered on, the script)
 _flush_scheduled: set[str] = set()
 
 
@@ -88,10 +88,9 @@ def _keys(stream: str) -> list[str]:
 
 async def _run(stream: str, start: int, stop: int, message: str) -> int:
     client = _client()
-    script = _scripts.get(id(client))
-    if script is None:
-        _scripts.clear()
-        script = _scripts[id(client)] = client.register_script(_LUA)
+    if _script[0] is not client:  # a new Redis client (another event loop)
+        _script[:] = [client, client.register_script(_LUA)]
+    script = _script[1]
     held = await script(
         keys=_keys(stream),
         args=[
