@@ -41,38 +41,51 @@ def check_user_access_hash(viewer_id: int, user_id: int, access_hash: int) -> bo
     )
 
 
+# The forms Telegram takes for a user, whichever of InputUser / InputPeer the schema
+# names: Pyrogram-family clients send inputPeerUser where an InputUser goes
+# (channels.editAdmin, messages.hideChatJoinRequest, ...), and the reverse is seen too.
+_SELF = (types.InputUserSelf, types.InputPeerSelf)
+_USER = (types.InputUser, types.InputPeerUser)
+
+
+def _user_id_of(viewer_id: int, obj) -> int | None:
+    """The user ``obj`` names if ``viewer_id`` may address it, else None."""
+    if isinstance(obj, _SELF):
+        return viewer_id
+    if not isinstance(obj, _USER):
+        return None
+    if obj.user_id == viewer_id or (
+        obj.user_id > 0 and check_user_access_hash(viewer_id, obj.user_id, obj.access_hash)
+    ):
+        return obj.user_id
+    # inputUserFromMessage names a "min" user seen in a message; this server always
+    # sends full users with access hashes, so clients have no reason to use it.
+    return None
+
+
 def check_input_user(viewer_id: int, input_user) -> int:
-    """The user id an ``InputUser`` names, if ``viewer_id`` may address it.
+    """The user id an ``InputUser`` (or an ``InputPeer`` of a user) names, if
+    ``viewer_id`` may address it.
 
     Raises ``UserIdInvalidError`` for an empty / unknown / wrongly hashed user. The
     check needs no database: a valid HMAC proves the server handed this viewer that user.
     Deleted users still resolve; callers that must refuse them check ``User.deleted``.
     """
-    if isinstance(input_user, types.InputUserSelf | types.InputPeerSelf):
-        return viewer_id
-    # Pyrogram (2.0 and its forks) sends an inputPeerUser where an InputUser goes
-    # (channels.inviteToChannel, ...); Telegram takes it, as the same user.
-    if isinstance(input_user, types.InputUser | types.InputPeerUser):
-        if input_user.user_id == viewer_id or (
-            input_user.user_id > 0
-            and check_user_access_hash(viewer_id, input_user.user_id, input_user.access_hash)
-        ):
-            return input_user.user_id
+    user_id = _user_id_of(viewer_id, input_user)
+    if user_id is None:
         raise UserIdInvalidError()
-    # inputUserFromMessage names a "min" user seen in a message; this server always
-    # sends full users with access hashes, so clients have no reason to use it.
-    raise UserIdInvalidError()
+    return user_id
 
 
 def check_input_peer_user(viewer_id: int, input_peer) -> int:
-    """The user id an ``InputPeer`` of a user names (``InputPeerSelf`` / ``InputPeerUser``)."""
-    if isinstance(input_peer, types.InputPeerSelf):
-        return viewer_id
-    if isinstance(input_peer, types.InputPeerUser):
-        if input_peer.user_id == viewer_id or (
-            input_peer.user_id > 0
-            and check_user_access_hash(viewer_id, input_peer.user_id, input_peer.access_hash)
-        ):
-            return input_peer.user_id
+    """The user id an ``InputPeer`` of a user (or an ``InputUser``) names; PEER_ID_INVALID
+    otherwise."""
+    user_id = _user_id_of(viewer_id, input_peer)
+    if user_id is None:
         raise PeerIdInvalidError()
-    raise PeerIdInvalidError()
+    return user_id
+
+
+def is_input_user(obj) -> bool:
+    """Whether ``obj`` is one of the forms naming a user (hash not checked)."""
+    return isinstance(obj, _SELF + _USER)

@@ -28,8 +28,10 @@ class User(models.Model):
     login_email_pending = models.CharField(max_length=254, blank=True, default="")
     login_email_code = models.CharField(max_length=16, blank=True, default="")
     # Last pts allocated in this user's account update log (user_update_events). Bumped
-    # under the row lock, so allocation is gapless and ordered per user.
-    pts = models.BigIntegerField(default=0)
+    # under the row lock, so allocation is gapless and ordered per user. A new account
+    # starts at 1 as on Telegram: clients read pts 0 from updates.getState as "no saved
+    # state" and would start fresh, losing their catch-up.
+    pts = models.BigIntegerField(default=1)
 
     class Meta:
         db_table = "users"

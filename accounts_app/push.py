@@ -36,7 +36,8 @@ STATUS_KIND = "accounts.user_status"
 
 @renderer(STATUS_KIND)
 async def render_user_status(payload: dict, viewer_user_id: int):
-    return tl_convert.updates_to_tl([tl_convert.user_status_payload_to_tl(payload)], [])
+    # updateShort, as Telegram sends a status: it names a user without carrying it
+    return tl_convert.update_short_to_tl(tl_convert.user_status_payload_to_tl(payload))
 
 
 async def _push_to_watchers(user_id: int, kind: str, payload: dict, *, only_allowed: bool = False) -> None:

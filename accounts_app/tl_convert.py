@@ -312,6 +312,10 @@ def user_status_payload_to_tl(payload: dict):
     return types.UpdateUserStatus(user_id=int(payload["user_id"]), status=status)
 
 
+def update_short_to_tl(update):
+    return types.UpdateShort(update=update, date=int(timezone.now().timestamp()))
+
+
 def state_to_tl(pts: int, date: datetime, seq: int = 0):
     return types.updates.State(pts=pts, qts=0, date=_ts(date), seq=seq, unread_count=0)
 

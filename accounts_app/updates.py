@@ -250,7 +250,7 @@ class Difference:
 
 
 def get_state(user_id: int) -> State:
-    pts = User.objects.filter(id=user_id).values_list("pts", flat=True).first() or 0
+    pts = User.objects.filter(id=user_id).values_list("pts", flat=True).first() or 1
     return State(pts=pts, date=timezone.now())
 
 

@@ -35,7 +35,11 @@ def channel_ref(obj) -> tuple[int, int]:
 def is_channel_peer(peer) -> bool:
     return isinstance(
         peer,
-        types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat | types.InputChannel,
+        types.InputPeerChannel
+        | types.InputPeerChannelFromMessage
+        | types.InputPeerChat
+        | types.InputChannel
+        | types.InputChannelFromMessage,
     )
 
 

@@ -13,10 +13,11 @@ import asyncio
 import logging
 import time
 
-from edge_app.push import publish, push_to_users, renderer, subscriber
+from edge_app.push import is_subscribed, publish, push_to_users, renderer, subscriber
+from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from message_core import limits
 from message_core.context import origin as push_origin
-from message_core.context import users_for
+from message_core.context import origin_request, users_for
 from tl.runtime import Reader
 
 from . import db, notify, tl_convert
@@ -123,11 +124,38 @@ def _sessions(edge, user_id: int, exclude):
     return [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
 
 
+def _stream(channel_id: int) -> str:
+    return f"channel:{channel_id}"
+
+
 async def _sink(kind: str, payload: dict) -> None:
     origin = push_origin.get()
     exclude = list(origin) if origin else None
     if kind == "channel.event":
-        await publish(EVENT, {**payload, "exclude": exclude})
+        # One ordering rule for every pts event of a channel: published in pts order
+        # whichever transaction committed first (edge_app.push_order).
+        ev = payload["event"]
+        if origin:
+            _owe_answer(ev["channel_id"], ev["pts"])
+        await publish_in_order(
+            _stream(ev["channel_id"]),
+            ev["pts"] - ev["pts_count"],
+            ev["pts"],
+            EVENT,
+            {**payload, "exclude": exclude},
+        )
+        if origin:
+            # The acting session gets this event in its answer: the answer waits until
+            # this edge handed the session the events before it (they reach the edge
+            # before this one, which the edge receives too) and until the session's own
+            # earlier answers in the channel went out, or the client would see a gap
+            # and run getChannelDifference.
+            await _until_delivered(ev["channel_id"], ev["pts"])
+            await _after_earlier_answers(origin, ev["channel_id"], ev["pts"])
+    elif kind == "channel.noop":
+        await skip_in_order(
+            _stream(payload["channel_id"]), payload["pts"] - payload["pts_count"], payload["pts"]
+        )
     elif kind == "channel.typing":
         await publish(TYPING, payload)
     elif kind == "channel.updated":
@@ -140,12 +168,134 @@ async def _sink(kind: str, payload: dict) -> None:
     # read_inbox / available_messages travel through the account update log.
 
 
+# channel_id -> the last pts this edge handed to its sessions (in pts order, see
+# _sink), and the answers waiting for a position.
+_delivered: dict[int, int] = {}
+_waiters: dict[int, list[tuple[int, asyncio.Future]]] = {}
+
+
+def _mark_delivered(channel_id: int, pts: int) -> None:
+    if pts <= _delivered.get(channel_id, 0):
+        return
+    if len(_delivered) > 100_000:
+        _delivered.clear()
+    _delivered[channel_id] = pts
+    waiting = _waiters.get(channel_id)
+    if waiting:
+        keep = []
+        for want, fut in waiting:
+            if want <= pts:
+                if not fut.done():
+                    fut.set_result(None)
+            else:
+                keep.append((want, fut))
+        if keep:
+            _waiters[channel_id] = keep
+        else:
+            del _waiters[channel_id]
+
+
+async def _until_delivered(channel_id: int, pts: int) -> None:
+    # Only where this process receives the channel's events (an edge).
+    if not is_subscribed() or _delivered.get(channel_id, 0) >= pts:
+        return
+    fut = asyncio.get_running_loop().create_future()
+    _waiters.setdefault(channel_id, []).append((pts, fut))
+    try:
+        await asyncio.wait_for(fut, HOLE_WAIT + 2)
+    except TimeoutError:
+        pass
+    finally:
+        waiting = _waiters.get(channel_id)
+        if waiting:
+            waiting[:] = [(w, f) for w, f in waiting if f is not fut]
+            if not waiting:
+                del _waiters[channel_id]
+
+
+# The acting session gets its event in the RPC answer; later events of the channel
+# must not reach it before that answer. session key -> channel_id -> own pts whose
+# answers are not sent yet, and the pushes held meanwhile.
+_owed: dict[tuple[int, int], dict[int, list[int]]] = {}
+_held: dict[tuple[int, int], dict[int, list[tuple[int, object, object]]]] = {}
+
+
+def _owe_answer(channel_id: int, pts: int) -> None:
+    req = origin_request.get()
+    session = getattr(req, "session", None)
+    if session is None or not hasattr(session, "after_answer"):
+        return
+    key = (session.auth_key_id, session.session_id)
+    _owed.setdefault(key, {}).setdefault(channel_id, []).append(pts)
+    session.after_answer(
+        req.msg_id, lambda: asyncio.get_running_loop().create_task(_answer_sent(key, channel_id, pts))
+    )
+
+
+_answers_changed: dict[tuple[int, int], asyncio.Event] = {}
+
+
+async def _after_earlier_answers(key, channel_id: int, pts: int) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HOLE_WAIT + 2
+    key = tuple(key)
+    while any(p < pts for p in _owed.get(key, {}).get(channel_id, ())):
+        changed = _answers_changed.setdefault(key, asyncio.Event())
+        try:
+            await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            return
+
+
+async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
+    # No await suspends between updating the holds and pushing what they released
+    # (Session.push only queues), so a newer event cannot overtake them.
+    owed = _owed.get(key, {}).get(channel_id, [])
+    if pts in owed:
+        owed.remove(pts)
+    if not owed:
+        _owed.get(key, {}).pop(channel_id, None)
+        if not _owed.get(key, True):
+            _owed.pop(key, None)
+    changed = _answers_changed.pop(key, None)
+    if changed is not None:
+        changed.set()
+    floor = min(owed) if owed else None
+    held = _held.get(key, {}).get(channel_id)
+    if not held:
+        return
+    ready = [h for h in held if floor is None or h[0] < floor]
+    held[:] = [h for h in held if not (floor is None or h[0] < floor)]
+    if not held:
+        _held[key].pop(channel_id, None)
+        if not _held[key]:
+            _held.pop(key, None)
+    for _pts, session, updates in ready:
+        await session.push(updates)
+
+
+async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -> None:
+    key = (session.auth_key_id, session.session_id)
+    owed = _owed.get(key, {}).get(channel_id)
+    if owed and min(owed) < pts:
+        _held.setdefault(key, {}).setdefault(channel_id, []).append((pts, session, updates))
+        return
+    await session.push(updates)
+
+
 @subscriber(EVENT)
 async def _on_event(payload: dict, edge) -> None:
     _enqueue(payload["event"]["channel_id"], lambda: _deliver_event(payload, edge))
 
 
 async def _deliver_event(payload: dict, edge) -> None:
+    try:
+        await _render_and_push(payload, edge)
+    finally:
+        _mark_delivered(payload["event"]["channel_id"], payload["event"]["pts"])
+
+
+async def _render_and_push(payload: dict, edge) -> None:
     ev = ChannelEvent.from_payload(payload["event"])
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
     channel, members, rendered = await _local_members(
@@ -173,7 +323,7 @@ async def _deliver_event(payload: dict, edge) -> None:
             log.exception("rendering channel event %s@%d for %d failed", ev.type, ev.pts, user_id)
             continue
         for s in sessions:
-            await s.push(updates)
+            await _push_after_own_answers(s, ev.channel_id, ev.pts, updates)
 
 
 @subscriber(MEMBERS_CHANGED)
@@ -196,7 +346,9 @@ async def _on_typing(payload: dict, edge) -> None:
         if user_id == payload["user_id"] or member["status"] != "active":
             continue
         chats = await _channel_chats(channel, user_id, member, rendered)
-        updates = tl_convert.updates_to_tl([update], [], chats)
+        # the typing user is named by from_id: the update carries it
+        users = await users_for(user_id, [payload["user_id"]])
+        updates = tl_convert.updates_to_tl([update], users, chats)
         for s in edge.sessions_of_user(user_id):
             await s.push(updates)
 

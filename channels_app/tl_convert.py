@@ -161,6 +161,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         silent=bool(m.get("silent")),
         post=is_post,
         noforwards=bool(m.get("noforwards")),
+        pinned=bool(m.get("pinned")),
         id=m["id"],
         from_id=from_id,
         peer_id=peer,

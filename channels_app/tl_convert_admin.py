@@ -201,7 +201,9 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
             new_banned_rights=tl_convert.banned_rights_to_tl(d["new"]),
         )
     if kind == "update_pinned":
-        return types.ChannelAdminLogEventActionUpdatePinned(message=_message(d.get("message"), viewer_id))
+        # The message as it stood after the change: pinned=true for a pin.
+        message = {**d["message"], "pinned": bool(d.get("pinned"))} if d.get("message") else None
+        return types.ChannelAdminLogEventActionUpdatePinned(message=_message(message, viewer_id))
     if kind == "edit_message":
         return types.ChannelAdminLogEventActionEditMessage(
             prev_message=_message(d.get("prev_message"), viewer_id),

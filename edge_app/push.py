@@ -37,6 +37,12 @@ _subscribers: dict[str, list[Subscriber]] = {}
 _renderers: dict[str, Renderer] = {}
 _redis = None
 _background: set[asyncio.Task] = set()
+_subscribed = False  # this process runs the subscriber (an edge) and it is listening
+
+
+def is_subscribed() -> bool:
+    """Whether events published now reach this process's own subscriber."""
+    return _subscribed
 
 
 def channel_name() -> str:
@@ -173,6 +179,8 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None) -> None:
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         try:
             await pubsub.subscribe(channel_name())
+            global _subscribed
+            _subscribed = True
             if ready is not None:
                 ready.set()
             async for message in pubsub.listen():
@@ -186,6 +194,7 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None) -> None:
             log.exception("push subscriber lost Redis; reconnecting")
             await asyncio.sleep(1)
         finally:
+            _subscribed = False
             try:
                 await pubsub.aclose()
                 await client.aclose()

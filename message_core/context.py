@@ -18,12 +18,25 @@ from accounts_app.tl_convert import users_to_tl
 # (auth_key_id, session_id) of the session whose request is running: it gets the
 # change in its RPC answer, so pushes skip it. Set by ``viewer``.
 origin: ContextVar[tuple[int, int] | None] = ContextVar("push_origin", default=None)
+# The running request itself (mtproto RequestContext): pushes that must follow its
+# answer are held until the session sent it (channels_app.push).
+origin_request: ContextVar = ContextVar("push_origin_request", default=None)
 
 
 def viewer(ctx) -> int:
     """The logged-in user; also marks this session as the origin of any push."""
     origin.set((ctx.auth_key_id, ctx.session_id))
+    origin_request.set(ctx)
     return ctx.app["user_id"]
+
+
+def answer_without_updates() -> None:
+    """This request answers messages.affectedMessages / affectedHistory, whose channel
+    pts a client like Telethon cannot apply: the acting session then gets the channel
+    update pushed like the user's other sessions (as from Telegram), and a client that
+    applied the answer's pts drops the push as already seen. Call after ``viewer``."""
+    origin.set(None)
+    origin_request.set(None)
 
 
 def own_session(ctx) -> tuple[int, int]:

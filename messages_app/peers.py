@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accounts_app.access import check_input_peer_user
+from accounts_app.access import check_input_peer_user, is_input_user
 from channels_app import actions as channel_actions
 from channels_app.access import channel_ref, dialog_peer_channel, is_channel_peer
 from tl import types
@@ -19,7 +19,8 @@ from tl.errors import PeerIdInvalidError
 
 
 def is_user_peer(peer) -> bool:
-    return isinstance(peer, types.InputPeerUser | types.InputPeerSelf)
+    # one rule with accounts_app.access: an InputUser form is taken where an InputPeer goes
+    return is_input_user(peer)
 
 
 def peer_user_id(me: int, peer) -> int:
@@ -57,7 +58,7 @@ async def resolve_peer(me: int, peer, *, preview: bool = True) -> Peer:
     """The peer as the real methods check it, whichever kind it is."""
     if is_user_peer(peer):
         return Peer(user_id=peer_user_id(me, peer))
-    if isinstance(peer, types.InputPeerChannel | types.InputPeerChannelFromMessage | types.InputPeerChat):
+    if is_channel_peer(peer):
         channel, member = await checked_channel(me, peer, preview=preview)
         return Peer(channel=channel, member=member)
     raise PeerIdInvalidError()

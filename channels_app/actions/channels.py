@@ -354,9 +354,15 @@ async def do_leave_channel(user_id: int, channel_id: int) -> ChannelChange:
     return change
 
 
-async def get_channels(viewer_id: int, refs: list[tuple[int, int | None]]) -> list[tuple[dict, dict | None]]:
-    """channels.getChannels / messages.getChats: exact ids (cap 100); a reference whose
-    non-zero access_hash does not match is skipped, as the design requires for vectors."""
+async def get_channels(
+    viewer_id: int, refs: list[tuple[int, int | None]], *, strict: bool = False
+) -> list[tuple[dict, dict | None]]:
+    """channels.getChannels / messages.getChats: exact ids (cap 100). A reference the
+    viewer cannot resolve (unknown id, non-zero access_hash that does not match, hash 0
+    without membership) is skipped, or with ``strict`` (channels.getChannels, as
+    Telegram) fails the request: CHANNEL_INVALID for an id naming no channel,
+    CHANNEL_PRIVATE for a channel the viewer may not see (the rule of
+    get_channel_for_viewer)."""
     refs = refs[: limits.GET_CHANNELS_MAX]
     ids = [cid for cid, _ in refs]
     if not ids:
@@ -372,13 +378,14 @@ async def get_channels(viewer_id: int, refs: list[tuple[int, int | None]]) -> li
     out = []
     for cid, access_hash in refs:
         ch = channels.get(cid)
-        if ch is None:
-            continue
         member = members.get(cid)
-        if access_hash is None or access_hash == 0:
-            if not is_active(member):
-                continue
-        elif access_hash != ch["access_hash"]:
+        if ch is None:
+            if strict:
+                raise ChannelInvalidError()
+            continue
+        if (access_hash and access_hash != ch["access_hash"]) or (not access_hash and not is_active(member)):
+            if strict:
+                raise ChannelPrivateError()
             continue
         out.append((ch, member))
     return out

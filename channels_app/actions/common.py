@@ -7,8 +7,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from message_core.clock import now
+from message_core.text import mention_user_ids
 
-from .. import counters, db
+from .. import counters, db, notify
 from ..domain import ChannelEvent
 from ..errors import ChannelInvalidError, ChannelPrivateError
 
@@ -27,6 +28,22 @@ MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted"
 )
+
+
+async def mark_pinned(conn, channel_id: int, rows: list[dict]) -> None:
+    """Set ``pinned`` on the rows that are pinned in the channel (the pin list lives in
+    channel_pinned_messages, not in the message rows)."""
+    ids = [r["id"] for r in rows if r and not r.get("empty")]
+    if not ids:
+        return
+    cur = await conn.execute(
+        "SELECT message_id FROM channel_pinned_messages WHERE channel_id = %s AND message_id = ANY(%s)",
+        (channel_id, ids),
+    )
+    pinned = {r["message_id"] for r in await cur.fetchall()}
+    for r in rows:
+        if r and not r.get("empty"):
+            r["pinned"] = r["id"] in pinned
 
 
 def jsonb(value: Any) -> str | None:
@@ -97,6 +114,8 @@ async def write_noop(channel_id: int, pts: int, pts_count: int) -> None:
             (channel_id, pts, pts_count, now()),
         )
         await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
+    # Live pushes of later pts wait for this range (channels_app.push orders them).
+    await notify.publish("channel.noop", {"channel_id": channel_id, "pts": pts, "pts_count": pts_count})
 
 
 async def with_pts(
@@ -205,6 +224,20 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
                 user_ids.add(action["user_id"])
             if action.get("inviter_id"):
                 user_ids.add(action["inviter_id"])
+        # messageEntityMentionName names its user
+        user_ids.update(mention_user_ids(m.get("entities")))
+
+
+PARTICIPANT_USER_FIELDS = ("user_id", "inviter_user_id", "promoted_by", "kicked_by")
+
+
+def participant_refs(rows, user_ids: set[int]) -> set[int]:
+    """Every user a participant (row or snapshot) names: itself, who invited, promoted
+    or banned it, so an answer carrying it carries them too."""
+    for r in rows:
+        if r:
+            user_ids.update(int(r[k]) for k in PARTICIPANT_USER_FIELDS if r.get(k))
+    return user_ids
 
 
 async def insert_service_message(

@@ -7,7 +7,7 @@ from message_core.clock import now
 
 from .. import db
 from ..domain import ChannelEvent, Difference
-from ..errors import ChannelPrivateError, LimitInvalidError, PersistentTimestampInvalidError
+from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions
 from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, require_visible
 from .dialogs import count_unread
@@ -27,9 +27,9 @@ def _visible_part(ev: dict, floor: int) -> dict | None:
 async def get_channel_difference(
     viewer_id: int, channel_id: int, pts: int, limit: int, *, force: bool = False
 ) -> Difference:
-    if limit < 0 or limit > limits.DIFFERENCE_HARD_LIMIT:
-        raise LimitInvalidError()
-    cap = min(limit or limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
+    # Telegram clamps the page instead of refusing a large limit (Kurigram asks 10000
+    # after being offline); a non-positive limit means the default page.
+    cap = min(limit if limit > 0 else limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
         if channel is None:

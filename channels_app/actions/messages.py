@@ -45,6 +45,7 @@ from .common import (
     load_channel,
     load_member,
     load_send_context,
+    mark_pinned,
     message_refs,
     message_snapshot,
     now,
@@ -769,7 +770,8 @@ async def get_history(
                 (channel_id, offset_id, floor, ceiling, *params, min(older_limit, limit) + skip),
             )
             messages += (await cur.fetchall())[skip:]
-    messages = messages[:limit]
+        messages = messages[:limit]
+        await mark_pinned(conn, channel_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
     if extra:
@@ -788,9 +790,11 @@ async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> Histo
     return h
 
 
-async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> History:
+async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
     """channels.getMessages: exact ids (= ANY, never a range), cap 100; request order,
-    ``None`` for an id the viewer cannot see (messageEmpty)."""
+    ``None`` for an id the viewer cannot see (messageEmpty). An item may also be
+    ``("pinned",)`` (the channel's pinned message) or ``("reply", id)`` (the message
+    ``id`` replies to), resolved in the same connection."""
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
     async with db.connection() as conn:
@@ -800,6 +804,7 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> Histo
         member = await load_member(conn, channel_id, viewer_id)
         require_visible(channel, member, allow_public_preview=True)
         floor = member["available_min_id"] if is_active(member) else 0
+        ids = await _resolve_refs(conn, channel, floor, ids)
         valid = [i for i in ids if 0 < i <= limits.MAX_MESSAGE_ID]
         rows = {}
         if valid:
@@ -808,12 +813,34 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list[int]) -> Histo
                 (channel_id, valid),
             )
             rows = {r["id"]: r for r in await cur.fetchall() if r["id"] > floor}
+            await mark_pinned(conn, channel_id, list(rows.values()))
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
     live = [m for m in messages if not m.get("empty")]
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)
     unread = await mentions.unread_among(viewer_id, channel_id, live)
     return History(channel, member, messages, len(messages), users, chans, unread)
+
+
+async def _resolve_refs(conn, channel: dict, floor: int, ids: list) -> list[int]:
+    replies = [i[1] for i in ids if isinstance(i, tuple) and i[0] == "reply"]
+    reply_to: dict[int, int] = {}
+    if replies:
+        cur = await conn.execute(
+            "SELECT id, reply_to_msg_id FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
+            " AND NOT deleted AND id > %s",
+            (channel["id"], replies, floor),
+        )
+        reply_to = {r["id"]: r["reply_to_msg_id"] or 0 for r in await cur.fetchall()}
+    out = []
+    for i in ids:
+        if not isinstance(i, tuple):
+            out.append(i)
+        elif i[0] == "pinned":
+            out.append(channel["pinned_message_id"] or 0)
+        else:
+            out.append(reply_to.get(i[1], 0))
+    return out
 
 
 async def get_existing_messages(viewer_id: int, channel_id: int, ids: list[int]) -> History:

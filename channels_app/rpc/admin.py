@@ -7,13 +7,14 @@ from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
 from message_core.context import origin as push_origin
 from message_core.context import resolve_input_user, users_for, viewer
-from tl import functions, types
+from tl import functions
 
 from .. import actions, notify, rights, tl_convert, tl_convert_admin
 from ..access import channel_ref
 from ..actions import admin, admin_log, invites
+from ..actions.common import participant_refs
 from ..chat_context import chats_for
-from ..errors import ChannelPrivateError, LimitInvalidError, PeerIdInvalidError
+from ..errors import ChannelPrivateError, LimitInvalidError
 from .context import context_for
 
 PARTICIPANT = "channel_admin.participant"
@@ -57,7 +58,7 @@ async def member_update_to_tl(me: int, up: admin.MemberUpdate):
     }  # fmt: skip
     viewer_member = await _member_of(me, cid)
     msgs = [e.message for e in up.events if e.message]
-    users, chats = await context_for(me, msgs, up.user_ids | {me}, [cid])
+    users, chats = await context_for(me, msgs, participant_refs([up.prev, up.new], up.user_ids | {me}), [cid])
     ups = [tl_convert.event_to_update(e, me) for e in up.events]
     ups += [
         tl_convert_admin.participant_update_to_tl(payload, me, viewer_member),
@@ -69,9 +70,8 @@ async def member_update_to_tl(me: int, up: admin.MemberUpdate):
 def _peer_user_id(me: int, peer) -> int:
     from accounts_app.access import check_input_peer_user
 
-    if isinstance(peer, types.InputPeerUser | types.InputPeerSelf):
-        return check_input_peer_user(me, peer)
-    raise PeerIdInvalidError()  # channels as participants (send-as peers) are not modelled
+    # channels as participants (send-as peers) are not modelled: PEER_ID_INVALID
+    return check_input_peer_user(me, peer)
 
 
 @rpc(functions.channels.EditAdmin)
@@ -155,7 +155,12 @@ async def _sink(kind: str, payload: dict) -> None:
 async def _render_participant(payload: dict, viewer_id: int):
     cid = payload["channel_id"]
     member = await _member_of(viewer_id, cid)
-    users = await users_for(viewer_id, {payload["actor_user_id"], payload["user_id"]})
+    users = await users_for(
+        viewer_id,
+        participant_refs(
+            [payload.get("prev"), payload.get("new")], {payload["actor_user_id"], payload["user_id"]}
+        ),
+    )
     chats = await chats_for(viewer_id, [cid])
     ups = [
         tl_convert_admin.participant_update_to_tl(payload, viewer_id, member),

@@ -6,13 +6,14 @@ from accounts_app.actions import vector_hash
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
-from message_core.context import own_session, resolve_input_user, users_for, viewer
+from message_core.context import answer_without_updates, own_session, resolve_input_user, users_for, viewer
 from tl import functions, types
 
 from .. import account_updates, actions, tl_convert
 from ..access import channel_ref
 from ..actions import dialogs as dialog_actions
 from ..actions import messages as message_actions
+from ..actions.common import participant_refs
 from ..chat_context import chats_for
 from ..errors import (
     ChannelInvalidError,
@@ -46,13 +47,9 @@ async def get_channels(ctx, req: functions.channels.GetChannels):
     me = viewer(ctx)
     if len(req.id) > limits.GET_CHANNELS_MAX:
         raise LimitInvalidError()
-    refs = []
-    for ic in req.id:
-        try:
-            refs.append(channel_ref(ic))
-        except ChannelInvalidError:
-            continue
-    found = await actions.get_channels(me, refs)
+    # Telegram fails the request for a channel the viewer cannot resolve (clients such
+    # as Telethon's get_input_entity index the answer and break on an empty list).
+    found = await actions.get_channels(me, [channel_ref(ic) for ic in req.id], strict=True)
     return tl_convert.chats_to_tl([tl_convert.channel_to_tl(ch, m) for ch, m in found])
 
 
@@ -91,7 +88,7 @@ async def get_participants(ctx, req: functions.channels.GetParticipants):
     count, rows = await actions.get_participants(me, channel, member, kind, q, req.offset, req.limit)
     if req.hash and req.hash == vector_hash([r["user_id"] for r in rows]):
         return tl_convert.participants_not_modified_to_tl()
-    users = await users_for(me, [r["user_id"] for r in rows])
+    users = await users_for(me, sorted(participant_refs(rows, set())))
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
     return tl_convert.participants_to_tl(count, rows, me, member, chats, users)
 
@@ -102,15 +99,11 @@ async def get_participant(ctx, req: functions.channels.GetParticipant):
 
     me = viewer(ctx)
     channel, member = await _checked(me, req.channel)
-    p = req.participant
-    if isinstance(p, types.InputPeerSelf):
-        target = me
-    elif isinstance(p, types.InputPeerUser):
-        from accounts_app.access import check_input_peer_user
+    from accounts_app.access import check_input_user, is_input_user
 
-        target = check_input_peer_user(me, p)
-    else:
+    if not is_input_user(req.participant):
         raise UserIdInvalidError()
+    target = check_input_user(me, req.participant)
     if target != me and (member is None or member["status"] != "active"):
         raise ChatAdminRequiredError()
     row = await actions.get_participant(channel, target)
@@ -123,7 +116,8 @@ async def get_participant(ctx, req: functions.channels.GetParticipant):
     ):
         raise UserNotParticipantError()
     chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
-    return tl_convert.participant_result_to_tl(row, me, member, chats, await users_for(me, {me, target}))
+    users = await users_for(me, sorted(participant_refs([row], {me, target})))
+    return tl_convert.participant_result_to_tl(row, me, member, chats, users)
 
 
 @rpc(functions.channels.InviteToChannel)
@@ -159,12 +153,16 @@ async def get_messages(ctx, req: functions.channels.GetMessages):
     channel, _ = await _checked(me, req.channel, preview=True)
     if len(req.id) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    ids = []
+    ids: list = []
     for item in req.id:
         if isinstance(item, types.InputMessageID):
             ids.append(item.id)
-        elif isinstance(item, types.InputMessageReplyTo | types.InputMessagePinned):
-            ids.append(0)  # not modelled: answered as messageEmpty
+        elif isinstance(item, types.InputMessageReplyTo):
+            ids.append(("reply", item.id))
+        elif isinstance(item, types.InputMessagePinned):
+            ids.append(("pinned",))
+        else:
+            ids.append(0)  # inputMessageCallbackQuery: no bots, messageEmpty
     h = await actions.get_messages(me, channel["id"], ids)
     users, chats = await context_for(
         me,
@@ -179,6 +177,7 @@ async def get_messages(ctx, req: functions.channels.GetMessages):
 @rpc(functions.channels.DeleteMessages)
 async def delete_messages(ctx, req: functions.channels.DeleteMessages):
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await _checked(me, req.channel)
     ch, event = await actions.do_delete_messages(me, channel["id"], list(req.id))
     if event is None:
@@ -252,16 +251,14 @@ async def get_message_author(ctx, req: functions.channels.GetMessageAuthor):
 
 @rpc(functions.channels.DeleteParticipantHistory)
 async def delete_participant_history(ctx, req: functions.channels.DeleteParticipantHistory):
-    from accounts_app.access import check_input_peer_user
+    from accounts_app.access import check_input_peer_user, is_input_user
 
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await _checked(me, req.channel)
-    if isinstance(req.participant, types.InputPeerSelf):
-        target = me
-    elif isinstance(req.participant, types.InputPeerUser):
-        target = check_input_peer_user(me, req.participant)
-    else:
+    if not is_input_user(req.participant):
         raise ParticipantIdInvalidError()
+    target = check_input_peer_user(me, req.participant)
     event, more = await message_actions.do_delete_participant_history(me, channel["id"], target)
     if event is None:
         return core_tl.affected_history_to_tl(channel["pts"], 0, False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from edge_app.registry import rpc
 from message_core import tl_convert as core_tl
-from message_core.context import viewer
+from message_core.context import answer_without_updates, viewer
 from tl import functions, types
 
 from .. import rights, tl_convert, tl_convert_admin
@@ -134,6 +134,7 @@ async def update_pinned_message(ctx, req: functions.messages.UpdatePinnedMessage
 @rpc(functions.messages.UnpinAllMessages)
 async def unpin_all_messages(ctx, req: functions.messages.UnpinAllMessages):
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await _checked_peer(me, req.peer)
     change, more = await settings.do_unpin_all_messages(me, channel["id"])
     if not change.events:

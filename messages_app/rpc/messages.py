@@ -11,7 +11,7 @@ from channels_app.rpc.context import change_to_updates, context_for
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
-from message_core.context import own_session, resolve_input_user, viewer
+from message_core.context import answer_without_updates, own_session, resolve_input_user, viewer
 from tl import functions, types
 from tl.errors import (
     ChannelPrivateError,
@@ -139,6 +139,7 @@ async def delete_history(ctx, req: functions.messages.DeleteHistory):
     if is_user_peer(req.peer):
         return await private_peer.delete_history(ctx, req)
     me = viewer(ctx)
+    answer_without_updates()
     channel, _ = await checked_channel(me, req.peer)
     ch, event, applied, more = await actions.do_delete_history(
         me, channel["id"], req.max_id, for_everyone=req.revoke

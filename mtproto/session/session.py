@@ -41,6 +41,9 @@ ACK_DELAY = 0.2
 # Requests running at once per session; more get 420 FLOOD-style backpressure.
 MAX_PENDING = 512
 
+# updatesTooLong: sent instead of a partial burst when queued pushes were dropped.
+UPDATES_TOO_LONG = struct.pack("<I", 0xE317AF7E)
+
 # Client messages that never need an acknowledgement (seqno must be even).
 NOT_CONTENT = frozenset({wire.MSGS_ACK, wire.MSG_CONTAINER})
 # Service messages whose seqno parity is not checked. Clients disagree about them
@@ -140,8 +143,10 @@ class Session:
         self._last_seqno = -1
         self._outbox: OrderedDict[int, OutMessage] = OrderedDict()
         self._outbox_bytes = 0
+        self._updates_dropped = False  # the outbox overflowed and lost pushed updates
         self._answer_of: OrderedDict[int, int] = OrderedDict()  # req msg_id -> answer msg_id
         self._pending: dict[int, asyncio.Task] = {}
+        self._after_answer: dict[int, list] = {}  # req msg_id -> callbacks
         self._acks: list[int] = []
 
     # --- identity -------------------------------------------------------------------
@@ -235,6 +240,7 @@ class Session:
         while len(self._outbox) > MAX_OUTBOX or self._outbox_bytes > MAX_OUTBOX_BYTES:
             _, old = self._outbox.popitem(last=False)
             self._outbox_bytes -= len(old.body)
+            self._updates_dropped = self._updates_dropped or old.updates
         if msg.req_msg_id:
             self._answer_of[msg.req_msg_id] = msg.msg_id
             while len(self._answer_of) > MAX_OUTBOX:
@@ -246,8 +252,8 @@ class Session:
             self._outbox_bytes -= len(msg.body)
         return msg
 
-    def _resend(self, link: Link, msg: OutMessage) -> None:
-        if time.time() - msg.created > RESEND_SAME_ID_AGE:
+    def _resend(self, link: Link, msg: OutMessage, *, reissue: bool = False) -> OutMessage:
+        if reissue or time.time() - msg.created > RESEND_SAME_ID_AGE:
             # Clients drop messages whose msg_id is older than 300 s: re-issue it.
             self._forget(msg.msg_id)
             fresh = self.make_message(msg.body, response=bool(msg.req_msg_id), content=True)
@@ -257,10 +263,29 @@ class Session:
             msg = fresh
         if not (msg.updates and link.no_updates):
             link.enqueue(self, msg)
+        return msg
 
     def _resend_all(self, link: Link) -> None:
-        for msg in list(self._outbox.values()):
-            self._resend(link, msg)
+        """Everything unacknowledged, in the order it was first sent. Once one message
+        needs a fresh msg_id, the ones after it get one too, so msg_ids keep that order.
+        If pushed updates were dropped (the outbox overflowed while the client was
+        away), the remaining pushes would be a partial burst: they are replaced by one
+        updatesTooLong, which makes the client run getDifference."""
+        pending = list(self._outbox.values())
+        too_long = self._updates_dropped
+        if too_long:
+            self._updates_dropped = False
+            for msg in pending:
+                if msg.updates:
+                    self._forget(msg.msg_id)
+            pending = [m for m in pending if not m.updates]
+        reissue = False
+        for msg in pending:
+            reissue = reissue or time.time() - msg.created > RESEND_SAME_ID_AGE
+            self._resend(link, msg, reissue=reissue)
+        if too_long:
+            target = None if link.no_updates else link
+            self.send(UPDATES_TOO_LONG, response=False, content=True, link=target, updates=True)
 
     def take_acks(self) -> bytes | None:
         """A msgs_ack body for what still waits for an acknowledgement, if anything."""
@@ -514,10 +539,24 @@ class Session:
         try:
             data = await self._execute(msg_id, call, ip)
         except asyncio.CancelledError:
+            self._answered(msg_id)
             return  # rpc_drop_answer, destroy_session or shutdown: nothing to send
         finally:
             self._pending.pop(msg_id, None)
         self._answer(msg_id, data)
+        self._answered(msg_id)
+
+    def after_answer(self, msg_id: int, callback) -> None:
+        """Run ``callback()`` once the answer to request ``msg_id`` was queued (or the
+        request was dropped): pushes the answer must precede wait for it."""
+        self._after_answer.setdefault(msg_id, []).append(callback)
+
+    def _answered(self, msg_id: int) -> None:
+        for callback in self._after_answer.pop(msg_id, ()):
+            try:
+                callback()
+            except Exception:
+                log.exception("%r: after-answer callback failed", self)
 
     def _answer(self, msg_id: int, data: bytes) -> None:
         if self.destroyed:

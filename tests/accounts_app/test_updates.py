@@ -17,15 +17,16 @@ def test_pts_is_gapless_per_user(alice, bob):
     a = append(alice, 3)
     b = append(bob, 1)
     big = updates.append_user_update(alice.id, "test_kind", {}, pts_count=2)
-    assert [e.pts for e in a] == [1, 2, 3]
-    assert b[0].pts == 1
-    assert big.pts == 5
-    assert updates.get_state(alice.id).pts == 5
+    # A new account starts at pts 1 (never 0, which clients read as "no state").
+    assert [e.pts for e in a] == [2, 3, 4]
+    assert b[0].pts == 2
+    assert big.pts == 6
+    assert updates.get_state(alice.id).pts == 6
     assert list(UserUpdateEvent.objects.filter(user=alice).order_by("pts").values_list("pts", flat=True)) == [
-        1,
         2,
         3,
-        5,
+        4,
+        6,
     ]
 
 
@@ -40,11 +41,11 @@ def test_batched_append_takes_consecutive_pts_per_user_in_order(alice, bob):
         ]
     )
     assert [(e.user_id, e.pts, e.payload["n"]) for e in events] == [
-        (bob.id, 1, 0), (alice.id, 3, 1), (bob.id, 2, 2), (alice.id, 4, 3),
+        (bob.id, 2, 0), (alice.id, 4, 1), (bob.id, 3, 2), (alice.id, 5, 3),
     ]  # fmt: skip
-    assert updates.get_state(alice.id).pts == 4 and updates.get_state(bob.id).pts == 2
+    assert updates.get_state(alice.id).pts == 5 and updates.get_state(bob.id).pts == 3
     stored = UserUpdateEvent.objects.filter(user=alice).order_by("pts")
-    assert [(e.pts, e.payload.get("n")) for e in stored][-2:] == [(3, 1), (4, 3)]
+    assert [(e.pts, e.payload.get("n")) for e in stored][-2:] == [(4, 1), (5, 3)]
     with pytest.raises(LookupError):
         updates.append_user_updates([(alice.id, "k", {}), (424242, "k", {})])
 
@@ -74,21 +75,22 @@ def test_append_for_unknown_user(db):
 
 
 def test_difference_shapes(alice, settings):
-    assert updates.get_account_difference(alice.id, 0).kind == "empty"
+    assert updates.get_state(alice.id).pts == 1
+    assert updates.get_account_difference(alice.id, 1).kind == "empty"
     append(alice, 5)
-    diff = updates.get_account_difference(alice.id, 2)
+    diff = updates.get_account_difference(alice.id, 3)
     assert diff.kind == "difference"
-    assert [e.pts for e in diff.events] == [3, 4, 5]
-    assert diff.state.pts == 5
-    page = updates.get_account_difference(alice.id, 0, pts_limit=2)
+    assert [e.pts for e in diff.events] == [4, 5, 6]
+    assert diff.state.pts == 6
+    page = updates.get_account_difference(alice.id, 1, pts_limit=2)
     assert page.kind == "slice"
-    assert [e.pts for e in page.events] == [1, 2]
-    assert page.state.pts == 2
-    assert updates.get_account_difference(alice.id, 5).kind == "empty"
+    assert [e.pts for e in page.events] == [2, 3]
+    assert page.state.pts == 3
+    assert updates.get_account_difference(alice.id, 6).kind == "empty"
     # Too far behind, or ahead of the server: start over from the current pts.
-    too_long = updates.get_account_difference(alice.id, 0, pts_total_limit=3)
-    assert (too_long.kind, too_long.state.pts) == ("too_long", 5)
-    assert updates.get_account_difference(alice.id, 9).kind == "too_long"
+    too_long = updates.get_account_difference(alice.id, 1, pts_total_limit=3)
+    assert (too_long.kind, too_long.state.pts) == ("too_long", 6)
+    assert updates.get_account_difference(alice.id, 10).kind == "too_long"
 
 
 def test_difference_page_is_capped(alice):
@@ -110,13 +112,13 @@ async def test_contributor_nudges_make_a_difference(alice):
     updates.register_difference_contributor(contributor)
     try:
         since = datetime(2026, 1, 1, tzinfo=UTC)
-        diff = await updates.do_get_difference(alice.id, 0, since)
+        diff = await updates.do_get_difference(alice.id, 1, since)
         assert diff.kind == "difference"
         assert seen == [(alice.id, since)]
         tl = await tl_convert.difference_to_tl(diff, diff.extra, alice.id)
         assert isinstance(tl, types.updates.Difference)
         assert tl.other_updates == [nudge]
-        assert tl.state.pts == 0
+        assert tl.state.pts == 1
     finally:
         updates._contributors.remove(contributor)
 
@@ -127,7 +129,7 @@ async def test_difference_tl_replays_profile_changes(alice, bob):
 
     await sync_to_async(actions.do_update_profile)(alice.id, first_name="Alicia")
     await sync_to_async(actions.do_update_username)(alice.id, "alicia_x")
-    diff = await updates.do_get_difference(alice.id, 0, datetime.now(UTC))
+    diff = await updates.do_get_difference(alice.id, 1, datetime.now(UTC))
     rendered = [await updates.render_event(e, alice.id) for e in diff.events]
     tl = await tl_convert.difference_to_tl(diff, rendered, alice.id)
     assert isinstance(tl, types.updates.Difference)
@@ -135,7 +137,7 @@ async def test_difference_tl_replays_profile_changes(alice, bob):
     assert tl.other_updates[0].first_name == "Alicia"
     assert tl.other_updates[1].usernames[0].username == "alicia_x"
     assert [u.id for u in tl.users] == [alice.id]
-    assert tl.state.pts == 2
+    assert tl.state.pts == 3
     tl.to_bytes()
 
 
@@ -145,7 +147,7 @@ async def test_concurrent_appends_stay_gapless(alice):
     pts = await sync_to_async(
         lambda: list(UserUpdateEvent.objects.filter(user=alice).order_by("pts").values_list("pts", flat=True))
     )()
-    assert pts == list(range(1, 21))
+    assert pts == list(range(2, 22))
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,7 +2,7 @@ import pytest
 
 from channels_app import actions, counters, db
 from channels_app.actions.common import write_noop
-from channels_app.errors import LimitInvalidError, PersistentTimestampInvalidError
+from channels_app.errors import PersistentTimestampInvalidError
 
 A, B, C = 31, 32, 33
 
@@ -34,8 +34,9 @@ async def test_difference_shapes(chan):
         await actions.get_channel_difference(B, g["id"], 10, 100)
     with pytest.raises(PersistentTimestampInvalidError):
         await actions.get_channel_difference(B, g["id"], -1, 100)
-    with pytest.raises(LimitInvalidError):
-        await actions.get_channel_difference(B, g["id"], 1, 100_000)
+    # A limit above the cap is clamped, as Telegram does.
+    big = await actions.get_channel_difference(B, g["id"], 1, 100_000)
+    assert big.kind == "difference" and big.pts == 9
 
 
 async def test_difference_pages_and_too_long(chan):

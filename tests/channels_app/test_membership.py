@@ -108,7 +108,14 @@ async def test_access_hash_must_match(chan):
     with pytest.raises(ChannelPrivateError):
         await actions.get_channel_for_viewer(B, g["id"], 0)
     got = await actions.get_channels(A, [(g["id"], g["access_hash"] ^ 1), (g["id"], g["access_hash"])])
-    assert len(got) == 1  # the wrong-hash entry of a vector is skipped
+    assert len(got) == 1  # the wrong-hash entry of a vector is skipped (messages.getChats)
+    # channels.getChannels fails as Telegram does
+    with pytest.raises(ChannelPrivateError):
+        await actions.get_channels(A, [(g["id"], g["access_hash"] ^ 1)], strict=True)
+    with pytest.raises(ChannelPrivateError):
+        await actions.get_channels(B, [(g["id"], 0)], strict=True)
+    with pytest.raises(ChannelInvalidError):
+        await actions.get_channels(A, [(g["id"] + 10_000, 0)], strict=True)
 
 
 async def test_participants_filters_and_caps(chan):

@@ -44,6 +44,19 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
+@pytest.fixture(autouse=True)
+def referenced_ids_present():
+    """Every answer and pushed update a real client receives in an e2e test names only
+    users / chats it carries (tests/e2e/referenced.py)."""
+    from tests.e2e import referenced
+
+    violations: list = []
+    restore = referenced.install(violations)
+    yield violations
+    restore()
+    assert not violations, f"ids referenced but not carried: {violations[:10]}"
+
+
 @pytest.fixture(scope="session")
 def edge_rsa_key(tmp_path_factory):
     from edge_app.management.commands.rsakey import write_key

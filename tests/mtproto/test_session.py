@@ -652,6 +652,43 @@ async def test_outbox_is_bounded(env, monkeypatch):
     assert len(session._outbox) == 10
 
 
+async def test_reconnect_resends_queued_pushes_in_order(env, monkeypatch):
+    from mtproto.session import session as session_mod
+
+    session, link, client, salt = env
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), ping(1))
+    link.closed = True
+    session.detach(link)
+    for i in range(6):
+        await session.push(Obj(bytes([i]), 0))
+    # the first three are old enough to need fresh msg_ids: so do the ones after them
+    for m in list(session._outbox.values())[:3]:
+        m.created -= session_mod.RESEND_SAME_ID_AGE + 1
+    second = FakeLink()
+    session.handle_packet(second, salt, client.msg_id(), client.seqno(True), ping(2))
+    pushed = [m for m in second.sent if m.updates]
+    assert [m.body[-1] for m in pushed] == [0, 1, 2, 3, 4, 5]
+    assert [m.msg_id for m in pushed] == sorted(m.msg_id for m in pushed)
+
+
+async def test_overflowed_pushes_become_updates_too_long(env, monkeypatch):
+    from mtproto.session import session as session_mod
+
+    monkeypatch.setattr(session_mod, "MAX_OUTBOX", 10)
+    session, link, client, salt = env
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), ping(1))
+    link.closed = True
+    session.detach(link)
+    for _ in range(30):
+        await session.push(Obj(b"u", 0))
+    second = FakeLink()
+    session.handle_packet(second, salt, client.msg_id(), client.seqno(True), ping(2))
+    pushed = [m.body for m in second.sent if m.updates]
+    # no partial burst: one updatesTooLong, and the client runs getDifference
+    assert pushed == [session_mod.UPDATES_TOO_LONG]
+    assert not any(m.updates and m.body != session_mod.UPDATES_TOO_LONG for m in session._outbox.values())
+
+
 def test_idle_sessions_are_swept(manager):
     s = manager.get_or_create(FakeKey(), 1)
     assert manager.sweep(time.monotonic() + 10) == 0

@@ -1,0 +1,132 @@
+"""Publishing the events of one ordered stream (a channel's pts log) in stream order.
+
+Channel pts are allocated before the transaction commits, so two senders can commit,
+and publish, in the opposite order of their pts. Every publish of a stream goes
+through one Lua script on Redis that keeps the stream's last published position and
+the events that arrived early: an event is published only when the range before it
+was, and then every held successor follows. Redis pub/sub keeps that order to every
+edge, and each edge delivers one channel's events in arrival order
+(``channels_app.push``), so each session gets them in pts order without any session
+waiting for another.
+
+A range that never comes (its process died between allocation and commit) holds the
+stream back at most ``HOLE_WAIT`` seconds; a range that failed is announced with
+:func:`skip_in_order` and holds nothing. An event whose range lies before the
+published position (late after a skipped hole) is published at once: clients recover
+it by getChannelDifference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+
+from django.conf import settings
+
+from .push import _client, channel_name
+
+log = logging.getLogger("telesrv.edge.push_order")
+
+# Long enough for a committed but slowly publishing sender on a busy host.
+HOLE_WAIT = 3.0
+# Idle streams are forgotten after this; the next event starts a fresh position.
+STREAM_TTL = 24 * 3600
+
+# KEYS: last published position, held events (start -> "stop:ms:message")
+# ARGV: start, stop, message ('' = advance only, '-' = flush only), pubsub channel,
+#       now ms, hole wait ms, ttl s
+_LUA = """
+local start, stop = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, wait = tonumber(ARGV[5]), tonumber(ARGV[6])
+local raw = redis.call('GET', KEYS[1])
+local last = raw and tonumber(raw) or nil
+if ARGV[3] ~= '-' then
+  if last == nil then last = start end
+  if stop <= last then
+    if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[3]) end
+    return redis.call('HLEN', KEYS[2])
+  end
+  redis.call('HSET', KEYS[2], tostring(start), stop .. ':' .. now .. ':' .. ARGV[3])
+elseif last == nil then
+  return 0
+end
+while true do
+  local v = redis.call('HGET', KEYS[2], tostring(last))
+  local at = last
+  if not v then
+    local lo = nil
+    for _, k in ipairs(redis.call('HKEYS', KEYS[2])) do
+      local n = tonumber(k)
+      if lo == nil or n < lo then lo = n end
+    end
+    if lo == nil then break end
+    v = redis.call('HGET', KEYS[2], tostring(lo))
+    local _, held = string.match(v, '^(%d+):(%d+):')
+    if lo > last and now - tonumber(held) < wait then break end
+    at = lo
+  end
+  local e, _, m = string.match(v, '^(%d+):(%d+):(.*)$')
+  if m ~= '' then redis.call('PUBLISH', ARGV[4], m) end
+  redis.call('HDEL', KEYS[2], tostring(at))
+  if tonumber(e) > last then last = tonumber(e) end
+end
+redis.call('SET', KEYS[1], last, 'EX', tonumber(ARGV[7]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
+return redis.call('HLEN', KEYS[2])
+"""
+
+_script: list = [None, None]  # (the Redis client it was registered on, the script)
+_flush_scheduled: set[str] = set()
+
+
+def _keys(stream: str) -> list[str]:
+    base = f"{settings.CACHES['default'].get('KEY_PREFIX') or 'telesrv'}:push_order:{stream}"
+    return [f"{base}:last", f"{base}:held"]
+
+
+async def _run(stream: str, start: int, stop: int, message: str) -> int:
+    client = _client()
+    if _script[0] is not client:  # a new Redis client (another event loop)
+        _script[:] = [client, client.register_script(_LUA)]
+    script = _script[1]
+    held = await script(
+        keys=_keys(stream),
+        args=[
+            start,
+            stop,
+            message,
+            channel_name(),
+            int(time.time() * 1000),
+            int(HOLE_WAIT * 1000),
+            STREAM_TTL,
+        ],
+    )
+    if held and stream not in _flush_scheduled:
+        _flush_scheduled.add(stream)
+        asyncio.get_running_loop().create_task(_flush_later(stream))
+    return int(held)
+
+
+async def _flush_later(stream: str) -> None:
+    """Releases what a hole holds back once it waited ``HOLE_WAIT`` (nobody else may
+    publish on the stream meanwhile); reschedules itself while something is held."""
+    await asyncio.sleep(HOLE_WAIT + 0.05)
+    _flush_scheduled.discard(stream)
+    try:
+        await _run(stream, 0, 0, "-")
+    except Exception:
+        log.exception("flushing push stream %s failed", stream)
+
+
+async def publish_in_order(stream: str, start: int, stop: int, kind: str, payload: dict) -> None:
+    """Publish (like ``push.publish``) the event covering positions ``start+1..stop`` of
+    ``stream`` once everything up to ``start`` was published."""
+    message = json.dumps({"kind": kind, "payload": payload}, separators=(",", ":"))
+    await _run(stream, start, stop, message)
+
+
+async def skip_in_order(stream: str, start: int, stop: int) -> None:
+    """Positions ``start+1..stop`` will carry no event (a failed write): stop waiting."""
+    await _run(stream, start, stop, "")

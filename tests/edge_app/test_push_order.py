@@ -1,0 +1,59 @@
+"""Ordered publishing of one stream (a channel's pts) through Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from edge_app import push, push_order
+from tests.edge_app.test_push import edge, wait_for  # noqa: F401 - fixture
+
+
+@pytest.fixture
+def stream():
+    return f"test:{os.getpid()}:{os.urandom(4).hex()}"
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    got: list = []
+
+    async def handler(payload, _edge):
+        got.append(payload["pts"])
+
+    monkeypatch.setitem(push._subscribers, "test.ordered", [handler])
+    return got
+
+
+async def test_events_committed_out_of_order_are_published_in_order(edge, stream, seen):  # noqa: F811
+    await push_order.publish_in_order(stream, 0, 1, "test.ordered", {"pts": 1})
+    await push_order.publish_in_order(stream, 2, 3, "test.ordered", {"pts": 3})  # 2 not yet
+    await push_order.publish_in_order(stream, 3, 5, "test.ordered", {"pts": 5})  # pts_count 2
+    await asyncio.sleep(0.2)
+    assert seen == [1]
+    await push_order.publish_in_order(stream, 1, 2, "test.ordered", {"pts": 2})
+    await wait_for(lambda: len(seen) == 4)
+    assert seen == [1, 2, 3, 5]
+
+
+async def test_a_failed_range_releases_its_successors(edge, stream, seen):  # noqa: F811
+    await push_order.publish_in_order(stream, 0, 1, "test.ordered", {"pts": 1})
+    await push_order.publish_in_order(stream, 2, 3, "test.ordered", {"pts": 3})
+    await push_order.skip_in_order(stream, 1, 2)
+    await wait_for(lambda: len(seen) == 2)
+    assert seen == [1, 3]
+
+
+async def test_a_hole_that_never_fills_holds_the_stream_only_briefly(edge, stream, seen, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(push_order, "HOLE_WAIT", 0.3)
+    await push_order.publish_in_order(stream, 0, 1, "test.ordered", {"pts": 1})
+    await push_order.publish_in_order(stream, 2, 3, "test.ordered", {"pts": 3})
+    await push_order.publish_in_order(stream, 3, 4, "test.ordered", {"pts": 4})
+    await wait_for(lambda: len(seen) == 3, timeout=3)
+    assert seen == [1, 3, 4]
+    # the late one still goes out (clients recover it by difference)
+    await push_order.publish_in_order(stream, 1, 2, "test.ordered", {"pts": 2})
+    await wait_for(lambda: len(seen) == 4)
+    assert seen == [1, 3, 4, 2]
