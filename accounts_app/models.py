@@ -216,3 +216,6 @@ class TwoStepPassword(models.Model):
 
     class Meta:
         db_table = "two_step_passwords"
+
+
+from .models_reactions import *  # noqa: E402, F403  (so Django sees the reaction lists)

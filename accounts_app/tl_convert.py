@@ -514,7 +514,6 @@ STARTUP_ANSWERS = {
     "account.getAccountTTL": lambda req: types.AccountDaysTTL(days=365),
     "account.registerDevice": lambda req: True,
     "account.unregisterDevice": lambda req: True,
-    "messages.getAvailableReactions": lambda req: types.messages.AvailableReactions(hash=0, reactions=[]),
     "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(
         hash=0, effects=[], documents=[]
     ),

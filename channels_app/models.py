@@ -54,6 +54,10 @@ class Channel(PostgresPartitionedModel):
     deleted = models.BooleanField(default=False, db_default=False)
     # Admin log ids are allocated with UPDATE ... RETURNING in the same transaction.
     admin_log_seq = models.BigIntegerField(default=0, db_default=0)
+    # messages.setChatAvailableReactions: NULL = every standard reaction (the default),
+    # else {"kind": "all"|"some"|"none", "reactions": [emoticon, ...]}.
+    available_reactions = models.JSONField(null=True, blank=True)
+    reactions_limit = models.IntegerField(default=0, db_default=0)  # 0 = the server's cap
 
     class Meta:
         db_table = "channels"
@@ -162,6 +166,12 @@ class ChannelMessage(PostgresPartitionedModel):
     action = models.JSONField(null=True, blank=True)  # service message action
     pts = models.IntegerField()
     deleted = models.BooleanField(default=False, db_default=False)
+    # Counted once per viewer (channel_message_viewers) and per forward of a post.
+    views_count = models.IntegerField(default=0, db_default=0)
+    forwards_count = models.IntegerField(default=0, db_default=0)
+    # {emoticon: count} kept with the reaction rows in one transaction, so a history
+    # page reads the totals with the message instead of aggregating reaction rows.
+    reaction_counts = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "channel_messages"
@@ -240,6 +250,7 @@ class ChannelDialog(PostgresPartitionedModel):
     read_outbox_max_id = models.IntegerField(default=0, db_default=0)
     unread_count = models.IntegerField(default=0, db_default=0)
     unread_mentions = models.IntegerField(default=0, db_default=0)
+    unread_reactions_count = models.IntegerField(default=0, db_default=0)
     unread_mark = models.BooleanField(default=False, db_default=False)
     view_forum_as_messages = models.BooleanField(default=False, db_default=False)
     notify_settings = models.JSONField(default=dict, blank=True)
@@ -289,6 +300,64 @@ class ChannelUnreadMention(PostgresPartitionedModel):
 
     class Meta:
         db_table = "channel_unread_mentions"
+
+
+class ChannelMessageViewer(PostgresPartitionedModel):
+    """Who has viewed a post (messages.getMessagesViews with increment): a viewer
+    counts once per post; views_count on the message is the total."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "message_id", "viewer_user_id")
+    channel_id = models.BigIntegerField()
+    message_id = models.IntegerField()
+    viewer_user_id = models.BigIntegerField()
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "channel_message_viewers"
+
+
+class ChannelMessageReaction(PostgresPartitionedModel):
+    """One user's current reaction to one channel message (a user has at most
+    the per-user cap of them). ``author_user_id`` is the message's sender, whose
+    unread reactions these rows are while ``unread``."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "message_id", "user_id", "reaction_value")
+    channel_id = models.BigIntegerField()
+    message_id = models.IntegerField()
+    user_id = models.BigIntegerField()
+    reaction_type = models.CharField(max_length=8, default="emoji", db_default="emoji")
+    reaction_value = models.CharField(max_length=32)
+    chosen_order = models.IntegerField(default=0, db_default=0)
+    big = models.BooleanField(default=False, db_default=False)
+    unread = models.BooleanField(default=False, db_default=False)
+    author_user_id = models.BigIntegerField(default=0, db_default=0)
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "channel_message_reactions"
+        indexes = [
+            models.Index(
+                fields=["channel_id", "message_id", "-date", "-user_id", "reaction_value"],
+                name="channel_reactions_recent_idx",
+            ),
+            models.Index(
+                fields=["channel_id", "message_id", "reaction_type", "reaction_value", "-date", "-user_id"],
+                name="channel_reactions_value_idx",
+            ),
+            models.Index(
+                fields=["channel_id", "author_user_id", "-message_id"],
+                name="channel_reactions_unread_idx",
+                condition=models.Q(unread=True),
+            ),
+        ]
 
 
 from .models_admin import *  # noqa: E402, F403  (so Django sees the administration tables)

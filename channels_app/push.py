@@ -32,6 +32,8 @@ TYPING = "channels.typing"
 UPDATE_CHANNEL = "channels.update_channel"
 READ_OUTBOX = "channels.read_outbox"
 MEMBERS_CHANGED = "channels.members_changed"
+REACTIONS = "channels.reactions"
+REACTIONS_READ = "channels.reactions_read"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -163,6 +165,10 @@ async def _sink(kind: str, payload: dict) -> None:
         await push_to_users(
             payload["user_ids"], UPDATE_CHANNEL, {"channel_id": payload["channel_id"]}, exclude=origin
         )
+    elif kind == "channel.reactions":
+        await publish(REACTIONS, {**payload, "exclude": exclude})
+    elif kind == "channel.reactions_read":
+        await push_to_users([payload["user_id"]], REACTIONS_READ, payload, exclude=origin)
     elif kind == "channel.read_outbox":
         await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
     # read_inbox / available_messages travel through the account update log.
@@ -326,6 +332,52 @@ async def _render_and_push(payload: dict, edge) -> None:
             await _push_after_own_answers(s, ev.channel_id, ev.pts, updates)
 
 
+@subscriber(REACTIONS)
+async def _on_reactions(payload: dict, edge) -> None:
+    _enqueue(payload["channel_id"], lambda: _deliver_reactions(payload, edge))
+
+
+async def _deliver_reactions(payload: dict, edge) -> None:
+    """updateMessageReactions to the channel's online members: the totals and newest
+    reactors as a ``min`` object (each client keeps its own choice); the actor's other
+    sessions get their full view. Read once per edge, not per viewer."""
+    from .actions import reactions
+
+    cid, msg_id, actor = payload["channel_id"], payload["msg_id"], payload["actor"]
+    exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
+    channel, members, rendered = await _local_members(edge, cid, [], limits.REALTIME_FANOUT_MAX)
+    if channel is None or not members:
+        return
+    author = payload.get("author") or 0
+    # The author's view marks their unread reactions; the shared one marks none.
+    shared = await reactions.current(0, channel, msg_id)
+    own = await reactions.current(author, channel, msg_id) if author in members else None
+    mine = await reactions.current(actor, channel, msg_id) if actor in members and actor != author else None
+    user_ids = reactions.reactor_ids([{"reactions": shared}]) if shared else set()
+    broadcast = bool(channel["broadcast"])
+    for user_id, member in members.items():
+        sessions = _sessions(edge, user_id, exclude)
+        if not sessions or member["status"] != "active":
+            continue
+        if user_id == author:
+            update = tl_convert.message_reactions_to_update(cid, msg_id, own, user_id, broadcast=broadcast)
+        elif user_id == actor:
+            update = tl_convert.message_reactions_to_update(cid, msg_id, mine, user_id, broadcast=broadcast)
+        else:
+            update = tl_convert.message_reactions_to_update(
+                cid, msg_id, shared, user_id, broadcast=broadcast, min_=True
+            )
+        try:
+            users = await users_for(user_id, user_ids) if user_ids else []
+            chats = await _channel_chats(channel, user_id, member, rendered)
+        except Exception:
+            log.exception("rendering reactions of %d/%d for %d failed", cid, msg_id, user_id)
+            continue
+        updates = tl_convert.updates_to_tl([update], users, chats)
+        for s in sessions:
+            await s.push(updates)
+
+
 @subscriber(MEMBERS_CHANGED)
 async def _on_members_changed(payload: dict, edge) -> None:
     _members_cache.pop(payload["channel_id"], None)
@@ -359,6 +411,27 @@ async def _render_update_channel(payload: dict, viewer_id: int):
     return tl_convert.updates_to_tl(
         [tl_convert.update_channel_to_tl(cid)], [], await chats_for(viewer_id, [cid])
     )
+
+
+@renderer(REACTIONS_READ)
+async def _render_reactions_read(payload: dict, viewer_id: int):
+    """The author read reactions on these messages: their sessions get each message's
+    reactions without the unread marks (TDesktop drops the dialog's reaction badge)."""
+    from .actions import reactions
+
+    cid = payload["channel_id"]
+    channel = {"id": cid, "broadcast": bool(payload.get("broadcast"))}
+    shown = [{"id": i, "channel_id": cid} for i in payload["ids"]]
+    await reactions.attach(viewer_id, channel, shown)
+    ups = [
+        tl_convert.message_reactions_to_update(
+            cid, m["id"], m.get("reactions"), viewer_id, broadcast=channel["broadcast"]
+        )
+        for m in shown
+        if "views_count" in m
+    ]
+    users = await users_for(viewer_id, reactions.reactor_ids(shown))
+    return tl_convert.updates_to_tl(ups, users, await chats_for(viewer_id, [cid]))
 
 
 @renderer(READ_OUTBOX)

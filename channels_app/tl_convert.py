@@ -11,7 +11,14 @@ from __future__ import annotations
 import os
 import time
 
-from message_core.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
+from message_core import reactions as rx
+from message_core.tl_convert import (
+    draft_to_tl,
+    entities_to_tl,
+    fwd_header_to_tl,
+    message_reactions_to_tl,
+    message_reactions_update_to_tl,
+)
 from tl import types
 
 from . import rights
@@ -155,6 +162,9 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
     entities = m.get("entities") or []
     mentioned = viewer_id in mentioned_user_ids(m)
     return types.Message(
+        views=(m.get("views_count") or 0) if is_post else None,
+        forwards=(m.get("forwards_count") or 0) if is_post else None,
+        reactions=reactions_of(m, viewer_id, is_post),
         out=out,
         mentioned=mentioned,
         media_unread=mentioned and m["id"] in unread_mentions,
@@ -173,6 +183,25 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         edit_date=m.get("edit_date") or None,
         post_author=m.get("post_author") or None,
     )
+
+
+def reactions_of(m: dict, viewer_id: int, is_post: bool):
+    """The message's reactions: the viewer's summary when the read path attached one
+    (channels_app.actions.reactions.attach), else the stored totals as a ``min``
+    object (a snapshot pushed live: the client keeps its own choice)."""
+    summary = m.get("reactions")
+    if summary is not None:
+        return message_reactions_to_tl(summary, viewer_id, can_see_list=not is_post)
+    counts = m.get("reaction_counts")
+    if counts:
+        return message_reactions_to_tl(rx.summary(counts), viewer_id, can_see_list=not is_post, min_=True)
+    return None
+
+
+def message_reactions_to_update(channel_id: int, msg_id: int, summary: dict | None, viewer_id: int,
+                                *, broadcast: bool, min_: bool = False):  # fmt: skip
+    reactions = message_reactions_to_tl(summary, viewer_id, can_see_list=not broadcast, min_=min_)
+    return message_reactions_update_to_tl(types.PeerChannel(channel_id=channel_id), msg_id, reactions)
 
 
 def event_to_update(ev: ChannelEvent, viewer_id: int):
@@ -275,7 +304,7 @@ def _notify_settings_to_tl(d: dict | None):
 
 def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unread: int, pts: int,
                  pinned: bool = False, unread_mark: bool = False, folder_id: int = 0, notify=None,
-                 mentions: int = 0, draft=None):  # fmt: skip
+                 mentions: int = 0, draft=None, reactions: int = 0):  # fmt: skip
     return types.Dialog(
         pinned=pinned,
         unread_mark=unread_mark,
@@ -285,7 +314,7 @@ def dialog_to_tl(channel_id: int, *, top: int, read_in: int, read_out: int, unre
         read_outbox_max_id=read_out,
         unread_count=unread,
         unread_mentions_count=mentions,
-        unread_reactions_count=0,
+        unread_reactions_count=reactions,
         unread_poll_votes_count=0,
         notify_settings=_notify_settings_to_tl(notify),
         pts=pts,
@@ -305,6 +334,7 @@ def dialog_entry_to_tl(e, viewer_id: int, draft: dict | None = None):
         read_out=e.member["read_outbox_max_id"],
         unread=e.unread_count,
         mentions=e.unread_mentions,
+        reactions=e.dialog.get("unread_reactions_count") or 0,
         pts=e.channel["pts"],
         pinned=e.dialog["pinned"],
         unread_mark=e.dialog["unread_mark"],
@@ -400,10 +430,20 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         antispam=bool((full.get("join_settings") or {}).get("antispam")),
         requests_pending=full.get("requests_pending") or None,
         recent_requesters=full.get("recent_requesters") or None,
+        available_reactions=chat_reactions_to_tl(ch.get("available_reactions")),
+        reactions_limit=ch.get("reactions_limit") or None,
     )
     if full.get("exported_invite"):
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
     return types.messages.ChatFull(full_chat=fc, chats=chats, users=users)
+
+
+def chat_reactions_to_tl(policy: dict | None):
+    if policy is None or policy.get("kind") == "all":
+        return types.ChatReactionsAll()
+    if policy["kind"] == "none":
+        return types.ChatReactionsNone()
+    return types.ChatReactionsSome(reactions=[types.ReactionEmoji(emoticon=r) for r in policy["reactions"]])
 
 
 def participant_to_tl(m: dict, viewer_id: int, viewer_member: dict | None):

@@ -193,6 +193,11 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionToggleAntiSpam(new_value=bool(d["new"]))
     if kind == "toggle_forum":
         return types.ChannelAdminLogEventActionToggleForum(new_value=bool(d["new"]))
+    if kind == "change_available_reactions":
+        return types.ChannelAdminLogEventActionChangeAvailableReactions(
+            prev_value=tl_convert.chat_reactions_to_tl(d.get("prev")),
+            new_value=tl_convert.chat_reactions_to_tl(d.get("new")),
+        )
     if kind == "toggle_slow_mode":
         return types.ChannelAdminLogEventActionToggleSlowMode(prev_value=d["prev"], new_value=d["new"])
     if kind == "default_banned_rights":

@@ -89,3 +89,66 @@ def draft_update_to_tl(d: dict):
     else:
         peer = types.PeerUser(user_id=d["peer_id"])
     return types.UpdateDraftMessage(peer=peer, draft=draft_to_tl(d))
+
+
+# --- reactions ----------------------------------------------------------------------
+
+
+def reaction_to_tl(emoticon: str):
+    return types.ReactionEmoji(emoticon=emoticon)
+
+
+def reactions_from_tl(reactions) -> list[str]:
+    """Input reactions -> emoticons. reactionEmpty means none; custom emoji and paid
+    reactions become "" (no such reaction exists here: the domain refuses it)."""
+    out = []
+    for r in reactions or ():
+        if isinstance(r, types.ReactionEmpty):
+            continue
+        out.append(r.emoticon if isinstance(r, types.ReactionEmoji) else "")
+    return out
+
+
+def reaction_from_tl(reaction) -> str:
+    found = reactions_from_tl([reaction])
+    return found[0] if found else ""
+
+
+def peer_reaction_to_tl(r: dict, viewer_id: int):
+    """One recent reactor (``r`` from message_core.reactions.summary's recent list)."""
+    return types.MessagePeerReaction(
+        big=bool(r.get("big")),
+        unread=bool(r.get("unread")),
+        my=r["user_id"] == viewer_id,
+        peer_id=types.PeerUser(user_id=r["user_id"]),
+        date=r["date"],
+        reaction=reaction_to_tl(r["reaction"]),
+    )
+
+
+def message_reactions_to_tl(summary: dict | None, viewer_id: int, *, can_see_list: bool, min_: bool = False):
+    """A message's ``reactions`` as ``viewer_id`` sees them. ``min_``: the same object
+    for every viewer (no chosen_order; clients keep their own choice)."""
+    if not summary:
+        return None
+    mine = {r: i for i, r in enumerate(summary.get("mine") or ())}
+    counts = sorted(summary["counts"].items(), key=lambda kv: (-kv[1], kv[0]))
+    results = [
+        types.ReactionCount(
+            chosen_order=None if min_ or r not in mine else mine[r], reaction=reaction_to_tl(r), count=n
+        )
+        for r, n in counts
+    ]
+    recent = summary.get("recent") or []
+    return types.MessageReactions(
+        min=min_,
+        can_see_list=can_see_list,
+        results=results,
+        recent_reactions=[peer_reaction_to_tl(r, viewer_id) for r in recent] if recent else None,
+    )
+
+
+def message_reactions_update_to_tl(peer, msg_id: int, reactions):
+    return types.UpdateMessageReactions(
+        peer=peer, msg_id=msg_id, reactions=reactions or types.MessageReactions(results=[])
+    )

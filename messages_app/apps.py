@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "compat")
+RPC_MODULES = ("messages", "dialogs", "compat", "reactions")
 
 
 class MessagesConfig(AppConfig):

@@ -22,7 +22,7 @@ def _message_view_to_tl(m: dict | None, channel: dict | None, replies: dict[int,
     if m is None or channel is None or m.get("empty") or m.get("action"):
         return types.MessageViews()
     if channel["broadcast"]:
-        return types.MessageViews(views=0, forwards=0)
+        return types.MessageViews(views=m.get("views_count") or 0, forwards=m.get("forwards_count") or 0)
     n, top = replies.get(m["id"], (0, 0))
     return types.MessageViews(
         replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
@@ -130,12 +130,6 @@ def sponsored_report_reported_to_tl():
 # --- empty hashed lists (notModified when the client already holds the empty list) -------
 
 
-def empty_saved_reaction_tags_to_tl(*, not_modified: bool):
-    if not_modified:
-        return types.messages.SavedReactionTagsNotModified()
-    return types.messages.SavedReactionTags(tags=[], hash=0)
-
-
 def empty_reactions_to_tl(*, not_modified: bool):
     if not_modified:
         return types.messages.ReactionsNotModified()
@@ -161,10 +155,6 @@ def empty_emoji_list_to_tl(*, not_modified: bool):
 
 
 # --- empty paged lists -----------------------------------------------------------------------
-
-
-def empty_reactions_list_to_tl():
-    return types.messages.MessageReactionsList(count=0, reactions=[], chats=[], users=[])
 
 
 def empty_votes_list_to_tl():

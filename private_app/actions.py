@@ -51,7 +51,9 @@ from tl.errors import (
     ReplyMessageIdInvalidError,
 )
 
-from .models import MessageBox, PrivateDialog, PrivateMessage
+from .models import MessageBox, PrivateDialog, PrivateMessage, PrivateReadDate
+from .reaction_view import attach as attach_reactions
+from .reaction_view import reactor_ids
 
 
 def in_thread(fn):
@@ -112,6 +114,8 @@ def box_to_dict(box: MessageBox) -> dict:
         "edit_date": m.edit_date,
         "silent": m.silent,
         "reply_to_msg_id": box.reply_to_box_id,
+        "message_pk": box.message_id,
+        "reaction_unread": box.reaction_unread,
     }
 
 
@@ -127,6 +131,7 @@ def load_boxes(owner_id: int, box_ids: list[int]) -> dict[int, dict]:
 
 def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]) -> None:
     """The peers a client needs to render these messages: both sides and the forward origin."""
+    user_ids.update(reactor_ids(messages))
     for m in messages:
         user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
         fwd = m.get("fwd_from") or {}
@@ -441,7 +446,9 @@ def get_history(
         count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
     else:
         count = dialog.values("id")[:HISTORY_COUNT_MAX].count()
-    return PrivateHistory([box_to_dict(b) for b in messages], max(count, len(messages)))
+    shown = [box_to_dict(b) for b in messages]
+    attach_reactions(owner_id, shown)
+    return PrivateHistory(shown, max(count, len(messages)))
 
 
 @in_thread
@@ -459,10 +466,24 @@ def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozens
         replied = {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(box_id__in=targets.values())}
         ids = [targets.get(i, 0) if i in reply_ids else i for i in ids]
         found |= replied
-    return [found.get(i) or {"id": i, "empty": True} for i in ids]
+    out = [found.get(i) or {"id": i, "empty": True} for i in ids]
+    attach_reactions(owner_id, [m for m in out if not m.get("empty")])
+    return out
 
 
 # --- read marks ------------------------------------------------------------------------
+
+
+READ_DATE_EXPIRE = 7 * 86400  # appConfig pm_read_date_expire_period
+
+
+def record_read_date(owner_id: int, peer_id: int, max_id: int, date: int) -> None:
+    """The peer read the owner's messages up to ``max_id`` now (in the read's
+    transaction), for messages.getOutboxReadDate; rows past its window go."""
+    PrivateReadDate.objects.filter(
+        owner_id=owner_id, peer_id=peer_id, date__lt=date - READ_DATE_EXPIRE
+    ).delete()
+    PrivateReadDate.objects.create(owner_id=owner_id, peer_id=peer_id, max_id=max_id, date=date)
 
 
 def count_unread(owner_id: int, peer_id: int, after_id: int) -> int:
@@ -512,6 +533,7 @@ def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdat
                 owner_id=peer_id, peer_id=owner_id, read_outbox_max_id__lt=peer_mark
             ).update(read_outbox_max_id=peer_mark)
             if updated:
+                record_read_date(peer_id, owner_id, peer_mark, now())
                 theirs.append(
                     append_user_update(peer_id, READ_OUTBOX, {"peer_id": owner_id, "max_id": peer_mark})
                 )

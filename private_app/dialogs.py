@@ -20,6 +20,7 @@ from tl.errors import FolderIdInvalidError
 
 from .actions import box_to_dict, count_unread, in_thread, live_boxes
 from .models import PrivateDialog
+from .reaction_view import unread_reaction_counts
 
 UNREAD_MARK = "private.unread_mark"
 FOLDER = "private.folder"
@@ -32,6 +33,7 @@ class PrivateDialogEntry:
     dialog: dict
     top_message: dict | None
     unread_count: int
+    unread_reactions: int = 0
 
 
 def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogEntry]:
@@ -40,6 +42,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
         b.box_id: box_to_dict(b)
         for b in live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
     }
+    reactions = unread_reaction_counts(owner_id, [d.peer_id for d in dialogs]) if dialogs else {}
     return [
         PrivateDialogEntry(
             d.peer_id,
@@ -56,6 +59,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
             },
             tops.get(d.top_box_id),
             count_unread(owner_id, d.peer_id, d.read_inbox_max_id),
+            reactions.get(d.peer_id, 0),
         )
         for d in dialogs
     ]

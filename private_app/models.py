@@ -43,6 +43,8 @@ class MessageBox(models.Model):
     # Set on the sender's box only: a retried send returns this message.
     random_id = models.BigIntegerField(null=True, blank=True)
     deleted = models.BooleanField(default=False)
+    # The owner's message has reactions from the other side they have not seen yet.
+    reaction_unread = models.BooleanField(default=False)
 
     class Meta:
         db_table = "private_message_boxes"
@@ -61,6 +63,11 @@ class MessageBox(models.Model):
                 name="private_boxes_history",
             ),
             models.Index(fields=["message"], name="private_boxes_message"),
+            models.Index(
+                fields=["owner_id", "peer_id", "-box_id"],
+                condition=models.Q(reaction_unread=True, deleted=False),
+                name="private_boxes_unread_reactions",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -98,3 +105,42 @@ class PrivateDialog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_id} with {self.peer_id}"
+
+
+class PrivateMessageReaction(models.Model):
+    """One user's current reaction to a private message: stored once for the shared
+    content, so both sides' boxes show the same reactions."""
+
+    id = models.BigAutoField(primary_key=True)
+    message = models.ForeignKey(
+        PrivateMessage, on_delete=models.CASCADE, db_constraint=False, related_name="reactions"
+    )
+    user_id = models.BigIntegerField()
+    reaction = models.CharField(max_length=32)
+    chosen_order = models.IntegerField(default=0)
+    big = models.BooleanField(default=False)
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "private_message_reactions"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["message", "user_id", "reaction"], name="private_reactions_message_user"
+            )
+        ]
+        indexes = [models.Index(fields=["message", "-date"], name="private_reactions_recent")]
+
+
+class PrivateReadDate(models.Model):
+    """When the owner's outgoing messages up to ``max_id`` were read by the peer (one
+    row per advance of the outbox mark, kept for messages.getOutboxReadDate's window)."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner_id = models.BigIntegerField()
+    peer_id = models.BigIntegerField()
+    max_id = models.IntegerField()
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "private_read_dates"
+        indexes = [models.Index(fields=["owner_id", "peer_id", "max_id"], name="private_read_dates_mark")]

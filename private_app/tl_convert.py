@@ -5,7 +5,13 @@ from __future__ import annotations
 import time
 
 from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
-from message_core.tl_convert import draft_to_tl, entities_to_tl, fwd_header_to_tl
+from message_core.tl_convert import (
+    draft_to_tl,
+    entities_to_tl,
+    fwd_header_to_tl,
+    message_reactions_to_tl,
+    message_reactions_update_to_tl,
+)
 from tl import types
 
 
@@ -31,7 +37,18 @@ def message_to_tl(m: dict):
         message=m.get("message") or "",
         entities=entities_to_tl(m.get("entities") or []) or None,
         edit_date=m.get("edit_date") or None,
+        reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
     )
+
+
+def message_reactions_to_update(m: dict):
+    """updateMessageReactions of one owner's message (its current reactions)."""
+    reactions = message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True)
+    return message_reactions_update_to_tl(_peer(m["peer_id"]), m["id"], reactions)
+
+
+def read_contents_update_to_tl(ids: list[int], pts: int, pts_count: int = 1):
+    return types.UpdateReadMessagesContents(messages=list(ids), pts=pts, pts_count=pts_count)
 
 
 def new_message_update_to_tl(m: dict, pts: int, pts_count: int = 1):
@@ -108,7 +125,7 @@ def dialog_to_tl(e, draft: dict | None = None):
         read_outbox_max_id=d.get("read_outbox_max_id", 0),
         unread_count=e.unread_count,
         unread_mentions_count=0,
-        unread_reactions_count=0,
+        unread_reactions_count=e.unread_reactions,
         unread_poll_votes_count=0,
         notify_settings=peer_notify_settings_to_tl(d.get("notify_settings")),
         draft=draft_to_tl(draft),

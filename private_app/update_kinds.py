@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from accounts_app.updates import Rendered, UserUpdate, register_update_renderer, update_renderer
 
-from . import actions, dialogs, tl_convert
+from . import actions, dialogs, reactions, tl_convert
+from .reaction_view import attach
 
 
 async def _chats(viewer_id: int, shown: list[dict]) -> tuple[set[int], list]:
@@ -41,6 +42,7 @@ def _edit_part(m: dict, event: UserUpdate) -> Rendered:
 
 async def _render_many(events: list[UserUpdate], viewer_id: int, part) -> list[Rendered | None]:
     shown = await _messages_of(events)
+    await actions.in_thread(attach)(viewer_id, [m for m in shown if m is not None])
     parts = [part(m, e) if m is not None else None for m, e in zip(shown, events, strict=True)]
     live = [m for m in shown if m is not None]
     if live:
@@ -117,3 +119,33 @@ async def render_dialog_pinned(event: UserUpdate, viewer_id: int) -> Rendered:
         int(p["peer_id"]), bool(p["pinned"]), int(p.get("folder_id", 0))
     )
     return Rendered(updates=[update], user_ids={int(p["peer_id"])})
+
+
+async def render_message_reactions(events: list[UserUpdate], viewer_id: int) -> list[Rendered | None]:
+    """updateMessageReactions with each message's reactions as they are now (one
+    query for a difference page); a deleted message renders nothing."""
+    boxes = await actions.in_thread(reactions.load_for_render)(
+        viewer_id, [int(e.payload["box_id"]) for e in events]
+    )
+    out: list[Rendered | None] = []
+    for e in events:
+        m = boxes.get(int(e.payload["box_id"]))
+        if m is None:
+            out.append(None)
+            continue
+        users = {m["peer_id"], *actions.reactor_ids([m])}
+        out.append(Rendered(updates=[tl_convert.message_reactions_to_update(m)], user_ids=users))
+    return out
+
+
+async def render_message_reaction(event: UserUpdate, viewer_id: int) -> Rendered | None:
+    return (await render_message_reactions([event], viewer_id))[0]
+
+
+register_update_renderer(reactions.MESSAGE_REACTIONS, render_message_reaction, many=render_message_reactions)
+
+
+@update_renderer(reactions.READ_CONTENTS)
+async def render_read_contents(event: UserUpdate, viewer_id: int) -> Rendered:
+    update = tl_convert.read_contents_update_to_tl(event.payload["ids"], event.pts, event.pts_count)
+    return Rendered(updates=[update], carries_pts=True)

@@ -44,6 +44,7 @@ FILTER_TYPES: dict[str, tuple[str, ...]] = {
         "toggle_noforwards",
         "toggle_invites",
         "toggle_antispam",
+        "change_available_reactions",
     ),
     "forums": ("toggle_forum",),
     "pinned": ("update_pinned",),

@@ -137,6 +137,8 @@ async def do_create_channel(
         "pinned_message_id": 0,
         "pts": 0,
         "deleted": False,
+        "available_reactions": None,
+        "reactions_limit": 0,
     }
 
     async def body(conn, msg_id, pts):

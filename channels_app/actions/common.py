@@ -17,7 +17,7 @@ CHANNEL_COLUMNS = (
     "id, access_hash, title, about, username, creator_user_id, broadcast, megagroup, forum, signatures,"
     " pre_history_hidden, participants_hidden, noforwards, slowmode_seconds, ttl_period, date,"
     " participants_count, admins_count, kicked_count, banned_count, default_banned_rights,"
-    " top_message_id, top_message_date, pinned_message_id, pts, deleted"
+    " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit"
 )
 MEMBER_COLUMNS = (
     "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"
@@ -26,7 +26,8 @@ MEMBER_COLUMNS = (
 )
 MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
-    " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted"
+    " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
+    " views_count, forwards_count, reaction_counts"
 )
 
 
@@ -209,6 +210,8 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
         if m.get("sender_user_id"):
             user_ids.add(m["sender_user_id"])
         channel_ids.add(m["channel_id"])
+        for r in (m.get("reactions") or {}).get("recent") or ():
+            user_ids.add(r["user_id"])
         fwd = m.get("fwd_from")
         if fwd:
             if fwd.get("from_user_id"):

@@ -8,7 +8,7 @@ from message_core.clock import now
 from .. import db
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
-from . import mentions
+from . import mentions, reactions
 from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, require_visible
 from .dialogs import count_unread
 
@@ -80,6 +80,9 @@ async def get_channel_difference(
             )
     if not new_messages and not others:
         return Difference("empty", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT)
+    # Snapshots are of event time; reactions and views are as they are now.
+    new_messages = [dict(m) for m in new_messages]
+    await reactions.attach(viewer_id, channel, new_messages)
     users, chans = set(), {channel_id}
     message_refs(new_messages, users, chans)
     message_refs([e.message for e in others], users, chans)
@@ -98,6 +101,7 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
         (channel["id"], floor, cap),
     )
     messages = await cur.fetchall()
+    await reactions.attach(member["user_id"], channel, messages, conn)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message

@@ -35,7 +35,7 @@ from ..errors import (
     SlowmodeWaitError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
-from . import admin_log, mentions
+from . import admin_log, mentions, reactions
 from .admin import load_for_actor, require_right
 from .common import (
     MESSAGE_COLUMNS,
@@ -772,6 +772,7 @@ async def get_history(
             messages += (await cur.fetchall())[skip:]
         messages = messages[:limit]
         await mark_pinned(conn, channel_id, messages)
+        await reactions.attach(viewer_id, channel, messages, conn)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
     if extra:
@@ -816,6 +817,7 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
             await mark_pinned(conn, channel_id, list(rows.values()))
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
     live = [m for m in messages if not m.get("empty")]
+    await reactions.attach(viewer_id, channel, live)
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)
     unread = await mentions.unread_among(viewer_id, channel_id, live)

@@ -460,3 +460,32 @@ async def _insert_pin_event(conn, channel_id, pts, pts_count, date, ids, payload
 
 def _loggable(message: dict) -> dict:
     return message_snapshot(message)
+
+
+# ---- reactions ----
+
+
+async def do_set_available_reactions(
+    actor_user_id: int | None, channel_id: int, kind: str, reactions: list[str], reactions_limit: int | None
+) -> dict:
+    """messages.setChatAvailableReactions: change_info; all / some (standard emoji only,
+    REACTION_INVALID otherwise) / none, and the distinct-reactions cap per message
+    (1..reactions_uniq_max; absent keeps the current one)."""
+    from message_core import reactions as rx
+
+    from .common import jsonb
+
+    policy = rx.normalize_policy(kind, reactions)
+    if reactions_limit is not None and not 1 <= reactions_limit <= rx.UNIQ_MAX:
+        from tl.errors import ReactionsTooManyError
+
+        raise ReactionsTooManyError()
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    limit = channel.get("reactions_limit") or 0 if reactions_limit is None else reactions_limit
+    if policy == channel.get("available_reactions") and limit == (channel.get("reactions_limit") or 0):
+        raise ChatNotModifiedError()
+    return await _set_columns(
+        channel_id, actor_user_id, {"available_reactions": jsonb(policy), "reactions_limit": limit},
+        "change_available_reactions", {"prev": channel.get("available_reactions"), "new": policy},
+    )  # fmt: skip

@@ -61,11 +61,16 @@ async def report_spam(ctx, req):
 
 @rpc(functions.channels.ReadMessageContents)
 async def read_message_contents(ctx, req: functions.channels.ReadMessageContents):
-    """No media or voice notes exist, so there is no unread content to clear."""
+    """The contents of these messages were seen: their reactions are no longer unread
+    for their author (no media or voice notes exist, so nothing else is unread); the
+    author's other sessions get the messages' reactions without the unread marks."""
+    from ..actions import reactions
+
     me = viewer(ctx)
     if len(req.id) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    await checked_channel(me, req.channel)
+    channel, _ = await checked_channel(me, req.channel)
+    await reactions.do_read_contents(me, channel["id"], list(req.id))
     return True
 
 

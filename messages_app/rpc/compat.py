@@ -1,6 +1,6 @@
 """The design's explicit answers for messages.* methods Telegram Desktop calls when it
-opens a chat, whose model (media, polls, scheduled messages, drafts, reactions, sticker
-search, sponsored messages, TTL) does not exist here.
+opens a chat, whose model (media, polls, scheduled messages, sticker search, sponsored
+messages, TTL) does not exist here (reactions, views and read receipts: ``reactions``).
 
 Each handler checks its input caps and its peer first, exactly as the real method
 would (a wrong access hash: CHANNEL_PRIVATE for a channel, PEER_ID_INVALID for a
@@ -39,12 +39,10 @@ from private_app import actions as private_actions
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    MessageNotReadYetError,
     MultiMediaTooLongError,
     NotImplementedRpcError,
     OptionInvalidError,
     OptionsTooMuchError,
-    PremiumAccountRequiredError,
     ScheduleDateInvalidError,
     SendAsPeerInvalidError,
     UrlInvalidError,
@@ -66,10 +64,7 @@ CUSTOM_EMOJI_IDS_MAX = 200
 STICKER_SEARCH_LIMIT = 100
 LANG_CODES_MAX = 10
 VOTES_LIMIT = 50
-REACTIONS_LIST_LIMIT = 100
-REACTIONS_LIMIT = 100
 OFFSET_STRING_MAX = 64
-TAG_TITLE_MAX = 12
 URL_MAX = 2048
 COMMON_CHATS_LIMIT = peer_stats.COMMON_CHATS_LIMIT
 HISTORY_TTL_MAX = 366 * 86400
@@ -155,38 +150,6 @@ async def hide_peer_settings_bar(ctx, req: functions.messages.HidePeerSettingsBa
     me = viewer(ctx)
     await resolve_peer(me, req.peer)
     return True  # there is no bar to hide
-
-
-@rpc(functions.messages.GetMessagesViews)
-async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
-    """One messageViews per requested id, in order. Views and forwards are not counted
-    here (0 on channel posts; ``increment`` records nothing); megagroup messages carry
-    their real thread reply counts. Ids the viewer cannot see get an empty entry."""
-    me = viewer(ctx)
-    ids = _ids(req.id)
-    p = await resolve_peer(me, req.peer)
-    if p.channel is None:
-        users = await users_for(me, [p.user_id])
-        return compat_tl.message_views_to_tl([None] * len(ids), None, {}, [], users)
-    h = await actions.get_messages(me, p.channel_id, ids)
-    channel = h.channel
-    live = [m for m in h.messages if not m.get("empty") and not m.get("action")]
-    replies = (
-        await peer_stats.thread_reply_counts(channel, h.member, sorted({m["id"] for m in live}))
-        if channel["megagroup"]
-        else {}
-    )
-    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, h.member)})
-    return compat_tl.message_views_to_tl(h.messages, channel, replies, chats, [])
-
-
-@rpc(functions.messages.ReadMessageContents)
-async def read_message_contents(ctx, req: functions.messages.ReadMessageContents):
-    """Private chats: no voice/video notes or unread media exist, so no content is
-    unread and nothing is logged: the account's current pts, pts_count 0."""
-    me = viewer(ctx)
-    _ids(req.id)
-    return core_tl.affected_messages_to_tl(await _account_pts(me), 0)
 
 
 @rpc(functions.messages.GetMessageEditData)
@@ -530,76 +493,14 @@ async def report_sponsored_message(ctx, req: functions.messages.ReportSponsoredM
     return compat_tl.sponsored_report_reported_to_tl()
 
 
-# --- reactions and tags --------------------------------------------------------------------
+# --- reaction tags --------------------------------------------------------------------------
 
 
-@rpc(functions.messages.GetSavedReactionTags)
-async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionTags):
-    me = viewer(ctx)
-    if req.peer is not None:
-        await resolve_peer(me, req.peer)
-    return compat_tl.empty_saved_reaction_tags_to_tl(not_modified=_holds_empty(req.hash))
-
-
-@rpc(functions.messages.UpdateSavedReactionTag)
-async def update_saved_reaction_tag(ctx, req: functions.messages.UpdateSavedReactionTag):
-    """Tag titles are a Premium feature on Telegram; no account is Premium here."""
+@rpc(functions.messages.GetDefaultTagReactions)
+async def default_tag_reactions(ctx, req: functions.messages.GetDefaultTagReactions):
+    """Saved-message tags are not assigned to messages here: no default tag list."""
     viewer(ctx)
-    if req.title is not None and len(req.title) > TAG_TITLE_MAX:
-        raise LimitInvalidError()
-    raise PremiumAccountRequiredError()
-
-
-@rpc(
-    functions.messages.GetDefaultTagReactions,
-    functions.messages.GetRecentReactions,
-    functions.messages.GetTopReactions,
-)
-async def reaction_lists(ctx, req):
-    """No reactions are recorded: the lists are empty (hash 0)."""
-    viewer(ctx)
-    if isinstance(req, functions.messages.GetRecentReactions | functions.messages.GetTopReactions):
-        _limit(req.limit, REACTIONS_LIMIT)
     return compat_tl.empty_reactions_to_tl(not_modified=_holds_empty(req.hash))
-
-
-@rpc(functions.messages.ClearRecentReactions)
-async def clear_recent_reactions(ctx, req: functions.messages.ClearRecentReactions):
-    viewer(ctx)
-    return True  # the list is already empty
-
-
-@rpc(functions.messages.GetMessagesReactions)
-async def get_messages_reactions(ctx, req: functions.messages.GetMessagesReactions):
-    me = viewer(ctx)
-    _ids(req.id)
-    await resolve_peer(me, req.peer)
-    return _empty_updates()  # no message has reactions
-
-
-@rpc(functions.messages.GetMessageReactionsList)
-async def get_message_reactions_list(ctx, req: functions.messages.GetMessageReactionsList):
-    me = viewer(ctx)
-    _limit(req.limit, REACTIONS_LIST_LIMIT)
-    if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
-        raise OffsetInvalidError()
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_reactions_list_to_tl()
-
-
-@rpc(functions.messages.GetUnreadReactions)
-async def get_unread_reactions(ctx, req: functions.messages.GetUnreadReactions):
-    me = viewer(ctx)
-    _limit(req.limit, limits.HISTORY_LIMIT)
-    p = await resolve_peer(me, req.peer)
-    return _empty_messages(p)
-
-
-@rpc(functions.messages.ReadReactions)
-async def read_reactions(ctx, req: functions.messages.ReadReactions):
-    me = viewer(ctx)
-    p = await resolve_peer(me, req.peer)
-    return await _affected_history(me, p)
 
 
 # --- stickers and custom emoji ----------------------------------------------------------------
@@ -737,36 +638,6 @@ async def set_default_history_ttl(ctx, req: functions.messages.SetDefaultHistory
     if req.period:
         raise NotImplementedRpcError()
     return True
-
-
-@rpc(functions.messages.GetOutboxReadDate)
-async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
-    """Private chats only. Read marks are kept, read times are not: an unread message
-    is MESSAGE_NOT_READ_YET; a read one has no date to give (NOT_IMPLEMENTED)."""
-    me = viewer(ctx)
-    p = await resolve_peer(me, req.peer)
-    if p.channel is not None or p.user_id == me:
-        raise PeerIdInvalidError()
-    if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
-        raise MessageIdInvalidError()
-    read = await private_actions.outbox_read_state(me, p.user_id, req.msg_id)
-    if read is None:
-        raise MessageIdInvalidError()
-    if not read:
-        raise MessageNotReadYetError()
-    raise NotImplementedRpcError()
-
-
-@rpc(functions.messages.GetMessageReadParticipants)
-async def get_message_read_participants(ctx, req: functions.messages.GetMessageReadParticipants):
-    """Per-reader read times are not kept: no reader can be listed with a date."""
-    me = viewer(ctx)
-    p = await resolve_peer(me, req.peer)
-    if p.channel is None:
-        raise PeerIdInvalidError()  # a group method
-    if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
-        raise MessageIdInvalidError()
-    return []
 
 
 @rpc(functions.messages.SaveDefaultSendAs)

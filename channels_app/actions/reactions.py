@@ -1,0 +1,356 @@
+"""Reactions to channel messages (``channel_message_reactions``) and the author's
+unread reactions.
+
+A user's current reactions to a message are rows keyed by (channel, message, user,
+reaction); the message row keeps the totals (``reaction_counts``) in the same
+transaction, so rendering a page reads totals with the messages and needs one bounded
+query for the viewer's own choice and the few newest reactors
+(:func:`attach`). A reaction by someone other than the message's author is unread
+for the author until they read it (getUnreadReactions / readReactions /
+readMessageContents); ``channel_dialogs.unread_reactions_count`` is recounted from
+those rows whenever they change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from message_core import limits
+from message_core import reactions as rx
+from message_core.clock import now
+
+from .. import db, notify
+from ..errors import (
+    ChannelPrivateError,
+    LimitInvalidError,
+    MessageIdInvalidError,
+    OffsetInvalidError,
+)
+from .common import is_active, jsonb, load_channel, load_member, require_visible
+
+READ_BATCH = 1000  # unread reactions cleared per readReactions call
+PUSH_CLEARED_MAX = 100  # cleared messages re-sent to the author's sessions
+
+
+@dataclass(slots=True)
+class ReactionChange:
+    channel: dict
+    member: dict | None
+    msg_id: int
+    summary: dict | None  # the actor's view of the message's reactions
+    added: list[str] = field(default_factory=list)
+    user_ids: set[int] = field(default_factory=set)
+
+
+# --- rendering -------------------------------------------------------------------------
+
+_ATTACH = """
+SELECT m.id, m.views_count, m.forwards_count, m.reaction_counts,
+  CASE WHEN m.reaction_counts IS NULL THEN NULL ELSE
+    (SELECT json_agg(r.reaction_value ORDER BY r.chosen_order) FROM channel_message_reactions r
+     WHERE r.channel_id = %(c)s AND r.message_id = m.id AND r.user_id = %(v)s) END AS mine,
+  CASE WHEN m.reaction_counts IS NULL OR NOT %(recent)s THEN NULL ELSE
+    (SELECT json_agg(x) FROM (SELECT r.user_id, r.reaction_value AS reaction, r.date, r.big,
+       r.unread AND r.author_user_id = %(v)s AS unread
+     FROM channel_message_reactions r WHERE r.channel_id = %(c)s AND r.message_id = m.id
+     ORDER BY r.date DESC, r.user_id DESC LIMIT %(n)s) x) END AS recent
+FROM channel_messages m WHERE m.channel_id = %(c)s AND m.id = ANY(%(ids)s)
+"""
+
+
+def shows_reactors(channel: dict) -> bool:
+    """Who reacted is shown in groups; a broadcast channel shows only the totals."""
+    return not channel["broadcast"]
+
+
+async def attach(viewer_id: int, channel: dict, messages: list[dict], conn=None) -> None:
+    """Give each live message of a page its current ``reactions`` summary (as the
+    viewer sees it), ``views_count`` and ``forwards_count``: one query for the page,
+    whatever its size (at most a page of ids)."""
+    ids = [m["id"] for m in messages if m and not m.get("empty") and not m.get("action")]
+    if not ids:
+        return
+    params = {
+        "c": channel["id"],
+        "v": viewer_id,
+        "ids": ids,
+        "recent": shows_reactors(channel),
+        "n": rx.RECENT_SHOWN,
+    }
+    if conn is None:
+        async with db.connection() as own:
+            rows = await (await own.execute(_ATTACH, params)).fetchall()
+    else:
+        rows = await (await conn.execute(_ATTACH, params)).fetchall()
+    found = {r["id"]: r for r in rows}
+    for m in messages:
+        r = found.get(m.get("id")) if m and not m.get("empty") else None
+        if r is None:
+            continue
+        m["views_count"] = r["views_count"]
+        m["forwards_count"] = r["forwards_count"]
+        m["reactions"] = rx.summary(r["reaction_counts"], r["mine"], r["recent"])
+
+
+def reactor_ids(messages: list[dict]) -> set[int]:
+    return {r["user_id"] for m in messages if m for r in ((m.get("reactions") or {}).get("recent") or ())}
+
+
+async def current(viewer_id: int, channel: dict, msg_id: int) -> dict | None:
+    m = {"id": msg_id, "channel_id": channel["id"]}
+    await attach(viewer_id, channel, [m])
+    return m.get("reactions")
+
+
+# --- sendReaction ------------------------------------------------------------------------
+
+
+def _check_member(channel: dict, member: dict | None) -> None:
+    if channel["deleted"] or not is_active(member):
+        raise ChannelPrivateError()
+    require_visible(channel, member)
+
+
+_RECOUNT = """
+UPDATE channel_dialogs SET unread_reactions_count = (
+  SELECT count(DISTINCT r.message_id) FROM channel_message_reactions r
+  JOIN channel_messages m ON m.channel_id = r.channel_id AND m.id = r.message_id AND NOT m.deleted
+  WHERE r.channel_id = %(c)s AND r.author_user_id = %(a)s AND r.unread)
+WHERE user_id = %(a)s AND channel_id = %(c)s
+"""
+
+
+async def do_send_reaction(
+    user_id: int, channel_id: int, msg_id: int, reactions: list[str], *, big: bool = False
+) -> ReactionChange:
+    """messages.sendReaction in a channel: the user's reactions to the message become
+    ``reactions`` (empty: none). Returns the actor's view; publishes the change."""
+    if not 0 < msg_id <= limits.MAX_MESSAGE_ID:
+        raise MessageIdInvalidError()
+    date = now()
+    async with db.connection() as conn, conn.transaction():
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        _check_member(channel, member)
+        chosen = rx.check_choice(reactions, channel.get("available_reactions"))
+        cur = await conn.execute(
+            "SELECT id, sender_user_id, action, reaction_counts FROM channel_messages"
+            " WHERE channel_id = %s AND id = %s AND NOT deleted FOR UPDATE",
+            (channel_id, msg_id),
+        )
+        msg = await cur.fetchone()
+        if msg is None or msg["id"] <= member["available_min_id"] or msg["action"] is not None:
+            raise MessageIdInvalidError()
+        cur = await conn.execute(
+            "SELECT reaction_value, date, big, unread FROM channel_message_reactions"
+            " WHERE channel_id = %s AND message_id = %s AND user_id = %s",
+            (channel_id, msg_id, user_id),
+        )
+        old = {r["reaction_value"]: r for r in await cur.fetchall()}
+        removed = [r for r in old if r not in chosen]
+        added = [r for r in chosen if r not in old]
+        counts = rx.apply_counts(msg["reaction_counts"], removed, [])
+        if added:
+            rx.check_uniq(counts or {}, chosen, channel.get("reactions_limit") or 0)
+        author = msg["sender_user_id"]
+        unread = author != user_id
+        await conn.execute(
+            "DELETE FROM channel_message_reactions WHERE channel_id = %s AND message_id = %s AND user_id = %s",
+            (channel_id, msg_id, user_id),
+        )
+        if chosen:
+            await conn.execute(
+                "INSERT INTO channel_message_reactions (channel_id, message_id, user_id, reaction_type,"
+                " reaction_value, chosen_order, big, unread, author_user_id, date)"
+                " SELECT %s, %s, %s, 'emoji', r.v, r.o, r.b, r.n, %s, r.d"
+                " FROM unnest(%s::text[], %s::int[], %s::bool[], %s::bool[], %s::int[]) AS r(v, o, b, n, d)",
+                (
+                    channel_id, msg_id, user_id, author, chosen, list(range(len(chosen))),
+                    [old[r]["big"] if r in old else big for r in chosen],
+                    [old[r]["unread"] if r in old else unread for r in chosen],
+                    [old[r]["date"] if r in old else date for r in chosen],
+                ),
+            )  # fmt: skip
+        new_counts = rx.apply_counts(counts, [], added)
+        if removed or added:
+            await conn.execute(
+                "UPDATE channel_messages SET reaction_counts = %s WHERE channel_id = %s AND id = %s",
+                (jsonb(new_counts), channel_id, msg_id),
+            )
+            if author != user_id:
+                await conn.execute(_RECOUNT, {"c": channel_id, "a": author})
+    summary = await current(user_id, channel, msg_id)
+    if removed or added:
+        await notify.publish(
+            "channel.reactions",
+            {"channel_id": channel_id, "msg_id": msg_id, "actor": user_id, "author": author},
+        )
+    users = {user_id} | {r["user_id"] for r in (summary or {}).get("recent", ())}
+    return ReactionChange(channel, member, msg_id, summary, added=added, user_ids=users)
+
+
+# --- reading the reactions -----------------------------------------------------------------
+
+
+def _encode_offset(row: dict) -> str:
+    return f"{row['date']}:{row['user_id']}:{row['reaction']}"
+
+
+def _decode_offset(offset: str) -> tuple[int, int, str]:
+    try:
+        date, user, reaction = offset.split(":", 2)
+        return int(date), int(user), reaction
+    except ValueError:
+        raise OffsetInvalidError() from None
+
+
+async def reactions_list(
+    viewer_id: int, channel_id: int, msg_id: int, *, reaction: str | None, offset: str | None, limit: int
+) -> tuple[int, list[dict], str | None, dict, dict | None]:
+    """messages.getMessageReactionsList: who reacted, newest first, a keyset page
+    ((date, user, reaction) below the offset's), optionally one reaction only.
+    Returns (count, rows, next offset, channel, member)."""
+    if limit < 0:
+        raise LimitInvalidError()
+    limit = min(limit or rx.LIST_PAGE_MAX, rx.LIST_PAGE_MAX)
+    if offset is not None and len(offset) > 64:
+        raise OffsetInvalidError()
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        cur = await conn.execute(
+            "SELECT reaction_counts FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted"
+            " AND id > %s",
+            (channel_id, msg_id, member["available_min_id"] if is_active(member) else 0),
+        )
+        msg = await cur.fetchone()
+        if msg is None:
+            raise MessageIdInvalidError()
+        counts = msg["reaction_counts"] or {}
+        where, params = ["channel_id = %(c)s", "message_id = %(m)s"], {"c": channel_id, "m": msg_id}
+        if reaction is not None:
+            reaction = rx.canonical(reaction)
+            where += ["reaction_type = 'emoji'", "reaction_value = %(r)s"]
+            params["r"] = reaction
+        if offset:
+            params["od"], params["ou"], params["or"] = _decode_offset(offset)
+            where.append("(date, user_id, reaction_value) < (%(od)s, %(ou)s, %(or)s)")
+        cur = await conn.execute(
+            "SELECT user_id, reaction_value AS reaction, date, big, unread AND author_user_id = %(v)s AS unread"
+            f" FROM channel_message_reactions WHERE {' AND '.join(where)}"
+            " ORDER BY date DESC, user_id DESC, reaction_value DESC LIMIT %(n)s",
+            {**params, "v": viewer_id, "n": limit + 1},
+        )
+        rows = await cur.fetchall()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    total = counts.get(reaction, 0) if reaction is not None else sum(counts.values())
+    return total, rows, _encode_offset(rows[-1]) if more and rows else None, channel, member
+
+
+# --- the author's unread reactions -------------------------------------------------------------
+
+_UNREAD = (
+    " FROM channel_message_reactions r JOIN channel_messages m ON m.channel_id = r.channel_id"
+    " AND m.id = r.message_id AND NOT m.deleted"
+)
+
+
+async def unread_reaction_ids(
+    user_id: int, channel_id: int, *, offset_id: int = 0, add_offset: int = 0, limit: int = 100,
+    max_id: int = 0, min_id: int = 0,
+) -> tuple[list[int], int]:  # fmt: skip
+    """messages.getUnreadReactions: the author's messages with unread reactions,
+    newest first, and their total. Seek on offset_id; add_offset bounded."""
+    if limit < 0 or not -limits.ADD_OFFSET_MAX <= add_offset <= limits.ADD_OFFSET_MAX:
+        raise LimitInvalidError()
+    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
+    where = ["r.channel_id = %(c)s", "r.author_user_id = %(u)s", "r.unread"]
+    params: dict = {"u": user_id, "c": channel_id}
+    if add_offset < 0:
+        where.append("r.message_id >= %(o)s")
+        params["o"] = offset_id
+        order, take = "ASC", -add_offset
+        limit = min(limit, take)
+    else:
+        order, take = "DESC", add_offset + limit
+        if offset_id:
+            where.append("r.message_id < %(o)s")
+            params["o"] = offset_id
+    if max_id:
+        where.append("r.message_id < %(max)s")
+        params["max"] = max_id
+    if min_id:
+        where.append("r.message_id > %(min)s")
+        params["min"] = min_id
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            f"SELECT DISTINCT r.message_id{_UNREAD} WHERE {' AND '.join(where)}"
+            f" ORDER BY r.message_id {order} LIMIT %(n)s",
+            {**params, "n": take},
+        )
+        ids = [r["message_id"] for r in await cur.fetchall()]
+        cur = await conn.execute(
+            "SELECT unread_reactions_count FROM channel_dialogs WHERE user_id = %s AND channel_id = %s",
+            (user_id, channel_id),
+        )
+        row = await cur.fetchone()
+    ids = sorted(ids, reverse=True) if order == "ASC" else ids[add_offset:]
+    return ids[:limit], (row or {}).get("unread_reactions_count", 0)
+
+
+async def _clear(user_id: int, channel_id: int, ids: list[int] | None) -> tuple[dict, list[int], bool]:
+    """Mark the author's unread reactions read (on ``ids``, or the oldest batch),
+    recount the dialog; (channel, cleared message ids, whether more remain)."""
+    async with db.connection() as conn, conn.transaction():
+        channel = await load_channel(conn, channel_id)
+        if channel is None:
+            raise ChannelPrivateError()
+        member = await load_member(conn, channel_id, user_id)
+        _check_member(channel, member)
+        if ids is None:
+            cur = await conn.execute(
+                "UPDATE channel_message_reactions SET unread = false WHERE (channel_id, message_id, user_id,"
+                " reaction_value) IN (SELECT channel_id, message_id, user_id, reaction_value"
+                "  FROM channel_message_reactions WHERE channel_id = %s AND author_user_id = %s AND unread"
+                "  LIMIT %s) RETURNING message_id",
+                (channel_id, user_id, READ_BATCH),
+            )
+        else:
+            cur = await conn.execute(
+                "UPDATE channel_message_reactions SET unread = false WHERE channel_id = %s"
+                " AND author_user_id = %s AND unread AND message_id = ANY(%s) RETURNING message_id",
+                (channel_id, user_id, ids),
+            )
+        touched = [r["message_id"] for r in await cur.fetchall()]
+        if touched:
+            await conn.execute(_RECOUNT, {"c": channel_id, "a": user_id})
+    more = ids is None and len(touched) >= READ_BATCH
+    cleared = sorted(set(touched), reverse=True)
+    if cleared:
+        await notify.publish(
+            "channel.reactions_read",
+            {"user_id": user_id, "channel_id": channel_id, "broadcast": bool(channel["broadcast"]),
+             "ids": cleared[:PUSH_CLEARED_MAX]},
+        )  # fmt: skip
+    return channel, cleared, more
+
+
+async def do_read_reactions(user_id: int, channel_id: int) -> tuple[dict, list[int], bool]:
+    """messages.readReactions: one batch of the author's unread reactions in the channel."""
+    return await _clear(user_id, channel_id, None)
+
+
+async def do_read_contents(user_id: int, channel_id: int, ids: list[int]) -> tuple[dict, list[int]]:
+    """channels.readMessageContents: the contents of these messages were seen, so their
+    reactions are no longer unread for their author."""
+    if len(ids) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
+    valid = [i for i in ids if 0 < i <= limits.MAX_MESSAGE_ID]
+    channel, cleared, _ = await _clear(user_id, channel_id, valid)
+    return channel, cleared
