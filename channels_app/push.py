@@ -349,10 +349,18 @@ async def _deliver_reactions(payload: dict, edge) -> None:
     if channel is None or not members:
         return
     author = payload.get("author") or 0
-    # The author's view marks their unread reactions; the shared one marks none.
-    shared = await reactions.current(0, channel, msg_id)
-    own = await reactions.current(author, channel, msg_id) if author in members else None
-    mine = await reactions.current(actor, channel, msg_id) if actor in members and actor != author else None
+    # One read for everyone: the author's view (their unread marks); the others get it
+    # as a min object without those marks; the actor's other sessions need their choice.
+    own = await reactions.current(author, channel, msg_id)
+    shared = (
+        None
+        if own is None
+        else {**own, "mine": [], "recent": [{**r, "unread": False} for r in own["recent"]]}
+    )
+    if author == actor or actor not in members or not _sessions(edge, actor, exclude):
+        mine = own if author == actor else None
+    else:
+        mine = await reactions.current(actor, channel, msg_id)
     user_ids = reactions.reactor_ids([{"reactions": shared}]) if shared else set()
     broadcast = bool(channel["broadcast"])
     for user_id, member in members.items():
