@@ -75,7 +75,9 @@ async def run(reactors: int, rounds: int, history_calls: int) -> None:
         peer = types.InputPeerChannel(ch.id, ch.access_hash)
         ids = []
         for n in range(PAGE):
-            sent = await clients[0](functions.messages.SendMessageRequest(peer, f"m{n}", random_id=n + 1))
+            sent = await clients[0](
+                functions.messages.SendMessageRequest(peer, f"m{n}", random_id=(1 << 40) + n)
+            )
             ids.append(next(u.id for u in sent.updates if isinstance(u, types.UpdateMessageID)))
         for c in clients[1:]:
             await c(functions.channels.GetFullChannelRequest(ic))
@@ -97,6 +99,20 @@ async def run(reactors: int, rounds: int, history_calls: int) -> None:
                     )
                     latencies.append(time.perf_counter() - t0)
 
+        # The same members sending messages concurrently: the box's baseline for a write.
+        base: list[float] = []
+
+        async def sender(idx: int, client) -> None:
+            for n in range(20):
+                t0 = time.perf_counter()
+                await client(
+                    functions.messages.SendMessageRequest(peer, f"b{idx}-{n}", random_id=(idx << 20) | n + 1)
+                )
+                base.append(time.perf_counter() - t0)
+
+        await asyncio.gather(*(sender(i, c) for i, c in enumerate(clients[1:], 1)))
+        print(f"baseline sendMessage, same {reactors} members concurrently: p50 {pct(base, 50) * 1000:.1f} ms,"
+              f" p99 {pct(base, 99) * 1000:.1f} ms")  # fmt: skip
         await clients[1](
             functions.messages.SendReactionRequest(
                 peer=peer, msg_id=ids[0], reaction=[types.ReactionEmoji("🤔")]
@@ -113,7 +129,9 @@ async def run(reactors: int, rounds: int, history_calls: int) -> None:
         hist_lat = []
         for _ in range(history_calls):
             t0 = time.perf_counter()
-            h = await clients[0](functions.messages.GetHistoryRequest(peer, 0, None, 0, PAGE, 0, 0, 0))
+            h = await clients[0](
+                functions.messages.GetHistoryRequest(peer, 0, None, 0, PAGE, ids[-1] + 1, 0, 0)
+            )
             hist_lat.append(time.perf_counter() - t0)
         with_reactions = sum(1 for m in h.messages if getattr(m, "reactions", None))
         print(f"getHistory(limit={PAGE}), {with_reactions} messages with reactions, through the listener:"
