@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from channels_app import account_updates, actions, notify, tl_convert
 from channels_app.actions import mentions as mention_actions
+from channels_app.actions import views
 from channels_app.rpc.channels import read_channel
 from channels_app.rpc.context import change_to_updates, context_for
 from edge_app.registry import rpc
@@ -76,6 +77,7 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
         raise ScheduleDateInvalidError()
     if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
+    src = None
     if is_user_peer(req.from_peer):
         items = await private_peer.forwardable(ctx, req.from_peer, list(req.id))
     else:
@@ -85,14 +87,18 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     by_id = {it["source"]["id"]: it for it in items}
     pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
     if is_user_peer(req.to_peer):
-        return await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
-    dst, _ = await checked_channel(me, req.to_peer)
-    name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
-    change = await actions.do_forward_to_channel(
-        me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
-        silent=req.silent, sender_name=name,
-    )  # fmt: skip
-    return await change_to_updates(me, change)
+        answer = await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
+    else:
+        dst, _ = await checked_channel(me, req.to_peer)
+        name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
+        change = await actions.do_forward_to_channel(
+            me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
+            silent=req.silent, sender_name=name,
+        )  # fmt: skip
+        answer = await change_to_updates(me, change)
+    if src is not None and src["broadcast"]:
+        await views.do_count_forwards(src["id"], [p[0]["source"]["id"] for p in pairs])
+    return answer
 
 
 @rpc(functions.messages.EditMessage)

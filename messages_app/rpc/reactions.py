@@ -5,6 +5,8 @@ read_receipts``, ``private_app.reactions``); the account's reaction lists live i
 
 from __future__ import annotations
 
+import asyncio
+
 from accounts_app import reaction_lists
 from accounts_app.tl_convert import pts_filler_to_tl
 from channels_app import actions, tl_convert
@@ -78,13 +80,16 @@ async def send_reaction(ctx, req: functions.messages.SendReaction):
             ups.append(pts_filler_to_tl(event))
         return tl_convert.updates_to_tl(ups, users, chats)
     change = await channel_reactions.do_send_reaction(me, p.channel_id, req.msg_id, chosen, big=req.big)
-    await _remember(me, change.added, req.add_to_recent)
     cid = p.channel_id
     update = tl_convert.message_reactions_to_update(
         cid, req.msg_id, change.summary, me, broadcast=change.channel["broadcast"]
     )
-    users = await users_for(me, change.user_ids)
-    chats = await chats_for(me, [cid], {cid: (change.channel, change.member)})
+    # The account's lists and the answer's context do not depend on each other.
+    _, users, chats = await asyncio.gather(
+        _remember(me, change.added, req.add_to_recent),
+        users_for(me, change.user_ids),
+        chats_for(me, [cid], {cid: (change.channel, change.member)}),
+    )
     return tl_convert.updates_to_tl([update], users, chats)
 
 

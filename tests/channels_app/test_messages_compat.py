@@ -142,7 +142,8 @@ async def test_channel_peer_answers_and_wrong_hash(users):
         isinstance(affected, types.messages.AffectedHistory) and affected.pts_count == 0 and affected.pts > 0
     )
     assert (await answer(b, M.GetMessageReactionsList(peer=peer, id=root.id, limit=10))).count == 0
-    assert (await answer(b, M.GetMessagesReactions(peer=peer, id=[root.id]))).updates == []
+    refreshed = await answer(b, M.GetMessagesReactions(peer=peer, id=[root.id]))
+    assert [(u.msg_id, u.reactions.results) for u in refreshed.updates] == [(root.id, [])]
     assert (await answer(b, M.GetPollVotes(peer=peer, id=root.id, limit=10))).count == 0
     with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):
         await answer(b, M.SendVote(peer=peer, msg_id=root.id, options=[b"0"]))
@@ -201,12 +202,11 @@ async def test_private_peer_answers_and_wrong_hash(users):
         await answer(b, M.GetMessageEditData(peer=peer_user(b, a), id=1))
     with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):
         await answer(a, M.GetMessageEditData(peer=bob, id=999))
-    # read marks are kept, read times are not
+    # the read date comes from the read marks
     with pytest.raises(RpcError, match="MESSAGE_NOT_READ_YET"):
         await answer(a, M.GetOutboxReadDate(peer=bob, msg_id=sent.id))
     await call(b, M.ReadHistory(peer=peer_user(b, a), max_id=0))
-    with pytest.raises(RpcError, match="NOT_IMPLEMENTED"):
-        await answer(a, M.GetOutboxReadDate(peer=bob, msg_id=sent.id))
+    assert (await answer(a, M.GetOutboxReadDate(peer=bob, msg_id=sent.id))).date >= sent.date
     with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):
         await answer(b, M.GetOutboxReadDate(peer=peer_user(b, a), msg_id=1))  # incoming, not outgoing
     with pytest.raises(RpcError, match="PEER_ID_INVALID"):
@@ -247,17 +247,25 @@ async def test_peerless_answers(users):
     )
     assert isinstance(stickers, types.messages.FoundStickers) and stickers.stickers == []
     assert isinstance(await answer(a, M.SearchCustomEmoji(emoticon="x", hash=0)), types.EmojiListNotModified)
-    for req in (
-        M.GetRecentReactions(limit=10, hash=0),
-        M.GetTopReactions(limit=10, hash=0),
-        M.GetDefaultTagReactions(hash=0),
-    ):
-        assert isinstance(await answer(a, req), types.messages.ReactionsNotModified)
-    assert (await answer(a, M.GetTopReactions(limit=10, hash=9))).reactions == []
+    assert isinstance(await answer(a, M.GetDefaultTagReactions(hash=0)), types.messages.ReactionsNotModified)
+    assert (await answer(a, M.GetRecentReactions(limit=10, hash=0))).reactions == []
+    top = await answer(a, M.GetTopReactions(limit=10, hash=0))
+    assert len(top.reactions) == 10 and top.reactions[0].emoticon == "👍"  # the catalog fills it
+    assert isinstance(
+        await answer(a, M.GetTopReactions(limit=10, hash=top.hash)), types.messages.ReactionsNotModified
+    )
     assert await answer(a, M.ClearRecentReactions()) is True
     assert (await answer(a, M.GetSavedReactionTags(hash=1))).tags == []
-    with pytest.raises(RpcError, match="PREMIUM_ACCOUNT_REQUIRED"):
+    with pytest.raises(RpcError, match="REACTION_INVALID"):
         await answer(a, M.UpdateSavedReactionTag(reaction=types.ReactionEmoji(emoticon="x"), title="t"))
+    assert await answer(
+        a, M.UpdateSavedReactionTag(reaction=types.ReactionEmoji(emoticon="👍"), title="good")
+    )
+    tags = await answer(a, M.GetSavedReactionTags(hash=0))
+    assert [(t.reaction.emoticon, t.title) for t in tags.tags] == [("👍", "good")]
+    assert isinstance(
+        await answer(a, M.GetSavedReactionTags(hash=tags.hash)), types.messages.SavedReactionTagsNotModified
+    )
     assert await answer(a, M.SetDefaultHistoryTTL(period=0)) is True
     with pytest.raises(RpcError, match="NOT_IMPLEMENTED"):
         await answer(a, M.SetDefaultHistoryTTL(period=86400))
@@ -445,6 +453,8 @@ NO_STORE_ERRORS = {
     "messages.sendMultiMedia": "MEDIA_INVALID",
     "messages.uploadMedia": "MEDIA_EMPTY",
 }
+# Methods that look the message up for real: message 1 may not be the viewer's there.
+MESSAGE_LOOKUPS = {"messages.getMessageReactionsList", "messages.sendReaction"}
 
 
 async def test_every_peer_method_answers_its_result_type(users):
@@ -465,6 +475,8 @@ async def test_every_peer_method_answers_its_result_type(users):
             try:
                 await answer(a, req)
             except RpcError as e:
+                if req.TL_NAME in MESSAGE_LOOKUPS and e.message == "MESSAGE_ID_INVALID":
+                    continue
                 assert NO_STORE_ERRORS.get(req.TL_NAME) == e.message, (req.TL_NAME, e.message)
             else:
                 assert req.TL_NAME not in NO_STORE_ERRORS, req.TL_NAME
