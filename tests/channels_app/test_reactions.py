@@ -1,0 +1,66 @@
+"""Channel reactions, views and read receipts at the domain level."""
+
+import pytest
+
+from channels_app import actions, db
+from channels_app.actions import reactions, read_receipts, views
+from tl.errors import MessageIdInvalidError, ReactionsTooManyError
+
+A, B, C, D = 31, 32, 33, 34
+
+
+async def test_reactions_totals_unread_badge_and_reading(chan):
+    g = (await actions.do_create_channel(A, "g", invite_user_ids=[B, C], from_create_chat=True)).channel
+    sent = await actions.do_send_message(A, g["id"], "hi", random_id=1)
+    mid = sent.events[0].message["id"]
+    await reactions.do_send_reaction(B, g["id"], mid, ["👍"])
+    change = await reactions.do_send_reaction(C, g["id"], mid, ["👍"])
+    assert change.summary["counts"] == {"👍": 2} and change.summary["mine"] == ["👍"]
+    assert ("channel.reactions", {"channel_id": g["id"], "msg_id": mid, "actor": C, "author": A}) in chan
+    h = await actions.get_history(A, g["id"], limit=10)
+    shown = next(m for m in h.messages if m["id"] == mid)
+    assert shown["reactions"]["mine"] == [] and all(r["unread"] for r in shown["reactions"]["recent"])
+    assert {B, C} <= h.user_ids  # the reactors come with the page
+    dialog = await db.fetchone(
+        "SELECT unread_reactions_count FROM channel_dialogs WHERE user_id = %s AND channel_id = %s",
+        (A, g["id"]),
+    )
+    assert dialog["unread_reactions_count"] == 1
+    ids, total = await reactions.unread_reaction_ids(A, g["id"])
+    assert (ids, total) == ([mid], 1)
+    # Replacing keeps one reaction per user; the cap of distinct reactions holds.
+    await actions.settings.do_set_available_reactions(A, g["id"], "all", [], 1)
+    with pytest.raises(ReactionsTooManyError):
+        await reactions.do_send_reaction(B, g["id"], mid, ["❤"])
+    await reactions.do_send_reaction(B, g["id"], mid, [])
+    await reactions.do_send_reaction(C, g["id"], mid, [])
+    assert (await reactions.do_send_reaction(B, g["id"], mid, ["❤"])).summary["counts"] == {"❤": 1}
+    _, cleared = await reactions.do_read_contents(A, g["id"], [mid])
+    assert cleared == [mid]
+    assert (await reactions.unread_reaction_ids(A, g["id"]))[1] == 0
+    with pytest.raises(MessageIdInvalidError):
+        await reactions.do_send_reaction(B, g["id"], 1, ["❤"])  # the service message
+
+
+async def test_views_count_each_subscriber_once(chan):
+    ch = (await actions.do_create_channel(A, "news", broadcast=True, invite_user_ids=[B, C, D])).channel
+    post = (await actions.do_send_message(A, ch["id"], "post", random_id=1)).events[0].message["id"]
+    for user in (B, C, D):
+        h = await actions.get_messages(user, ch["id"], [post])
+        for _ in range(2):
+            await views.do_record_views(user, h.channel, h.member, [post, 999])
+    h = await actions.get_messages(B, ch["id"], [post])
+    assert h.messages[0]["views_count"] == 3
+
+
+async def test_read_participants_rules(chan):
+    g = (await actions.do_create_channel(A, "g", invite_user_ids=[B, C], from_create_chat=True)).channel
+    mid = (await actions.do_send_message(A, g["id"], "seen?", random_id=1)).events[0].message["id"]
+    assert await read_receipts.read_participants(A, g["id"], mid) == []
+    await actions.do_read_history(B, g["id"], mid)
+    readers = await read_receipts.read_participants(A, g["id"], mid)
+    assert [u for u, _ in readers] == [B] and readers[0][1] > 0
+    assert await read_receipts.read_participants(B, g["id"], mid) == []  # never the requester
+    async with db.connection() as conn:
+        await conn.execute("UPDATE channels SET participants_hidden = true WHERE id = %s", (g["id"],))
+    assert await read_receipts.read_participants(A, g["id"], mid) == []
