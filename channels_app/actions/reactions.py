@@ -96,9 +96,9 @@ def reactor_ids(messages: list[dict]) -> set[int]:
     return {r["user_id"] for m in messages if m for r in ((m.get("reactions") or {}).get("recent") or ())}
 
 
-async def current(viewer_id: int, channel: dict, msg_id: int) -> dict | None:
+async def current(viewer_id: int, channel: dict, msg_id: int, conn=None) -> dict | None:
     m = {"id": msg_id, "channel_id": channel["id"]}
-    await attach(viewer_id, channel, [m])
+    await attach(viewer_id, channel, [m], conn)
     return m.get("reactions")
 
 
@@ -120,6 +120,43 @@ WHERE user_id = %(a)s AND channel_id = %(c)s
 """
 
 
+# The channel, the member and the message (locked: its totals change with the rows)
+# with the user's current reactions to it, in one round trip.
+_LOAD = """
+SELECT row_to_json(c) AS channel,
+  (SELECT row_to_json(m) FROM channel_members m WHERE m.channel_id = %(c)s AND m.user_id = %(u)s) AS member,
+  (SELECT row_to_json(x) FROM (SELECT id, sender_user_id, action, reaction_counts FROM channel_messages
+     WHERE channel_id = %(c)s AND id = %(m)s AND NOT deleted FOR UPDATE) x) AS msg,
+  (SELECT json_agg(row_to_json(r)) FROM (SELECT reaction_value, date, big, unread FROM channel_message_reactions
+     WHERE channel_id = %(c)s AND message_id = %(m)s AND user_id = %(u)s) r) AS old
+FROM channels c WHERE c.id = %(c)s
+"""
+
+# Replace the user's rows, store the new totals and (another user's reaction) recount
+# the author's badge, as one statement.
+_WRITE = """
+WITH del AS (
+  DELETE FROM channel_message_reactions WHERE channel_id = %(c)s AND message_id = %(m)s AND user_id = %(u)s
+), ins AS (
+  INSERT INTO channel_message_reactions (channel_id, message_id, user_id, reaction_type, reaction_value,
+    chosen_order, big, unread, author_user_id, date)
+  SELECT %(c)s, %(m)s, %(u)s, 'emoji', r.v, r.o, r.b, r.n, %(a)s, r.d
+  FROM unnest(%(v)s::text[], %(o)s::int[], %(b)s::bool[], %(n)s::bool[], %(d)s::int[]) AS r(v, o, b, n, d)
+  ON CONFLICT DO NOTHING RETURNING message_id, unread
+), msg AS (
+  UPDATE channel_messages SET reaction_counts = %(counts)s::jsonb WHERE channel_id = %(c)s AND id = %(m)s
+)
+UPDATE channel_dialogs SET unread_reactions_count = (
+  SELECT count(DISTINCT message_id) FROM (
+    SELECT r.message_id FROM channel_message_reactions r
+    JOIN channel_messages m ON m.channel_id = r.channel_id AND m.id = r.message_id AND NOT m.deleted
+    WHERE r.channel_id = %(c)s AND r.author_user_id = %(a)s AND r.unread
+      AND NOT (r.message_id = %(m)s AND r.user_id = %(u)s)
+    UNION ALL SELECT message_id FROM ins WHERE unread) s)
+WHERE %(recount)s AND user_id = %(a)s AND channel_id = %(c)s
+"""
+
+
 async def do_send_reaction(
     user_id: int, channel_id: int, msg_id: int, reactions: list[str], *, big: bool = False
 ) -> ReactionChange:
@@ -128,60 +165,39 @@ async def do_send_reaction(
     if not 0 < msg_id <= limits.MAX_MESSAGE_ID:
         raise MessageIdInvalidError()
     date = now()
-    async with db.connection() as conn, conn.transaction():
-        channel = await load_channel(conn, channel_id)
-        if channel is None:
-            raise ChannelPrivateError()
-        member = await load_member(conn, channel_id, user_id)
-        _check_member(channel, member)
-        chosen = rx.check_choice(reactions, channel.get("available_reactions"))
-        cur = await conn.execute(
-            "SELECT id, sender_user_id, action, reaction_counts FROM channel_messages"
-            " WHERE channel_id = %s AND id = %s AND NOT deleted FOR UPDATE",
-            (channel_id, msg_id),
-        )
-        msg = await cur.fetchone()
-        if msg is None or msg["id"] <= member["available_min_id"] or msg["action"] is not None:
-            raise MessageIdInvalidError()
-        cur = await conn.execute(
-            "SELECT reaction_value, date, big, unread FROM channel_message_reactions"
-            " WHERE channel_id = %s AND message_id = %s AND user_id = %s",
-            (channel_id, msg_id, user_id),
-        )
-        old = {r["reaction_value"]: r for r in await cur.fetchall()}
-        removed = [r for r in old if r not in chosen]
-        added = [r for r in chosen if r not in old]
-        counts = rx.apply_counts(msg["reaction_counts"], removed, [])
-        if added:
-            rx.check_uniq(counts or {}, chosen, channel.get("reactions_limit") or 0)
-        author = msg["sender_user_id"]
-        unread = author != user_id
-        await conn.execute(
-            "DELETE FROM channel_message_reactions WHERE channel_id = %s AND message_id = %s AND user_id = %s",
-            (channel_id, msg_id, user_id),
-        )
-        if chosen:
-            await conn.execute(
-                "INSERT INTO channel_message_reactions (channel_id, message_id, user_id, reaction_type,"
-                " reaction_value, chosen_order, big, unread, author_user_id, date)"
-                " SELECT %s, %s, %s, 'emoji', r.v, r.o, r.b, r.n, %s, r.d"
-                " FROM unnest(%s::text[], %s::int[], %s::bool[], %s::bool[], %s::int[]) AS r(v, o, b, n, d)",
-                (
-                    channel_id, msg_id, user_id, author, chosen, list(range(len(chosen))),
-                    [old[r]["big"] if r in old else big for r in chosen],
-                    [old[r]["unread"] if r in old else unread for r in chosen],
-                    [old[r]["date"] if r in old else date for r in chosen],
-                ),
-            )  # fmt: skip
-        new_counts = rx.apply_counts(counts, [], added)
-        if removed or added:
-            await conn.execute(
-                "UPDATE channel_messages SET reaction_counts = %s WHERE channel_id = %s AND id = %s",
-                (jsonb(new_counts), channel_id, msg_id),
-            )
-            if author != user_id:
-                await conn.execute(_RECOUNT, {"c": channel_id, "a": author})
-    summary = await current(user_id, channel, msg_id)
+    async with db.connection() as conn:
+        async with conn.transaction():
+            cur = await conn.execute(_LOAD, {"c": channel_id, "u": user_id, "m": msg_id})
+            row = await cur.fetchone()
+            if row is None:
+                raise ChannelPrivateError()
+            channel, member, msg = row["channel"], row["member"], row["msg"]
+            _check_member(channel, member)
+            chosen = rx.check_choice(reactions, channel.get("available_reactions"))
+            if msg is None or msg["id"] <= member["available_min_id"] or msg["action"] is not None:
+                raise MessageIdInvalidError()
+            old = {r["reaction_value"]: r for r in row["old"] or ()}
+            removed = [r for r in old if r not in chosen]
+            added = [r for r in chosen if r not in old]
+            counts = rx.apply_counts(msg["reaction_counts"], removed, [])
+            if added:
+                rx.check_uniq(counts or {}, chosen, channel.get("reactions_limit") or 0)
+            author = msg["sender_user_id"]
+            if removed or added:
+                keep = [old.get(r) for r in chosen]
+                await conn.execute(
+                    _WRITE,
+                    {
+                        "c": channel_id, "m": msg_id, "u": user_id, "a": author, "v": chosen,
+                        "o": list(range(len(chosen))),
+                        "b": [k["big"] if k else big for k in keep],
+                        "n": [k["unread"] if k else author != user_id for k in keep],
+                        "d": [k["date"] if k else date for k in keep],
+                        "counts": jsonb(rx.apply_counts(counts, [], added)),
+                        "recount": author != user_id,
+                    },
+                )  # fmt: skip
+        summary = await current(user_id, channel, msg_id, conn)
     if removed or added:
         await notify.publish(
             "channel.reactions",
