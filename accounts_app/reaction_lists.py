@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
-from django.db.models import F
+from django.db import connection
 
 from .models_reactions import RecentReaction, SavedReactionTag, TopReaction
 
@@ -16,21 +15,25 @@ TOP_KEEP = 100
 
 
 def _record_use(user_id: int, reactions: list[str], add_to_recent: bool) -> None:
+    """Count the use (top list) and, asked to, put the reactions first in the recent
+    list (trimmed to RECENT_KEEP): upserts, one statement per list."""
     now = int(time.time())
-    with transaction.atomic():
-        for r in reactions:
-            updated = TopReaction.objects.filter(user_id=user_id, reaction=r).update(
-                count=F("count") + 1, date=now
-            )
-            if not updated:
-                TopReaction.objects.get_or_create(
-                    user_id=user_id, reaction=r, defaults={"count": 1, "date": now}
-                )
-            if add_to_recent:
-                RecentReaction.objects.update_or_create(user_id=user_id, reaction=r, defaults={"date": now})
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {TopReaction._meta.db_table} (user_id, reaction, count, date)"
+            " SELECT %s, r, 1, %s FROM unnest(%s::text[]) AS r ON CONFLICT (user_id, reaction)"
+            f" DO UPDATE SET count = {TopReaction._meta.db_table}.count + 1, date = EXCLUDED.date",
+            [user_id, now, reactions],
+        )
         if add_to_recent:
-            stale = RecentReaction.objects.filter(user_id=user_id).order_by("-date", "-id")[RECENT_KEEP:]
-            RecentReaction.objects.filter(id__in=list(stale.values_list("id", flat=True))).delete()
+            table = RecentReaction._meta.db_table
+            cur.execute(
+                f"WITH up AS (INSERT INTO {table} (user_id, reaction, date) SELECT %s, r, %s FROM unnest(%s::text[])"
+                " AS r ON CONFLICT (user_id, reaction) DO UPDATE SET date = EXCLUDED.date RETURNING id)"
+                f" DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE user_id = %s"
+                " ORDER BY date DESC, id DESC OFFSET %s)",
+                [user_id, now, reactions, user_id, RECENT_KEEP],
+            )
 
 
 def _recent(user_id: int, limit: int) -> list[str]:
