@@ -381,7 +381,18 @@ def updates_to_tl(updates: list, users: list, chats: list = (), date: datetime |
 # What clients ask right after connecting and on their first screen, answered with the
 # "nothing here" form of each type. docs/startup-calls.md lists them and says why.
 
-APP_CONFIG_HASH = 1  # clients send 0 first; any other value means they hold our (empty) config
+APP_CONFIG_HASH = 2  # clients send 0 first; any other value means they hold this config
+# The limits the server applies, so clients offer what it accepts (reactions: the
+# per-user and per-message caps of message_core.reactions; read receipts: the windows
+# of channels_app.actions.read_receipts and private_app's read dates).
+APP_CONFIG = {
+    "reactions_uniq_max": 11,
+    "reactions_user_max_default": 1,
+    "reactions_user_max_premium": 3,
+    "chat_read_mark_size_threshold": 50,
+    "chat_read_mark_expire_period": 7 * 86400,
+    "pm_read_date_expire_period": 7 * 86400,
+}
 PROMO_EXPIRES = 3600
 TOS_UPDATE_EXPIRES = 86400
 
@@ -393,7 +404,10 @@ def _later(seconds: int) -> int:
 def app_config_to_tl(client_hash: int):
     if client_hash == APP_CONFIG_HASH:
         return types.help.AppConfigNotModified()
-    return types.help.AppConfig(hash=APP_CONFIG_HASH, config=types.JsonObject(value=[]))
+    values = [
+        types.JsonObjectValue(key=k, value=types.JsonNumber(value=float(v))) for k, v in APP_CONFIG.items()
+    ]
+    return types.help.AppConfig(hash=APP_CONFIG_HASH, config=types.JsonObject(value=values))
 
 
 def english_language_to_tl():

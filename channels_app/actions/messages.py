@@ -565,6 +565,7 @@ async def _delete_ids(
         done = sorted(r["id"] for r in await cur.fetchall())
         if len(done) != n:
             raise MessageIdInvalidError()  # raced with another delete: pts range -> noop
+        await reactions.recount_after_delete(conn, channel_id, done)
         await insert_event(
             conn,
             channel_id=channel_id,

@@ -271,6 +271,21 @@ async def reactions_list(
 
 # --- the author's unread reactions -------------------------------------------------------------
 
+
+async def recount_after_delete(conn, channel_id: int, ids: list[int]) -> None:
+    """Deleted messages take their unread reactions off their authors' badges (in the
+    delete's transaction; only authors with unread reactions on ``ids`` are touched)."""
+    await conn.execute(
+        "UPDATE channel_dialogs d SET unread_reactions_count = (SELECT count(DISTINCT r.message_id)"
+        " FROM channel_message_reactions r JOIN channel_messages m ON m.channel_id = r.channel_id"
+        "  AND m.id = r.message_id AND NOT m.deleted"
+        " WHERE r.channel_id = %(c)s AND r.author_user_id = d.user_id AND r.unread)"
+        " WHERE d.channel_id = %(c)s AND d.user_id IN (SELECT DISTINCT author_user_id"
+        "  FROM channel_message_reactions WHERE channel_id = %(c)s AND message_id = ANY(%(ids)s) AND unread)",
+        {"c": channel_id, "ids": ids},
+    )
+
+
 _UNREAD = (
     " FROM channel_message_reactions r JOIN channel_messages m ON m.channel_id = r.channel_id"
     " AND m.id = r.message_id AND NOT m.deleted"

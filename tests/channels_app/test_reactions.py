@@ -64,3 +64,12 @@ async def test_read_participants_rules(chan):
     async with db.connection() as conn:
         await conn.execute("UPDATE channels SET participants_hidden = true WHERE id = %s", (g["id"],))
     assert await read_receipts.read_participants(A, g["id"], mid) == []
+
+
+async def test_deleting_a_message_clears_its_unread_reactions(chan):
+    g = (await actions.do_create_channel(A, "g", invite_user_ids=[B], from_create_chat=True)).channel
+    mid = (await actions.do_send_message(A, g["id"], "x", random_id=1)).events[0].message["id"]
+    await reactions.do_send_reaction(B, g["id"], mid, ["👍"])
+    assert (await reactions.unread_reaction_ids(A, g["id"]))[1] == 1
+    await actions.do_delete_messages(A, g["id"], [mid])
+    assert (await reactions.unread_reaction_ids(A, g["id"])) == ([], 0)
