@@ -32,6 +32,9 @@ class User(models.Model):
     # starts at 1 as on Telegram: clients read pts 0 from updates.getState as "no saved
     # state" and would start fresh, losing their catch-up.
     pts = models.BigIntegerField(default=1)
+    # The current profile photo as users see it on the user: {"id", "stripped"} (media_app
+    # keeps the photos themselves).
+    photo = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "users"

@@ -58,6 +58,7 @@ class Channel(PostgresPartitionedModel):
     # else {"kind": "all"|"some"|"none", "reactions": [emoticon, ...]}.
     available_reactions = models.JSONField(null=True, blank=True)
     reactions_limit = models.IntegerField(default=0, db_default=0)  # 0 = the server's cap
+    photo = models.JSONField(null=True, blank=True)  # the chat photo (media_app.actions.photo_dict)
 
     class Meta:
         db_table = "channels"
@@ -164,6 +165,8 @@ class ChannelMessage(PostgresPartitionedModel):
     reply_to_user_id = models.BigIntegerField(default=0, db_default=0)
     fwd_from = models.JSONField(null=True, blank=True)
     action = models.JSONField(null=True, blank=True)  # service message action
+    media = models.JSONField(null=True, blank=True)  # photo / document snapshot and flags
+    grouped_id = models.BigIntegerField(default=0, db_default=0)  # an album
     pts = models.IntegerField()
     deleted = models.BooleanField(default=False, db_default=False)
     # Counted once per viewer (channel_message_viewers) and per forward of a post.

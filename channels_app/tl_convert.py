@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+from media_app.tl_convert import chat_photo_to_tl, media_to_tl, photo_to_tl
 from message_core import reactions as rx
 from message_core.tl_convert import (
     draft_to_tl,
@@ -62,7 +63,7 @@ def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: di
         access_hash=None if min_ else ch["access_hash"],
         title=ch["title"],
         username=ch["username"] or None,
-        photo=types.ChatPhotoEmpty(),
+        photo=chat_photo_to_tl(ch.get("photo")),
         date=member["joined_at"] if active else ch["date"],
         admin_rights=admin_rights_to_tl(member["admin_rights"]) if admin else None,
         banned_rights=banned_rights_to_tl(banned, member["banned_until"]) if banned else None,
@@ -144,6 +145,10 @@ def _action_to_tl(a: dict):
         return types.MessageActionChatJoinedByLink(inviter_id=a["inviter_id"])
     if kind == "chatEditTitle":
         return types.MessageActionChatEditTitle(title=a["title"])
+    if kind == "chatEditPhoto":
+        return types.MessageActionChatEditPhoto(photo=photo_to_tl(a["photo"]))
+    if kind == "chatDeletePhoto":
+        return types.MessageActionChatDeletePhoto()
     return types.MessageActionEmpty()
 
 
@@ -182,6 +187,8 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         entities=entities_to_tl(entities) or None,
         edit_date=m.get("edit_date") or None,
         post_author=m.get("post_author") or None,
+        media=media_to_tl(m.get("media")),
+        grouped_id=m.get("grouped_id") or None,
     )
 
 
@@ -418,7 +425,7 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         read_inbox_max_id=full["read_inbox_max_id"],
         read_outbox_max_id=full["read_outbox_max_id"],
         unread_count=full["unread_count"],
-        chat_photo=types.PhotoEmpty(id=0),
+        chat_photo=photo_to_tl(ch.get("photo")),
         notify_settings=_notify_settings_to_tl((full.get("dialog") or {}).get("notify_settings")),
         bot_info=[],
         pinned_msg_id=ch["pinned_message_id"] or None,

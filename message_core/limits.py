@@ -3,6 +3,8 @@
 TITLE_MAX = 128
 ABOUT_MAX = 255
 MESSAGE_MAX = 4096  # code points
+CAPTION_MAX = 1024  # a media caption, code points
+ALBUM_MAX = 10  # messages.sendMultiMedia
 ENTITIES_MAX = 256
 QUOTE_TEXT_MAX = 1024
 POST_AUTHOR_MAX = 128

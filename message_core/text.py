@@ -6,6 +6,7 @@ from tl.errors import (
     EntitiesTooLongError,
     EntityBoundsInvalidError,
     LimitInvalidError,
+    MediaCaptionTooLongError,
     MessageEmptyError,
     MessageTooLongError,
 )
@@ -33,6 +34,13 @@ def validate_text(message: str, entities: list[dict] | None, *, allow_empty: boo
         if off < 0 or ln <= 0 or off + ln > size:
             raise EntityBoundsInvalidError()
     return entities
+
+
+def validate_caption(caption: str, entities: list[dict] | None) -> list[dict]:
+    """A media caption: may be empty, at most 1024 code points."""
+    if len(caption or "") > limits.CAPTION_MAX:
+        raise MediaCaptionTooLongError()
+    return validate_text(caption, entities, allow_empty=True)
 
 
 def mention_user_ids(entities: list[dict] | None) -> list[int]:

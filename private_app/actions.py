@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import secrets
 from dataclasses import dataclass, field, replace
 
 from django.db import connection, transaction
@@ -33,9 +34,10 @@ from accounts_app.updates import (
     get_state,
     push_user_updates,
 )
+from media_app import actions as media_actions
 from message_core import limits
 from message_core.clock import now
-from message_core.text import SEARCH_WINDOW, history_window, validate_text
+from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
 from tl.errors import (
     InputUserDeactivatedError,
     LimitInvalidError,
@@ -44,6 +46,7 @@ from tl.errors import (
     MessageIdInvalidError,
     MessageIdsEmptyError,
     MessageNotModifiedError,
+    MultiMediaTooLongError,
     PeerIdInvalidError,
     RandomIdDuplicateError,
     RandomIdEmptyError,
@@ -116,6 +119,8 @@ def box_to_dict(box: MessageBox) -> dict:
         "reply_to_msg_id": box.reply_to_box_id,
         "message_pk": box.message_id,
         "reaction_unread": box.reaction_unread,
+        "media": m.media,
+        "grouped_id": m.grouped_id,
     }
 
 
@@ -240,9 +245,14 @@ def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int
                 entities=item.get("entities") or [],
                 fwd_from=item.get("fwd_from"),
                 silent=silent,
+                media=item.get("media"),
+                grouped_id=item.get("grouped_id", 0),
             )
             for item, _ in fresh
         )
+        keys = [k for item, _ in fresh for k in media_actions.media_keys(item.get("media"))]
+        if keys:
+            media_actions.add_holders(keys, "u", sorted({sender_id, peer_id}))
         owners = [sender_id] if peer_id == sender_id else [sender_id, peer_id]
         next_id = _next_box_ids(owners)
         boxes: list[tuple[MessageBox, MessageBox | None]] = []
@@ -328,16 +338,42 @@ async def do_send_private_message(
     reply_to_msg_id: int = 0,
     silent: bool = False,
     exclude: tuple[int, int] | None = None,
+    media: dict | None = None,
 ) -> PrivateChange:
-    """messages.sendMessage to a user (or to oneself: Saved Messages)."""
-    entities = validate_text(message, entities)
+    """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
+    Saved Messages)."""
+    entities = validate_caption(message, entities) if media else validate_text(message, entities)
 
     def run():
         reply = _reply_pair(sender_id, peer_id, reply_to_msg_id)
-        item = {"message": message, "entities": entities, "reply_to": reply}
+        item = {"message": message, "entities": entities, "reply_to": reply, "media": media}
         return _write(sender_id, peer_id, [item], [random_id], silent)
 
     own, theirs = await in_thread(run)()
+    return await _finish(own, theirs, exclude)
+
+
+async def do_send_private_album(
+    sender_id: int,
+    peer_id: int,
+    items: list[dict],
+    *,
+    silent: bool = False,
+    exclude: tuple[int, int] | None = None,
+) -> PrivateChange:
+    """messages.sendMultiMedia to a user: ``items`` (message, entities, media, random_id)
+    become messages of one grouped_id, in order."""
+    if not items:
+        raise RandomIdEmptyError()
+    if len(items) > limits.ALBUM_MAX:
+        raise MultiMediaTooLongError()
+    grouped_id = secrets.randbits(62) + 1
+    rows = [
+        {"message": it["message"], "entities": validate_caption(it["message"], it.get("entities")),
+         "media": it["media"], "grouped_id": grouped_id}
+        for it in items
+    ]  # fmt: skip
+    own, theirs = await in_thread(_write)(sender_id, peer_id, rows, [it["random_id"] for it in items], silent)
     return await _finish(own, theirs, exclude)
 
 
@@ -356,7 +392,7 @@ async def do_forward_to_user(
     if len(items) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
     rows = [
-        {"message": it["message"], "entities": it.get("entities") or [],
+        {"message": it["message"], "entities": it.get("entities") or [], "media": it.get("media"),
          "fwd_from": None if drop_author else it.get("fwd_from")}
         for it in items
     ]  # fmt: skip
@@ -380,7 +416,13 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
         raise LimitInvalidError()
     found = {b.box_id: box_to_dict(b) for b in live_boxes(owner_id).filter(peer_id=peer_id, box_id__in=ids)}
     out = [
-        {"message": m["message"], "entities": m["entities"], "fwd_from": _forward_header(m), "source": m}
+        {
+            "message": m["message"],
+            "entities": m["entities"],
+            "media": m["media"],
+            "fwd_from": _forward_header(m),
+            "source": m,
+        }
         for m in (found.get(i) for i in ids)
         if m is not None
     ]

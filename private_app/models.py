@@ -17,6 +17,8 @@ class PrivateMessage(models.Model):
     entities = models.JSONField(default=list, blank=True)
     # The origin of a forwarded message (same shape as channel messages' fwd_from).
     fwd_from = models.JSONField(null=True, blank=True)
+    media = models.JSONField(null=True, blank=True)  # photo / document snapshot and flags
+    grouped_id = models.BigIntegerField(default=0)  # an album
     edit_date = models.IntegerField(default=0)
     silent = models.BooleanField(default=False)
 

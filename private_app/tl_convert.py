@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
+from media_app.tl_convert import media_to_tl
 from message_core.tl_convert import (
     draft_to_tl,
     entities_to_tl,
@@ -38,6 +39,8 @@ def message_to_tl(m: dict):
         entities=entities_to_tl(m.get("entities") or []) or None,
         edit_date=m.get("edit_date") or None,
         reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
+        media=media_to_tl(m.get("media")),
+        grouped_id=m.get("grouped_id") or None,
     )
 
 

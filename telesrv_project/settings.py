@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "accounts_app",
     "channels_app",
     "private_app",
+    "media_app",
     "messages_app",
     "console_app",
 ]
@@ -120,6 +121,37 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # key must never be committed.
 TELESRV_STATE_DIR = Path(env("STATE_DIR", str(Path.home() / ".telesrv")))
 MTPROTO_RSA_KEY_PATH = Path(env("RSA_KEY", str(TELESRV_STATE_DIR / "server_rsa.pem")))
+# Media: uploaded parts wait on local disk until a message or photo uses them; the
+# assembled files go to the media storage, content-addressed by SHA-256. By default that
+# is a directory under the state directory. TELESRV_MEDIA_STORAGE=s3 switches to an
+# S3-compatible store for deployments on several machines (needs the optional
+# django-storages[s3] package; see docs/media.md for its TELESRV_S3_* settings).
+TELESRV_MEDIA_DIR = Path(env("MEDIA_DIR", str(TELESRV_STATE_DIR / "media")))
+TELESRV_UPLOADS_DIR = Path(env("UPLOADS_DIR", str(TELESRV_MEDIA_DIR / "uploads")))
+TELESRV_UPLOAD_TTL = int(env("UPLOAD_TTL", str(24 * 3600)))  # unused parts expire after this
+if env("MEDIA_STORAGE", "filesystem") == "s3":
+    _MEDIA_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env("S3_BUCKET", "telesrv-media"),
+            "endpoint_url": env("S3_ENDPOINT_URL", "") or None,
+            "access_key": env("S3_ACCESS_KEY", "") or None,
+            "secret_key": env("S3_SECRET_KEY", "") or None,
+            "region_name": env("S3_REGION", "") or None,
+            "location": env("S3_PREFIX", "media"),
+            "file_overwrite": True,  # content-addressed: the same name is the same bytes
+        },
+    }
+else:
+    _MEDIA_STORAGE = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(TELESRV_MEDIA_DIR / "files")},
+    }
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "telesrv_media": _MEDIA_STORAGE,
+}
 # The MTProto listener, and the address help.getConfig advertises back to clients.
 MTPROTO_HOST = env("MTPROTO_HOST", "127.0.0.1")
 MTPROTO_PORT = int(env("MTPROTO_PORT", "4430"))

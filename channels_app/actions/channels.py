@@ -139,6 +139,7 @@ async def do_create_channel(
         "deleted": False,
         "available_reactions": None,
         "reactions_limit": 0,
+        "photo": None,
     }
 
     async def body(conn, msg_id, pts):

@@ -17,7 +17,7 @@ CHANNEL_COLUMNS = (
     "id, access_hash, title, about, username, creator_user_id, broadcast, megagroup, forum, signatures,"
     " pre_history_hidden, participants_hidden, noforwards, slowmode_seconds, ttl_period, date,"
     " participants_count, admins_count, kicked_count, banned_count, default_banned_rights,"
-    " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit"
+    " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit, photo"
 )
 MEMBER_COLUMNS = (
     "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"
@@ -27,7 +27,7 @@ MEMBER_COLUMNS = (
 MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
-    " views_count, forwards_count, reaction_counts"
+    " views_count, forwards_count, reaction_counts, media, grouped_id"
 )
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 
+from media_app import actions as media_holders
 from message_core import limits
-from message_core.text import SEARCH_WINDOW, history_window, validate_text
+from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
 
 from .. import db, notify
 from ..domain import ChannelChange, ChannelEvent, History
@@ -52,6 +53,7 @@ from .common import (
     require_visible,
     with_pts,
 )
+from .media import check_media_rights
 from .mentions import mentioned_user_ids
 
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
@@ -145,12 +147,14 @@ _INSERT_MESSAGES = """
 WITH ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
     noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
-    action, pts, deleted)
+    action, pts, deleted, media, grouped_id)
   SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
-    r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false
+    r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
+    r.grouped
   FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
-    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[])
-    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts)
+    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[], %(medias)s::text[],
+    %(groupeds)s::bigint[])
+    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts, media, grouped)
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
   RETURNING id, random_id, pts
 ), ev AS (
@@ -219,6 +223,8 @@ async def _write_messages(
                     "action": None,
                     "pts": pts,
                     "deleted": False,
+                    "media": r.get("media"),
+                    "grouped_id": r.get("grouped_id", 0),
                 }
             )
         cur = await conn.execute(
@@ -240,6 +246,8 @@ async def _write_messages(
                 "reply_users": [r.get("reply_to_user_id", 0) for r in rows],
                 "fwds": [jsonb(r.get("fwd_from")) for r in rows],
                 "ptss": ptss,
+                "medias": [jsonb(r.get("media")) for r in rows],
+                "groupeds": [r.get("grouped_id", 0) for r in rows],
                 "users": [
                     jsonb(sorted({sender, *mentioned_user_ids({**r, "sender_user_id": sender})}))
                     for r in rows
@@ -278,19 +286,24 @@ async def do_send_message(
     silent: bool = False,
     sender_name="",
     access_hash: int = 0,
+    media: dict | None = None,
 ) -> ChannelChange:
-    """messages.sendMessage into a channel. A non-zero ``access_hash`` (what the client
-    sent) is checked here, saving the handler a lookup on the hottest path."""
+    """messages.sendMessage (or sendMedia, with ``media``: a photo or document snapshot
+    and its kind) into a channel. A non-zero ``access_hash`` (what the client sent) is
+    checked here, saving the handler a lookup on the hottest path."""
     if not random_id:
         raise RandomIdEmptyError()
-    entities = await resolve_username_mentions(message, validate_text(message, entities))
+    checked = validate_caption(message, entities) if media else validate_text(message, entities)
+    entities = await resolve_username_mentions(message, checked)
     async with db.connection() as conn:
         channel, member, earlier = await load_send_context(conn, channel_id, sender_id, [random_id])
         if channel is None:
             raise ChannelPrivateError()
         if access_hash and access_hash != channel["access_hash"]:
             raise ChannelPrivateError()
-        _check_can_send(channel, member)
+        _check_can_send(channel, member, plain=not media)
+        if media:
+            check_media_rights(channel, member, media)
         # An idempotent retry returns the original durable snapshot, even if the message
         # was edited or deleted since, and does not count against slowmode.
         original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id]) if earlier else {}
@@ -336,6 +349,7 @@ async def do_send_message(
         "reply_to_top_id": reply_top,
         "reply_to_user_id": reply_user,
         "quote": quote,
+        "media": media,
     }
     events = await _write_messages(channel, sender_id, [row], silent=silent, post_author=post_author)
     if not events:  # lost a race against a retry of the same random_id
@@ -345,6 +359,8 @@ async def do_send_message(
         duplicate = True
     else:
         duplicate = False
+        if media:
+            await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
         await _publish_new(events, sender_id)
         mentioned = mentioned_user_ids(events[0].message)
         if mentioned:
@@ -409,6 +425,7 @@ async def get_forwardable(viewer_id: int, channel_id: int, ids: list[int]) -> tu
                 {
                     "message": r["message"],
                     "entities": r["entities"],
+                    "media": r["media"],
                     "fwd_from": _forward_header(channel, r),
                     "source": r,
                 }
@@ -456,6 +473,7 @@ async def do_forward_to_channel(
                 "message": item["message"],
                 "entities": item.get("entities") or [],
                 "random_id": rid,
+                "media": item.get("media"),
                 "fwd_from": None if drop_author else item.get("fwd_from"),
             }
         )
@@ -467,6 +485,9 @@ async def do_forward_to_channel(
         if rows
         else []
     )
+    keys = [k for r in rows for k in media_holders.media_keys(r.get("media"))]
+    if keys:
+        await media_holders.do_add_holders(keys, "c", [channel_id])
     await _publish_new(events, sender_id)
     by_rid = {e.random_id: e for e in [*original.values(), *events]}
     ordered = [by_rid[r] for r in random_ids if r in by_rid]
@@ -558,7 +579,7 @@ async def _delete_ids(
 
     async def body(conn, _mid, pts):
         cur = await conn.execute(
-            "UPDATE channel_messages SET deleted = true, message = '', entities = '[]'"
+            "UPDATE channel_messages SET deleted = true, message = '', entities = '[]', media = NULL"
             " WHERE channel_id = %s AND id = ANY(%s) AND NOT deleted RETURNING id",
             (channel_id, ids),
         )

@@ -23,7 +23,6 @@ from channels_app.chat_context import chats_for
 from channels_app.errors import (
     ChannelPrivateError,
     LimitInvalidError,
-    MediaEmptyError,
     MessageIdInvalidError,
     MessageIdsEmptyError,
     MessageTooLongError,
@@ -39,11 +38,9 @@ from private_app import actions as private_actions
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    MultiMediaTooLongError,
     NotImplementedRpcError,
     OptionInvalidError,
     OptionsTooMuchError,
-    ScheduleDateInvalidError,
     SendAsPeerInvalidError,
     UrlInvalidError,
 )
@@ -55,7 +52,6 @@ from ..peers import Peer, is_user_peer, peer_user_id, resolve_peer
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
 SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media kinds
-MULTI_MEDIA_MAX = 10  # an album
 POLL_OPTIONS_MAX = 12
 TODO_ITEMS_MAX = 30
 REPORT_COMMENT_MAX = 512
@@ -333,53 +329,6 @@ async def get_web_page(ctx, req: functions.messages.GetWebPage):
     if not req.url or len(req.url) > URL_MAX:
         raise UrlInvalidError()
     return compat_tl.empty_web_page_to_tl(req.url)
-
-
-@rpc(functions.messages.SendMedia)
-async def send_media(ctx, req: functions.messages.SendMedia):
-    """A web page "media" is a link preview: sent as the plain text message it
-    annotates (its url when the text is empty), through messages.sendMessage. Other
-    media need a media store that does not exist: MEDIA_INVALID after the peer check."""
-    me = viewer(ctx)
-    _text(req.message, req.entities)
-    if not isinstance(req.media, types.InputMediaWebPage):
-        await resolve_peer(me, req.peer, preview=False)
-        if isinstance(req.media, types.InputMediaEmpty):
-            raise MediaEmptyError()
-        raise MediaInvalidError()
-    if req.schedule_date:
-        await resolve_peer(me, req.peer, preview=False)
-        raise ScheduleDateInvalidError()  # no scheduled-message store
-    from .messages import send_message
-
-    text = req.message if req.message.strip() else req.media.url[: limits.MESSAGE_MAX]
-    return await send_message(
-        ctx,
-        functions.messages.SendMessage(
-            silent=req.silent, background=req.background, clear_draft=req.clear_draft,
-            noforwards=req.noforwards, invert_media=req.invert_media, peer=req.peer, reply_to=req.reply_to,
-            message=text, random_id=req.random_id, reply_markup=req.reply_markup,
-            entities=req.entities if req.message.strip() else None, send_as=req.send_as,
-        ),
-    )  # fmt: skip
-
-
-@rpc(functions.messages.SendMultiMedia)
-async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
-    me = viewer(ctx)
-    if len(req.multi_media) > MULTI_MEDIA_MAX:
-        raise MultiMediaTooLongError()
-    await resolve_peer(me, req.peer, preview=False)
-    raise MediaInvalidError()  # albums are media
-
-
-@rpc(functions.messages.UploadMedia)
-async def upload_media(ctx, req: functions.messages.UploadMedia):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer, preview=False)
-    if isinstance(req.media, types.InputMediaEmpty):
-        raise MediaEmptyError()
-    raise MediaInvalidError()
 
 
 @rpc(functions.messages.GetExtendedMedia)

@@ -68,11 +68,15 @@ def edge_rsa_key(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def edge_env(django_db_setup):
-    """Environment for a server subprocess: the migrated test database of this run."""
+def edge_env(django_db_setup, tmp_path_factory):
+    """Environment for a server subprocess: the migrated test database of this run, and
+    a media directory of its own."""
     from django.conf import settings
 
-    return {"TELESRV_DB_NAME": settings.DATABASES["default"]["NAME"]}
+    return {
+        "TELESRV_DB_NAME": settings.DATABASES["default"]["NAME"],
+        "TELESRV_MEDIA_DIR": str(tmp_path_factory.mktemp("edge-media")),
+    }
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ LAYERS = (
     ("edge_app",),
     ("accounts_app",),
     ("message_core",),
+    ("media_app",),
     ("channels_app", "private_app"),
     ("messages_app",),
     ("console_app",),

@@ -1,0 +1,419 @@
+"""Media domain actions: uploads become photos and documents (metadata rows here,
+bytes in the media storage), file windows are served, holders recorded.
+
+Photos and documents are handed around as plain dicts (``photo_dict`` /
+``document_dict``): messages keep that snapshot in their own rows, so history,
+search and difference render media without another lookup. Bytes fields in those
+dicts (file reference, stripped thumbnail) are base64 text, so they survive JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from message_core.clock import now
+from tl.errors import (
+    DocumentInvalidError,
+    FileReferenceExpiredError,
+    ImageProcessFailedError,
+    LimitInvalidError,
+    LocationInvalidError,
+    MediaInvalidError,
+    OffsetInvalidError,
+    PhotoInvalidError,
+)
+
+from . import images, storage, uploads
+from .models import Document, MediaHolder, Photo
+
+MIME_MAX = 128
+ATTRIBUTES_MAX = 16
+FILE_NAME_MAX = 255
+WINDOW = 1024 * 1024  # upload.getFile reads never cross a 1 MB boundary
+BIG_SIZES = ("w", "y", "x", "m", "s")
+
+
+def in_thread(fn):
+    @functools.wraps(fn)
+    async def run(*args, **kwargs):
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    return run
+
+
+@dataclass(frozen=True)
+class UploadRef:
+    """An InputFile: the upload's id, its part count, the client's MD5 (small files)."""
+
+    file_id: int
+    parts: int
+    name: str = ""
+    md5: str = ""
+    big: bool = False
+
+
+def _b64(b: bytes) -> str:
+    return base64.b64encode(bytes(b)).decode() if b else ""
+
+
+def unb64(s: str) -> bytes:
+    return base64.b64decode(s) if s else b""
+
+
+def _new_id() -> int:
+    return secrets.randbits(62) + 1
+
+
+def _file_reference(kind: str, media_id: int) -> bytes:
+    # Stable for the life of the file: clients cache it; a changed one means the file
+    # itself is gone.
+    return hashlib.sha256(f"{kind}:{media_id}:{secrets.token_hex(8)}".encode()).digest()[:16]
+
+
+# --- uploads --------------------------------------------------------------------------------
+
+
+@in_thread
+def do_save_part(owner_id: int, file_id: int, part: int, data: bytes, total: int | None = None) -> None:
+    uploads.save_part(owner_id, file_id, part, data, total)
+
+
+def _assemble(owner_id: int, ref: UploadRef, *, keep_local: bool = False) -> uploads.Assembled:
+    return uploads.assemble(owner_id, ref.file_id, ref.parts, ref.md5, big=ref.big, keep_local=keep_local)
+
+
+def _store_sizes(sizes: list[images.Size]) -> list[dict]:
+    out = []
+    for s in sizes:
+        sha = hashlib.sha256(s.jpeg).hexdigest()
+        storage.put_bytes(sha, s.jpeg)
+        out.append({"type": s.type, "w": s.w, "h": s.h, "size": len(s.jpeg), "sha256": sha})
+    return out
+
+
+def photo_dict(p: Photo) -> dict:
+    return {
+        "id": p.id,
+        "access_hash": p.access_hash,
+        "file_reference": _b64(p.file_reference),
+        "date": p.date,
+        "sizes": [{k: s[k] for k in ("type", "w", "h", "size")} for s in p.sizes],
+        "stripped": _b64(p.stripped),
+    }
+
+
+def document_dict(d: Document) -> dict:
+    return {
+        "id": d.id,
+        "access_hash": d.access_hash,
+        "file_reference": _b64(d.file_reference),
+        "date": d.date,
+        "mime_type": d.mime_type,
+        "size": d.size,
+        "attributes": d.attributes,
+        "thumbs": [{k: s[k] for k in ("type", "w", "h", "size")} for s in d.thumbs],
+        "stripped": _b64(d.stripped),
+    }
+
+
+def _create_photo(owner_id: int, ref: UploadRef, error=ImageProcessFailedError) -> Photo:
+    a = _assemble(owner_id, ref, keep_local=True)
+    try:
+        try:
+            sizes, stripped = images.photo_sizes(a.path)
+        except images.NotAnImage:
+            raise error() from None
+    finally:
+        uploads.discard(a)
+    pid = _new_id()
+    return Photo.objects.create(
+        id=pid, access_hash=secrets.randbits(63), file_reference=_file_reference("p", pid),
+        owner_id=owner_id, date=now(), sizes=_store_sizes(sizes), stripped=stripped,
+    )  # fmt: skip
+
+
+@in_thread
+def do_upload_photo(owner_id: int, ref: UploadRef, *, chat_photo: bool = False) -> dict:
+    """An uploaded image as a photo of the ladder sizes. Not an image: IMAGE_PROCESS_FAILED
+    (PHOTO_INVALID for a chat or profile photo)."""
+    return photo_dict(
+        _create_photo(owner_id, ref, PhotoInvalidError if chat_photo else ImageProcessFailedError)
+    )
+
+
+def _clean_attributes(attributes: list[dict], name: str) -> list[dict]:
+    if len(attributes) > ATTRIBUTES_MAX:
+        raise MediaInvalidError()
+    out, seen = [], set()
+    for a in attributes:
+        if a["_"] in seen:
+            continue  # one of each kind, the first wins
+        seen.add(a["_"])
+        if a["_"] == "filename":
+            a = {**a, "file_name": a["file_name"][:FILE_NAME_MAX]}
+        out.append(a)
+    if "filename" not in seen and name:
+        out.append({"_": "filename", "file_name": name[:FILE_NAME_MAX]})
+    return out
+
+
+@in_thread
+def do_upload_document(
+    owner_id: int,
+    ref: UploadRef,
+    mime_type: str,
+    attributes: list[dict],
+    thumb: UploadRef | None = None,
+    *,
+    force_file: bool = False,
+) -> dict:
+    """An uploaded file as a document: its attributes (one of each kind), mime type
+    and, from ``thumb``, a thumbnail."""  # fmt: skip
+    mime_type = (mime_type or "application/octet-stream").strip().lower()
+    if len(mime_type) > MIME_MAX or "/" not in mime_type:
+        raise MediaInvalidError()
+    attributes = _clean_attributes(attributes, ref.name)
+    a = _assemble(owner_id, ref, keep_local=mime_type.startswith("image/") and not thumb)
+    thumbs, stripped = [], b""
+    try:
+        if a.path is not None and not any(x["_"] == "image_size" for x in attributes):
+            wh = images.image_size(a.path)
+            if wh:
+                attributes.append({"_": "image_size", "w": wh[0], "h": wh[1]})
+        source = a.path
+        if thumb is not None:
+            t = _assemble(owner_id, thumb, keep_local=True)
+            source = t.path
+        if source is not None:
+            try:
+                size, stripped = images.thumb(source)
+                thumbs = _store_sizes([size])
+            except images.NotAnImage:
+                if thumb is not None:
+                    raise ImageProcessFailedError() from None
+            finally:
+                if thumb is not None:
+                    uploads.discard(t)
+    finally:
+        uploads.discard(a)
+    did = _new_id()
+    doc = Document.objects.create(
+        id=did, access_hash=secrets.randbits(63), file_reference=_file_reference("d", did), owner_id=owner_id,
+        date=now(), mime_type=mime_type, size=a.size, sha256=a.sha256, attributes=attributes, thumbs=thumbs,
+        stripped=stripped,
+    )  # fmt: skip
+    return document_dict(doc)
+
+
+# --- existing media ----------------------------------------------------------------------------
+
+
+def _find(model, media_id: int, access_hash: int, file_reference: bytes | None, error):
+    row = model.objects.filter(id=media_id).first()
+    if row is None or row.access_hash != access_hash:
+        raise error()
+    if file_reference is not None and bytes(row.file_reference) != bytes(file_reference):
+        raise FileReferenceExpiredError()
+    return row
+
+
+@in_thread
+def get_photo(photo_id: int, access_hash: int, file_reference: bytes | None = None) -> dict:
+    return photo_dict(_find(Photo, photo_id, access_hash, file_reference, PhotoInvalidError))
+
+
+@in_thread
+def get_document(doc_id: int, access_hash: int, file_reference: bytes | None = None) -> dict:
+    return document_dict(_find(Document, doc_id, access_hash, file_reference, DocumentInvalidError))
+
+
+@in_thread
+def photos_by_id(ids: list[int]) -> dict[int, dict]:
+    return {p.id: photo_dict(p) for p in Photo.objects.filter(id__in=ids)}
+
+
+# --- holders: who may download ------------------------------------------------------------------
+
+
+def media_keys(media: dict | None) -> list[tuple[str, int]]:
+    """(kind, id) of the files a message's media holds."""
+    if not media:
+        return []
+    if media.get("photo"):
+        return [("p", media["photo"]["id"])]
+    if media.get("document"):
+        return [("d", media["document"]["id"])]
+    return []
+
+
+def add_holders(keys: list[tuple[str, int]], holder: str, holder_ids: list[int]) -> None:
+    rows = [
+        MediaHolder(kind=k, media_id=mid, holder=holder, holder_id=h) for k, mid in keys for h in holder_ids
+    ]
+    if rows:
+        MediaHolder.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+@in_thread
+def do_add_holders(keys: list[tuple[str, int]], holder: str, holder_ids: list[int]) -> None:
+    add_holders(keys, holder, holder_ids)
+
+
+@in_thread
+def holders_of(kind: str, media_id: int) -> tuple[int, list[tuple[str, int]]]:
+    """(uploader, [(holder, holder_id)]) of a photo or document."""
+    model = Photo if kind == "p" else Document
+    owner = model.objects.filter(id=media_id).values_list("owner_id", flat=True).first()
+    rows = MediaHolder.objects.filter(kind=kind, media_id=media_id).values_list("holder", "holder_id")
+    return (owner or 0), list(rows)
+
+
+# --- downloads ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileTarget:
+    kind: str  # "p" photo, "d" document
+    media_id: int
+    sha256: str
+    size: int
+    date: int
+    jpeg: bool
+
+
+def check_window(offset: int, limit: int, precise: bool) -> None:
+    """upload.getFile's offset/limit rules: 4 KB aligned (1 KB when ``precise``), a limit
+    dividing 1 MB (any multiple of 1 KB up to 1 MB when precise), never crossing a 1 MB
+    boundary."""
+    if offset < 0:
+        raise OffsetInvalidError()
+    if limit <= 0 or limit > WINDOW:
+        raise LimitInvalidError()
+    if precise:
+        if offset % 1024:
+            raise OffsetInvalidError()
+        if limit % 1024:
+            raise LimitInvalidError()
+    else:
+        if offset % 4096:
+            raise OffsetInvalidError()
+        if limit % 4096 or WINDOW % limit:
+            raise LimitInvalidError()
+    if offset // WINDOW != (offset + limit - 1) // WINDOW:
+        raise LimitInvalidError()
+
+
+def _pick(sizes: list[dict], thumb_size: str) -> dict:
+    for s in sizes:
+        if s["type"] == thumb_size:
+            return s
+    raise LocationInvalidError()
+
+
+@in_thread
+def photo_target(
+    photo_id: int, access_hash: int | None, file_reference: bytes | None, thumb_size: str
+) -> FileTarget:
+    row = Photo.objects.filter(id=photo_id).first()
+    if row is None or (access_hash is not None and row.access_hash != access_hash):
+        raise LocationInvalidError()
+    if file_reference is not None and bytes(row.file_reference) != bytes(file_reference):
+        raise FileReferenceExpiredError()
+    s = _pick(row.sizes, thumb_size)
+    return FileTarget("p", row.id, s["sha256"], s["size"], row.date, True)
+
+
+@in_thread
+def peer_photo_target(photo_id: int, big: bool) -> FileTarget:
+    """A chat or profile photo: big is its largest size, small the largest up to 320 px."""
+    row = Photo.objects.filter(id=photo_id).first()
+    if row is None or not row.sizes:
+        raise LocationInvalidError()
+    sizes = row.sizes
+    s = sizes[-1] if big else ([x for x in sizes if max(x["w"], x["h"]) <= 320] or sizes[:1])[-1]
+    return FileTarget("p", row.id, s["sha256"], s["size"], row.date, True)
+
+
+@in_thread
+def document_target(doc_id: int, access_hash: int, file_reference: bytes, thumb_size: str) -> FileTarget:
+    row = Document.objects.filter(id=doc_id).first()
+    if row is None or row.access_hash != access_hash:
+        raise LocationInvalidError()
+    if bytes(row.file_reference) != bytes(file_reference):
+        raise FileReferenceExpiredError()
+    if thumb_size:
+        s = _pick(row.thumbs, thumb_size)
+        return FileTarget("d", row.id, s["sha256"], s["size"], row.date, True)
+    return FileTarget("d", row.id, row.sha256, row.size, row.date, False)
+
+
+@in_thread
+def read_window(target: FileTarget, offset: int, limit: int) -> bytes:
+    if offset >= target.size:
+        return b""
+    return storage.read_range(target.sha256, offset, limit)
+
+
+# --- profile photos -----------------------------------------------------------------------------
+
+
+def _profile_photo_rows(user_id: int):
+    from .models import ProfilePhoto
+
+    return ProfilePhoto.objects.filter(user_id=user_id).order_by("-date", "-id")
+
+
+@in_thread
+def current_profile_photos(user_ids: list[int]) -> dict[int, dict]:
+    """The current (newest) profile photo of each user that has one."""
+    from .models import ProfilePhoto
+
+    newest: dict[int, int] = {}
+    for uid, pid in (
+        ProfilePhoto.objects.filter(user_id__in=user_ids)
+        .order_by("user_id", "-date", "-id")
+        .values_list("user_id", "photo_id")
+    ):
+        newest.setdefault(uid, pid)
+    photos = {p.id: photo_dict(p) for p in Photo.objects.filter(id__in=newest.values())}
+    return {uid: photos[pid] for uid, pid in newest.items() if pid in photos}
+
+
+@in_thread
+def do_set_profile_photo(user_id: int, photo: dict) -> None:
+    from .models import ProfilePhoto
+
+    with transaction.atomic():
+        ProfilePhoto.objects.update_or_create(user_id=user_id, photo_id=photo["id"], defaults={"date": now()})
+        add_holders([("p", photo["id"])], "public", [0])
+
+
+@in_thread
+def do_delete_profile_photos(user_id: int, photo_ids: list[int]) -> list[int]:
+    from .models import ProfilePhoto
+
+    found = list(
+        ProfilePhoto.objects.filter(user_id=user_id, photo_id__in=photo_ids).values_list(
+            "photo_id", flat=True
+        )
+    )
+    ProfilePhoto.objects.filter(user_id=user_id, photo_id__in=found).delete()
+    return [i for i in photo_ids if i in set(found)]
+
+
+@in_thread
+def profile_photos(user_id: int, offset: int, max_id: int, limit: int) -> tuple[int, list[dict]]:
+    rows = _profile_photo_rows(user_id)
+    ids = list(rows.values_list("photo_id", flat=True))
+    if max_id:
+        ids = ids[ids.index(max_id) + 1 :] if max_id in ids else ids
+    count = len(ids)
+    page = ids[offset : offset + limit]
+    photos = {p.id: photo_dict(p) for p in Photo.objects.filter(id__in=page)}
+    return count, [photos[i] for i in page if i in photos]

@@ -1,0 +1,150 @@
+"""TL shapes of media: photos, documents, message media, chat and profile photos,
+downloaded file windows; and the TL input forms turned into plain values."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from tl import types
+from tl.errors import MediaInvalidError
+
+from .actions import UploadRef, unb64
+
+# --- input ------------------------------------------------------------------------------------
+
+
+def upload_ref(f) -> UploadRef:
+    if isinstance(f, types.InputFile):
+        return UploadRef(f.id, f.parts, f.name or "", f.md5_checksum or "", big=False)
+    if isinstance(f, types.InputFileBig):
+        return UploadRef(f.id, f.parts, f.name or "", "", big=True)
+    raise MediaInvalidError()
+
+
+def attribute_from_tl(a) -> dict | None:
+    if isinstance(a, types.DocumentAttributeFilename):
+        return {"_": "filename", "file_name": a.file_name}
+    if isinstance(a, types.DocumentAttributeAudio):
+        return {
+            "_": "audio", "voice": bool(a.voice), "duration": int(a.duration), "title": a.title,
+            "performer": a.performer, "waveform": a.waveform.hex() if a.waveform else None,
+        }  # fmt: skip
+    if isinstance(a, types.DocumentAttributeVideo):
+        return {
+            "_": "video", "round_message": bool(a.round_message), "supports_streaming": bool(a.supports_streaming),
+            "nosound": bool(a.nosound), "duration": float(a.duration), "w": int(a.w), "h": int(a.h),
+        }  # fmt: skip
+    if isinstance(a, types.DocumentAttributeAnimated):
+        return {"_": "animated"}
+    if isinstance(a, types.DocumentAttributeImageSize):
+        return {"_": "image_size", "w": int(a.w), "h": int(a.h)}
+    if isinstance(a, types.DocumentAttributeSticker):
+        return {"_": "sticker", "alt": a.alt or ""}
+    return None  # custom emoji, has_stickers: nothing here stores sticker sets
+
+
+def attributes_from_tl(attributes) -> list[dict]:
+    return [d for d in (attribute_from_tl(a) for a in attributes or []) if d is not None]
+
+
+def attribute_to_tl(a: dict):
+    kind = a["_"]
+    if kind == "filename":
+        return types.DocumentAttributeFilename(file_name=a["file_name"])
+    if kind == "audio":
+        return types.DocumentAttributeAudio(
+            voice=a.get("voice") or None, duration=a.get("duration") or 0, title=a.get("title"),
+            performer=a.get("performer"), waveform=bytes.fromhex(a["waveform"]) if a.get("waveform") else None,
+        )  # fmt: skip
+    if kind == "video":
+        return types.DocumentAttributeVideo(
+            round_message=a.get("round_message") or None, supports_streaming=a.get("supports_streaming") or None,
+            nosound=a.get("nosound") or None, duration=a.get("duration") or 0.0, w=a.get("w", 0), h=a.get("h", 0),
+        )  # fmt: skip
+    if kind == "animated":
+        return types.DocumentAttributeAnimated()
+    if kind == "image_size":
+        return types.DocumentAttributeImageSize(w=a["w"], h=a["h"])
+    if kind == "sticker":
+        return types.DocumentAttributeSticker(alt=a.get("alt", ""), stickerset=types.InputStickerSetEmpty())
+    return None
+
+
+# --- output -----------------------------------------------------------------------------------
+
+
+def _sizes_to_tl(sizes: list[dict], stripped: str) -> list:
+    out = []
+    if stripped:
+        out.append(types.PhotoStrippedSize(type="i", bytes=unb64(stripped)))
+    out.extend(types.PhotoSize(type=s["type"], w=s["w"], h=s["h"], size=s["size"]) for s in sizes)
+    return out
+
+
+def photo_to_tl(p: dict | None):
+    if not p:
+        return types.PhotoEmpty(id=0)
+    return types.Photo(
+        id=p["id"], access_hash=p["access_hash"], file_reference=unb64(p["file_reference"]), date=p["date"],
+        sizes=_sizes_to_tl(p["sizes"], p.get("stripped", "")), dc_id=settings.MTPROTO_DC_ID,
+    )  # fmt: skip
+
+
+def document_to_tl(d: dict):
+    thumbs = _sizes_to_tl(d.get("thumbs") or [], d.get("stripped", "")) if d.get("thumbs") else None
+    return types.Document(
+        id=d["id"], access_hash=d["access_hash"], file_reference=unb64(d["file_reference"]), date=d["date"],
+        mime_type=d["mime_type"], size=d["size"], thumbs=thumbs, dc_id=settings.MTPROTO_DC_ID,
+        attributes=[x for x in (attribute_to_tl(a) for a in d.get("attributes") or []) if x is not None],
+    )  # fmt: skip
+
+
+def media_to_tl(m: dict | None):
+    """A message's media (``None``: a text message has none)."""
+    if not m:
+        return None
+    if m.get("photo"):
+        return types.MessageMediaPhoto(photo=photo_to_tl(m["photo"]), spoiler=m.get("spoiler") or None)
+    if m.get("document"):
+        kind = m.get("kind")
+        return types.MessageMediaDocument(
+            document=document_to_tl(m["document"]), spoiler=m.get("spoiler") or None,
+            voice=(kind == "voice") or None, round=(kind == "round") or None, video=(kind == "video") or None,
+        )  # fmt: skip
+    return types.MessageMediaEmpty()
+
+
+def chat_photo_to_tl(p: dict | None):
+    if not p:
+        return types.ChatPhotoEmpty()
+    return types.ChatPhoto(
+        photo_id=p["id"], stripped_thumb=unb64(p.get("stripped", "")) or None, dc_id=settings.MTPROTO_DC_ID
+    )
+
+
+def user_profile_photo_to_tl(p: dict | None):
+    if not p:
+        return types.UserProfilePhotoEmpty()
+    return types.UserProfilePhoto(
+        photo_id=p["id"], stripped_thumb=unb64(p.get("stripped", "")) or None, dc_id=settings.MTPROTO_DC_ID
+    )
+
+
+def file_to_tl(data: bytes, *, jpeg: bool, mtime: int, partial: bool):
+    kind = (
+        types.storage.FileJpeg()
+        if jpeg
+        else (types.storage.FilePartial() if partial else types.storage.FileUnknown())
+    )
+    return types.upload.File(type=kind, mtime=mtime, bytes=data)
+
+
+def photos_to_tl(count: int, photos: list[dict], users: list, *, sliced: bool):
+    tl_photos = [photo_to_tl(p) for p in photos]
+    if sliced:
+        return types.photos.PhotosSlice(count=count, photos=tl_photos, users=users)
+    return types.photos.Photos(photos=tl_photos, users=users)
+
+
+def photos_photo_to_tl(photo: dict, users: list):
+    return types.photos.Photo(photo=photo_to_tl(photo), users=users)

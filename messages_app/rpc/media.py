@@ -1,0 +1,258 @@
+"""Media of any peer: messages.sendMedia, sendMultiMedia, uploadMedia and
+upload.getFile. The input media become a photo or document (media_app), the peer's
+kind stores the message; a file is served only to someone who can see a message,
+chat or profile holding it."""
+
+from __future__ import annotations
+
+from channels_app import actions
+from channels_app.actions import album
+from channels_app.actions import media as channel_media
+from channels_app.rpc.context import change_to_updates
+from edge_app.registry import rpc
+from media_app import actions as media_actions
+from media_app import tl_convert as media_tl
+from message_core import limits
+from message_core import tl_convert as core_tl
+from message_core.context import own_session, resolve_input_user, viewer
+from private_app import actions as private_actions
+from tl import functions, types
+from tl.errors import (
+    LocationInvalidError,
+    MediaCaptionTooLongError,
+    MediaEmptyError,
+    MediaInvalidError,
+    MultiMediaTooLongError,
+    PeerIdInvalidError,
+    ScheduleDateInvalidError,
+)
+
+from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id
+from . import private_peer
+
+
+def _kind(attributes: list[dict], mime_type: str) -> str:
+    """The media kind a document is filed under (search filters, send rights)."""
+    by = {a["_"]: a for a in attributes}
+    if "sticker" in by:
+        return "sticker"
+    if "audio" in by:
+        return "voice" if by["audio"].get("voice") else "music"
+    if "video" in by:
+        if by["video"].get("round_message"):
+            return "round"
+        return "gif" if "animated" in by else "video"
+    if "animated" in by or mime_type == "image/gif":
+        return "gif"
+    return "document"
+
+
+async def input_media(me: int, media) -> dict:
+    """A message's media from the client's InputMedia (uploads assembled and processed)."""
+    if isinstance(media, types.InputMediaUploadedPhoto):
+        photo = await media_actions.do_upload_photo(me, media_tl.upload_ref(media.file))
+        return {"photo": photo, "kind": "photo", "spoiler": bool(media.spoiler)}
+    if isinstance(media, types.InputMediaPhoto):
+        if not isinstance(media.id, types.InputPhoto):
+            raise MediaEmptyError()
+        photo = await media_actions.get_photo(media.id.id, media.id.access_hash, media.id.file_reference)
+        return {"photo": photo, "kind": "photo", "spoiler": bool(media.spoiler)}
+    if isinstance(media, types.InputMediaUploadedDocument):
+        attributes = media_tl.attributes_from_tl(media.attributes)
+        thumb = media_tl.upload_ref(media.thumb) if media.thumb is not None else None
+        doc = await media_actions.do_upload_document(
+            me,
+            media_tl.upload_ref(media.file),
+            media.mime_type,
+            attributes,
+            thumb,
+            force_file=bool(media.force_file),
+        )
+        kind = "document" if media.force_file else _kind(doc["attributes"], doc["mime_type"])
+        return {"document": doc, "kind": kind, "spoiler": bool(media.spoiler)}
+    if isinstance(media, types.InputMediaDocument):
+        if not isinstance(media.id, types.InputDocument):
+            raise MediaEmptyError()
+        doc = await media_actions.get_document(media.id.id, media.id.access_hash, media.id.file_reference)
+        return {
+            "document": doc,
+            "kind": _kind(doc["attributes"], doc["mime_type"]),
+            "spoiler": bool(media.spoiler),
+        }
+    if media is None or isinstance(media, types.InputMediaEmpty):
+        raise MediaEmptyError()
+    raise MediaInvalidError()
+
+
+def _caption(message: str) -> None:
+    if len(message or "") > limits.CAPTION_MAX:
+        raise MediaCaptionTooLongError()
+
+
+def _reply_ids(reply_to) -> tuple[int, int]:
+    if isinstance(reply_to, types.InputReplyToMessage):
+        return reply_to.reply_to_msg_id, reply_to.top_msg_id or 0
+    return 0, 0
+
+
+async def _sender_name(me: int) -> str:
+    from .messages import _sender_name as name
+
+    return await name(me)
+
+
+@rpc(functions.messages.SendMedia)
+async def send_media(ctx, req: functions.messages.SendMedia):
+    """A photo or document (uploaded or existing) with its caption. A web page "media"
+    is a link preview: sent as the plain text message it annotates."""
+    me = viewer(ctx)
+    if isinstance(req.media, types.InputMediaWebPage):
+        return await _send_web_page(ctx, req)
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()  # no scheduled-message store
+    _caption(req.message)
+    user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
+    if not user_peer:
+        channel, _ = await checked_channel(me, req.peer)
+    media = await input_media(me, req.media)
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    reply_to, top = _reply_ids(req.reply_to)
+    if user_peer:
+        change = await private_actions.do_send_private_message(
+            me, user_peer, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
+            silent=req.silent, exclude=own_session(ctx), media=media,
+        )  # fmt: skip
+        return await private_peer.sent_updates(me, change)
+    change = await actions.do_send_message(
+        me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
+        top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media,
+    )  # fmt: skip
+    return await change_to_updates(me, change)
+
+
+async def _send_web_page(ctx, req: functions.messages.SendMedia):
+    from .messages import send_message
+
+    if len(req.message) > limits.MESSAGE_MAX:
+        from tl.errors import MessageTooLongError
+
+        raise MessageTooLongError()
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()
+    text = req.message if req.message.strip() else req.media.url[: limits.MESSAGE_MAX]
+    return await send_message(
+        ctx,
+        functions.messages.SendMessage(
+            silent=req.silent, background=req.background, clear_draft=req.clear_draft,
+            noforwards=req.noforwards, invert_media=req.invert_media, peer=req.peer, reply_to=req.reply_to,
+            message=text, random_id=req.random_id, reply_markup=req.reply_markup,
+            entities=req.entities if req.message.strip() else None, send_as=req.send_as,
+        ),
+    )  # fmt: skip
+
+
+@rpc(functions.messages.SendMultiMedia)
+async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
+    """An album: up to ten photos or documents, one grouped_id, one update batch."""
+    me = viewer(ctx)
+    if req.schedule_date:
+        raise ScheduleDateInvalidError()
+    if len(req.multi_media) > limits.ALBUM_MAX:
+        raise MultiMediaTooLongError()
+    if not req.multi_media:
+        raise MediaEmptyError()
+    for m in req.multi_media:
+        _caption(m.message)
+    user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
+    if not user_peer:
+        channel, _ = await checked_channel(me, req.peer)
+    items = []
+    for m in req.multi_media:
+        items.append(
+            {
+                "media": await input_media(me, m.media),
+                "message": m.message,
+                "entities": core_tl.entities_from_tl(m.entities, resolve_input_user(me)),
+                "random_id": m.random_id,
+            }
+        )
+    if user_peer:
+        change = await private_actions.do_send_private_album(
+            me, user_peer, items, silent=req.silent, exclude=own_session(ctx)
+        )
+        return await private_peer.sent_updates(me, change)
+    name = await _sender_name(me) if channel["broadcast"] and channel["signatures"] else ""
+    change = await album.do_send_album(me, channel["id"], items, silent=req.silent, sender_name=name)
+    return await change_to_updates(me, change)
+
+
+@rpc(functions.messages.UploadMedia)
+async def upload_media(ctx, req: functions.messages.UploadMedia):
+    """The media as it would be sent, without a message: reusable by id (albums)."""
+    me = viewer(ctx)
+    if is_user_peer(req.peer):
+        peer_user_id(me, req.peer)
+    else:
+        await checked_channel(me, req.peer)
+    if isinstance(req.media, types.InputMediaWebPage):
+        raise MediaInvalidError()
+    return media_tl.media_to_tl(await input_media(me, req.media))
+
+
+# --- downloads ---------------------------------------------------------------------------------
+
+
+async def _may_download(me: int, kind: str, media_id: int) -> bool:
+    owner, holders = await media_actions.holders_of(kind, media_id)
+    if owner == me:
+        return True
+    channels = []
+    for holder, holder_id in holders:
+        if holder == "public" or (holder == "u" and holder_id == me):
+            return True
+        if holder == "c":
+            channels.append(holder_id)
+    return await channel_media.can_view(me, channels) if channels else False
+
+
+async def _peer_photo_target(me: int, loc: types.InputPeerPhotoFileLocation):
+    if is_user_peer(loc.peer):
+        uid = peer_user_id(me, loc.peer)
+        current = (await media_actions.current_profile_photos([uid])).get(uid)
+        if current is None or current["id"] != loc.photo_id:
+            owner, holders = await media_actions.holders_of("p", loc.photo_id)
+            if owner != uid or ("public", 0) not in holders:
+                raise LocationInvalidError()
+        return await media_actions.peer_photo_target(loc.photo_id, bool(loc.big))
+    try:
+        channel_peer(loc.peer)
+    except PeerIdInvalidError:
+        raise LocationInvalidError() from None
+    channel, _ = await checked_channel(me, loc.peer, preview=True)
+    if (channel.get("photo") or {}).get("id") != loc.photo_id:
+        raise LocationInvalidError()
+    return await media_actions.peer_photo_target(loc.photo_id, bool(loc.big))
+
+
+@rpc(functions.upload.GetFile)
+async def get_file(ctx, req: functions.upload.GetFile):
+    me = viewer(ctx)
+    media_actions.check_window(req.offset, req.limit, bool(req.precise))
+    loc = req.location
+    if isinstance(loc, types.InputPeerPhotoFileLocation):
+        target = await _peer_photo_target(me, loc)
+    else:
+        if isinstance(loc, types.InputPhotoFileLocation):
+            target = await media_actions.photo_target(
+                loc.id, loc.access_hash, loc.file_reference, loc.thumb_size
+            )
+        elif isinstance(loc, types.InputDocumentFileLocation):
+            target = await media_actions.document_target(
+                loc.id, loc.access_hash, loc.file_reference, loc.thumb_size
+            )
+        else:
+            raise LocationInvalidError()
+        if not await _may_download(me, target.kind, target.media_id):
+            raise LocationInvalidError()
+    data = await media_actions.read_window(target, req.offset, req.limit)
+    return media_tl.file_to_tl(data, jpeg=target.jpeg, mtime=target.date, partial=req.offset > 0)

@@ -1,0 +1,182 @@
+"""Media with unmodified clients: photos, documents, voice notes and albums in a
+megagroup, a broadcast channel and a private chat; downloads by other members (bytes
+identical, photo sizes decoded), offline catch-up carrying media, and a non-member
+refused a private channel's file."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from tests.e2e.test_channels import collect, input_user, logged_in, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def png(w: int, h: int, color=(10, 120, 200)) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (w, h), color).save(out, "PNG")
+    return out.getvalue()
+
+
+def named(data: bytes, name: str) -> io.BytesIO:
+    f = io.BytesIO(data)
+    f.name = name
+    return f
+
+
+async def _megagroup(a, alice, members, *, broadcast=False, title="Media"):
+    from telethon import functions
+
+    created = await a(functions.channels.CreateChannelRequest(title=title, about="", megagroup=not broadcast,
+                                                             broadcast=broadcast))  # fmt: skip
+    channel = created.chats[0]
+    if members:
+        await a(functions.channels.InviteToChannelRequest(channel, [input_user(alice, m) for m in members]))
+    return channel
+
+
+async def test_megagroup_photo_document_voice_album(edge_server, edge_db, clients):
+    from PIL import Image
+    from telethon import events, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    channel = await _megagroup(a, alice, [bob])
+    got: list = []
+    b.add_event_handler(collect(got, "message"), events.NewMessage())
+    await b.get_dialogs()
+
+    photo_msg = await a.send_file(channel, named(png(1500, 1000), "p.png"), caption="a photo")
+    assert isinstance(photo_msg.media, types.MessageMediaPhoto) and photo_msg.message == "a photo"
+    sizes = photo_msg.media.photo.sizes
+    assert [s.type for s in sizes if isinstance(s, types.PhotoSize)] == ["s", "m", "x", "y", "w"]
+    assert isinstance(sizes[0], types.PhotoStrippedSize)
+    big = sizes[-1]
+    assert (big.w, big.h) == (1500, 1000)
+
+    blob = os.urandom(700 * 1024 + 123)
+    doc_msg = await a.send_file(channel, named(blob, "data.bin"), force_document=True)
+    assert doc_msg.file.name == "data.bin" and doc_msg.file.size == len(blob)
+
+    voice_msg = await a.send_file(channel, named(b"OggS" + os.urandom(5000), "v.ogg"), voice_note=True)
+    assert voice_msg.media.voice
+
+    album = await a.send_file(channel, [named(png(400 + i, 300), f"a{i}.png") for i in range(3)])
+    assert len(album) == 3 and len({m.grouped_id for m in album}) == 1 and album[0].grouped_id
+
+    await wait_for(lambda: len(got) >= 6)
+    by_id = {m.id: m for m in got}
+    # Bob downloads what Alice sent: identical bytes, a decodable largest size.
+    data = await b.download_media(by_id[doc_msg.id], file=bytes)
+    assert data == blob
+    jpeg = await b.download_media(by_id[photo_msg.id], file=bytes)
+    img = Image.open(io.BytesIO(jpeg))
+    assert img.size == (1500, 1000)
+    m_size = next(s for s in by_id[photo_msg.id].photo.sizes if getattr(s, "type", "") == "m")
+    thumb = await b.download_media(by_id[photo_msg.id], file=bytes, thumb=m_size)
+    assert Image.open(io.BytesIO(thumb)).size == (320, 213)
+    assert await b.download_media(by_id[voice_msg.id], file=bytes)
+    # History carries the media too.
+    hist = await b.get_messages(channel, limit=10)
+    assert sum(1 for m in hist if m.photo) == 4 and sum(1 for m in hist if m.document) == 2
+
+
+async def test_broadcast_and_private_media_reach_an_offline_member(edge_server, edge_db, clients):
+    from telethon import functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    channel = await _megagroup(a, alice, [bob], broadcast=True, title="News")
+    state = await b(functions.updates.GetStateRequest())
+    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    full = await b(functions.channels.GetFullChannelRequest(b_channel))
+    pts = full.full_chat.pts
+    await b.disconnect()  # offline while Alice posts
+
+    blob = os.urandom(1500 * 1024)  # three 512 KB parts
+    post = await a.send_file(channel, named(png(900, 600), "p.png"), caption="post")
+    doc = await a.send_file(channel, named(blob, "report.pdf"), force_document=True)
+    bob_peer = types.InputPeerUser(bob.id, input_user(alice, bob).access_hash)
+    private = await a.send_file(bob_peer, named(png(200, 150), "me.png"), caption="for you")
+    saved = await a.send_file("me", named(b"notes", "notes.txt"), force_document=True)
+    assert saved.document and (await a.download_media(saved, file=bytes)) == b"notes"
+
+    await b.connect()
+    diff = await b(functions.updates.GetChannelDifferenceRequest(
+        b_channel, types.ChannelMessagesFilterEmpty(), pts, 100, force=True))  # fmt: skip
+    media = {m.id: m.media for m in diff.new_messages}
+    assert isinstance(media[post.id], types.MessageMediaPhoto)
+    assert media[doc.id].document.size == len(blob)
+    got = await b(functions.updates.GetDifferenceRequest(pts=state.pts, date=state.date, qts=0))
+    mine = [m for m in got.new_messages if m.message == "for you"]
+    assert mine and isinstance(mine[0].media, types.MessageMediaPhoto)
+    # Downloads from the snapshot: the broadcast's document, byte for byte.
+    msgs = await b.get_messages(b_channel, ids=[doc.id])
+    assert await b.download_media(msgs[0], file=bytes) == blob
+    assert private.photo.id == mine[0].media.photo.id
+
+
+async def test_non_member_cannot_download_a_private_channel_file(edge_server, edge_db, clients):
+    from telethon import errors, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    _, c, _, _ = await logged_in(edge_server, "Carol", clients)
+    channel = await _megagroup(a, alice, [])
+    sent = await a.send_file(channel, named(b"secret" * 1000, "s.txt"), force_document=True)
+    d = sent.document
+    loc = types.InputDocumentFileLocation(d.id, d.access_hash, d.file_reference, "")
+    with pytest.raises(errors.LocationInvalidError):
+        await c(functions.upload.GetFileRequest(loc, 0, 4096))
+    # Bad windows are refused before any lookup.
+    for offset, limit, error in ((100, 4096, errors.OffsetInvalidError), (0, 5000, errors.LimitInvalidError),
+                                 (1024 * 1024 - 4096, 8192, errors.LimitInvalidError)):  # fmt: skip
+        with pytest.raises(error):
+            await a(functions.upload.GetFileRequest(loc, offset, limit))
+    ok = await a(functions.upload.GetFileRequest(loc, 1024, 2048, precise=True))
+    assert ok.bytes == (b"secret" * 1000)[1024:3072]
+    # A non-image as a photo.
+    with pytest.raises(errors.RPCError) as not_image:
+        await a.send_file(channel, named(b"not an image at all", "x.jpg"), force_document=False)
+    assert "IMAGE_PROCESS_FAILED" in repr(not_image.value) or isinstance(
+        not_image.value, errors.ImageProcessFailedError
+    )
+
+
+async def test_kurigram_sends_and_downloads_media(edge_server, edge_db, clients, tmp_path):
+    from tests.e2e.test_channels import make_live_kurigram, new_user
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, phone, code = await new_user("Bob")
+    k = make_live_kurigram(edge_server, "bob_media")
+    await k.connect()
+    try:
+        sent_code = await k.send_code(phone)
+        await k.sign_in(phone, sent_code.phone_code_hash, code)
+        await a.send_message(_peer(alice, bob), "send me files")
+        [d async for d in k.get_dialogs()]  # Kurigram learns Alice's access hash here
+        path = tmp_path / "k.png"
+        path.write_bytes(png(640, 480))
+        photo = await k.send_photo(alice.id, str(path), caption="from kurigram")
+        assert photo.photo.width == 640 and photo.caption == "from kurigram"
+        blob = os.urandom(200_000)
+        doc_path = tmp_path / "k.bin"
+        doc_path.write_bytes(blob)
+        doc = await k.send_document(alice.id, str(doc_path))
+        got = await k.download_media(doc, in_memory=True)
+        assert bytes(got.getbuffer()) == blob
+        msgs = await a.get_messages(_peer(alice, bob), limit=3)
+        assert await a.download_media(next(m for m in msgs if m.document), file=bytes) == blob
+        assert next(m for m in msgs if m.photo).photo.sizes[-1].w == 640
+    finally:
+        await k.disconnect()
+
+
+def _peer(viewer, target):
+    from telethon import types
+
+    return types.InputPeerUser(target.id, input_user(viewer, target).access_hash)
