@@ -26,7 +26,7 @@ from django.conf import settings
 from tl.errors import (
     FilePartEmptyError,
     FilePartInvalidError,
-    FilePartMissingError,
+    FilePartXMissingError,
     FilePartsInvalidError,
     FilePartSizeChangedError,
     FilePartSizeInvalidError,
@@ -109,7 +109,7 @@ def assemble(
             return Assembled(sha, int(size), md5, _local_copy(sha))
         return Assembled(sha, int(size), md5)
     if not d.is_dir():
-        raise FilePartMissingError(0)
+        raise FilePartXMissingError(0)
     if big:
         marker = d / "total"
         if not marker.exists() or int(marker.read_text() or 0) != parts:
@@ -119,7 +119,7 @@ def assemble(
         try:
             sizes.append((d / str(i)).stat().st_size)
         except FileNotFoundError:
-            raise FilePartMissingError(i) from None
+            raise FilePartXMissingError(i) from None
     if parts > 1:
         if not valid_part_size(sizes[0]):
             raise FilePartSizeInvalidError()

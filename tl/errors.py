@@ -74,9 +74,10 @@ _BASES = {
 
 
 class _ParamError:
-    """Mixin for ``..._X`` errors: the number is part of the message."""
+    """Mixin for ``..._X`` (or ``..._X_...``) errors: the number is part of the message."""
 
     prefix = ""
+    suffix = ""
     param_name = "value"
 
     def __init__(self, *args: int, **kwargs: int) -> None:
@@ -89,7 +90,7 @@ class _ParamError:
         setattr(self, self.param_name, value)
         if self.param_name != "value":
             self.value = value
-        RpcError.__init__(self, message=f"{self.prefix}{value}")  # type: ignore[arg-type]
+        RpcError.__init__(self, message=f"{self.prefix}{value}{self.suffix}")  # type: ignore[arg-type]
 
 
 class _NamedError:
@@ -114,11 +115,12 @@ def _load() -> dict[str, type[RpcError]]:
             code, message, name = int(row["code"]), row["message"], row["class"]
             base = _BASES.get(code, RpcError)
             ns = {"code": code, "message": message, "description": row["description"], "__module__": __name__}
-            if message.endswith("_X"):
-                ns["prefix"] = message[:-1]
+            if message.endswith("_X") or "_X_" in message:
+                head, _, tail = message.partition("_X")
+                ns["prefix"], ns["suffix"] = head + "_", tail
                 ns["param_name"] = "seconds" if "WAIT" in message else "value"
                 cls = type(name, (_ParamError, base), ns)
-                _BY_PREFIX[message[:-1]] = cls
+                _BY_PREFIX[head + "_"] = cls
             else:
                 cls = type(name, (_NamedError, base), ns)
             cls.__doc__ = f"{code} {message}: {row['description']}"
@@ -138,6 +140,8 @@ def from_rpc(code: int, message: str) -> RpcError:
         return cls()
     for prefix, cls in _BY_PREFIX.items():
         tail = message[len(prefix) :]
+        if cls.suffix and tail.endswith(cls.suffix):
+            tail = tail[: -len(cls.suffix)]
         if message.startswith(prefix) and tail.isdigit():
             return cls(int(tail))
     return RpcError(code, message)
