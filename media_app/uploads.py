@@ -26,11 +26,11 @@ from django.conf import settings
 from tl.errors import (
     FilePartEmptyError,
     FilePartInvalidError,
-    FilePartXMissingError,
     FilePartsInvalidError,
     FilePartSizeChangedError,
     FilePartSizeInvalidError,
     FilePartTooBigError,
+    FilePartXMissingError,
     Md5ChecksumInvalidError,
 )
 
