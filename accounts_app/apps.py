@@ -8,7 +8,6 @@ RPC_MODULES = (
     "users",
     "contacts",
     "updates",
-    "photos",
     "startup",
     "notify",
     "privacy",

@@ -66,3 +66,20 @@ async def push_status_to_watchers(user_id: int, payload: dict) -> None:
     """Tell the users who have ``user_id`` in their contacts that it went on/offline
     (those its last-seen rules allow and it did not block)."""
     await _push_to_watchers(user_id, STATUS_KIND, payload, only_allowed=True)
+
+
+PHOTO_KIND = "accounts.user_photo"
+
+
+@renderer(PHOTO_KIND)
+async def render_user_photo(payload: dict, viewer_user_id: int):
+    # updateUser: the client refetches the user, whose photo changed.
+    user_id = int(payload["user_id"])
+    users = await tl_convert.users_to_tl([user_id], viewer_user_id)
+    return tl_convert.updates_to_tl([tl_convert.user_refresh_update_to_tl(user_id)], users)
+
+
+async def push_photo_to_watchers(user_id: int) -> None:
+    """Tell the user's own sessions and its contacts' owners that its profile photo changed."""
+    await push_to_users([user_id], PHOTO_KIND, {"user_id": user_id})
+    await _push_to_watchers(user_id, PHOTO_KIND, {"user_id": user_id})

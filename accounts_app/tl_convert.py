@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable
 from datetime import datetime
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.utils import timezone
 
 from accounts_app import blocking, privacy
@@ -34,6 +36,24 @@ def status_to_tl(user: User, now: datetime | None = None):
     if user.last_seen:
         return types.UserStatusOffline(was_online=_ts(user.last_seen))
     return types.UserStatusRecently()
+
+
+# The full Photo of UserFull.profile_photo is rendered by the app that stores photos
+# (media_app installs it at start-up): accounts_app sits below it and keeps only the
+# snapshot on the user row.
+_photo_renderer = None
+
+
+def set_photo_renderer(renderer) -> None:
+    global _photo_renderer
+    _photo_renderer = renderer
+
+
+def profile_photo_to_tl(photo: dict | None):
+    if not photo:
+        return types.UserProfilePhotoEmpty()
+    stripped = base64.b64decode(photo["stripped"]) if photo.get("stripped") else None
+    return types.UserProfilePhoto(photo_id=photo["id"], stripped_thumb=stripped, dc_id=settings.MTPROTO_DC_ID)
 
 
 def user_to_tl(
@@ -75,7 +95,7 @@ def user_to_tl(
         last_name=user.last_name or None,
         username=user.username or None,
         phone=user.phone if show_phone else None,
-        photo=types.UserProfilePhotoEmpty(),
+        photo=profile_photo_to_tl(user.photo),
         status=status,
         lang_code=(user.lang_code or None) if is_self else None,
     )
@@ -137,7 +157,7 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         voice_messages_forbidden=user_id not in seen[privacy.VOICE_MESSAGES],
         settings=types.PeerSettings(),
         notify_settings=peer_notify_settings_to_tl(get_settings(viewer_id, USER, user_id)),
-        profile_photo=None,
+        profile_photo=_photo_renderer(user.photo) if user.photo and _photo_renderer else None,
         common_chats_count=common_chats_count,
     )
     return types.users.UserFull(full_user=full, chats=list(chats), users=users)
@@ -271,10 +291,6 @@ def resolved_user_to_tl(user_id: int, users: list):
 
 def found_to_tl(my_results: list, results: list, chats: list, users: list):
     return types.contacts.Found(my_results=my_results, results=results, chats=chats, users=users)
-
-
-def user_photos_empty_to_tl():
-    return types.photos.Photos(photos=[], users=[])
 
 
 # --- account updates -----------------------------------------------------------------

@@ -4,6 +4,7 @@ admin log events, pins. Channels, users, messages and participants are rendered 
 
 from __future__ import annotations
 
+from media_app.tl_convert import photo_to_tl
 from tl import types
 
 from . import tl_convert
@@ -179,7 +180,7 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionChangeUsername(prev_value=d["prev"], new_value=d["new"])
     if kind == "change_photo":
         return types.ChannelAdminLogEventActionChangePhoto(
-            prev_photo=types.PhotoEmpty(id=0), new_photo=types.PhotoEmpty(id=0)
+            prev_photo=photo_to_tl(d.get("prev")), new_photo=photo_to_tl(d.get("new"))
         )
     if kind == "toggle_signatures":
         return types.ChannelAdminLogEventActionToggleSignatures(new_value=bool(d["new"]))

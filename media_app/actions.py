@@ -15,8 +15,6 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from message_core.clock import now
 from tl.errors import (
     DocumentInvalidError,
@@ -358,62 +356,3 @@ def read_window(target: FileTarget, offset: int, limit: int) -> bytes:
     if offset >= target.size:
         return b""
     return storage.read_range(target.sha256, offset, limit)
-
-
-# --- profile photos -----------------------------------------------------------------------------
-
-
-def _profile_photo_rows(user_id: int):
-    from .models import ProfilePhoto
-
-    return ProfilePhoto.objects.filter(user_id=user_id).order_by("-date", "-id")
-
-
-@in_thread
-def current_profile_photos(user_ids: list[int]) -> dict[int, dict]:
-    """The current (newest) profile photo of each user that has one."""
-    from .models import ProfilePhoto
-
-    newest: dict[int, int] = {}
-    for uid, pid in (
-        ProfilePhoto.objects.filter(user_id__in=user_ids)
-        .order_by("user_id", "-date", "-id")
-        .values_list("user_id", "photo_id")
-    ):
-        newest.setdefault(uid, pid)
-    photos = {p.id: photo_dict(p) for p in Photo.objects.filter(id__in=newest.values())}
-    return {uid: photos[pid] for uid, pid in newest.items() if pid in photos}
-
-
-@in_thread
-def do_set_profile_photo(user_id: int, photo: dict) -> None:
-    from .models import ProfilePhoto
-
-    with transaction.atomic():
-        ProfilePhoto.objects.update_or_create(user_id=user_id, photo_id=photo["id"], defaults={"date": now()})
-        add_holders([("p", photo["id"])], "public", [0])
-
-
-@in_thread
-def do_delete_profile_photos(user_id: int, photo_ids: list[int]) -> list[int]:
-    from .models import ProfilePhoto
-
-    found = list(
-        ProfilePhoto.objects.filter(user_id=user_id, photo_id__in=photo_ids).values_list(
-            "photo_id", flat=True
-        )
-    )
-    ProfilePhoto.objects.filter(user_id=user_id, photo_id__in=found).delete()
-    return [i for i in photo_ids if i in set(found)]
-
-
-@in_thread
-def profile_photos(user_id: int, offset: int, max_id: int, limit: int) -> tuple[int, list[dict]]:
-    rows = _profile_photo_rows(user_id)
-    ids = list(rows.values_list("photo_id", flat=True))
-    if max_id:
-        ids = ids[ids.index(max_id) + 1 :] if max_id in ids else ids
-    count = len(ids)
-    page = ids[offset : offset + limit]
-    photos = {p.id: photo_dict(p) for p in Photo.objects.filter(id__in=page)}
-    return count, [photos[i] for i in page if i in photos]

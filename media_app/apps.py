@@ -6,4 +6,8 @@ class MediaConfig(AppConfig):
     verbose_name = "Media and files"
 
     def ready(self) -> None:
-        from media_app import rpc  # noqa: F401  (registers upload.saveFilePart / saveBigFilePart)
+        from accounts_app.tl_convert import set_photo_renderer
+        from media_app import rpc  # noqa: F401  (registers upload.* part and photos.* handlers)
+        from media_app.tl_convert import photo_to_tl
+
+        set_photo_renderer(photo_to_tl)

@@ -146,5 +146,5 @@ def photos_to_tl(count: int, photos: list[dict], users: list, *, sliced: bool):
     return types.photos.Photos(photos=tl_photos, users=users)
 
 
-def photos_photo_to_tl(photo: dict, users: list):
+def photos_photo_to_tl(photo: dict | None, users: list):
     return types.photos.Photo(photo=photo_to_tl(photo), users=users)

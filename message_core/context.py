@@ -90,6 +90,13 @@ async def users_for(viewer_id: int, user_ids) -> list:
     return [out[u] for u in ids if u in out]
 
 
+def forget_users(*user_ids: int) -> None:
+    """Drop these users from this process's cache (their profile just changed)."""
+    gone = set(user_ids)
+    for key in [k for k in _user_cache if k[1] in gone]:
+        _user_cache.pop(key, None)
+
+
 def resolve_input_user(viewer_id: int):
     """``fn(input_user) -> user_id`` through accounts (raises USER_ID_INVALID)."""
     return lambda input_user: check_input_user(viewer_id, input_user)

@@ -9,12 +9,12 @@ never change settings here; admins need the right the design names for each.
 
 from __future__ import annotations
 
+from media_app import actions as media_actions
 from message_core import limits
 from message_core.clock import now
 from tl.errors import (
     ChatAboutNotModifiedError,
     ChatNotModifiedError,
-    PhotoInvalidError,
     RpcError,
     StickersetInvalidError,
 )
@@ -35,6 +35,7 @@ from .common import (
     MESSAGE_COLUMNS,
     insert_event,
     insert_service_message,
+    jsonb,
     load_channel,
     message_snapshot,
     with_pts,
@@ -130,15 +131,43 @@ async def do_edit_about(actor_user_id: int | None, channel_id: int, about: str) 
     )  # fmt: skip
 
 
-async def do_edit_photo(actor_user_id: int | None, channel_id: int, *, empty: bool) -> dict:
-    """channels.editPhoto until photos are stored: deleting the (absent) photo is an
-    accepted no-op; an upload or an existing photo is PHOTO_INVALID, so no client
-    believes a photo was set."""
-    _channel, member = await load_for_actor(channel_id, actor_user_id)
+async def do_edit_photo(actor_user_id: int | None, channel_id: int, photo: dict | None) -> ChannelChange:
+    """channels.editPhoto / messages.editChatPhoto: change_info; ``photo`` (a media_app
+    photo) becomes the chat photo with a chatEditPhoto service message, ``None``
+    removes it (chatDeletePhoto; removing no photo changes nothing)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
     require_right(actor_user_id, member, "change_info")
-    if not empty:
-        raise PhotoInvalidError()
-    return await _fresh(channel_id)
+    if photo is None and not channel["photo"]:
+        return ChannelChange(channel=channel, events=[], user_ids=set())
+    date = now()
+    action = {"_": "chatEditPhoto", "photo": photo} if photo else {"_": "chatDeletePhoto"}
+    if photo:
+        await media_actions.do_add_holders([("p", photo["id"])], "c", [channel_id])
+
+    async def body(conn, msg_id, pts):
+        locked = await load_channel(conn, channel_id, lock=True)
+        await conn.execute("UPDATE channels SET photo = %s WHERE id = %s", (jsonb(photo), channel_id))
+        await admin_log.record(
+            conn, channel_id, actor_user_id, "change_photo",
+            data={"prev": locked["photo"], "new": photo}, date=date,
+        )  # fmt: skip
+        locked["photo"] = photo
+        sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
+        return await insert_service_message(conn, locked, msg_id, pts, sender, action, date)
+
+    event = await with_pts(channel_id, 1, body, message_ids=1)
+    await notify.publish(
+        "channel.event",
+        {
+            "event": event.to_payload(),
+            "extra_user_ids": [],
+            "exclude_user_id": admin_log.actor_id(actor_user_id),
+        },
+    )
+    await publish_channel_updated(channel_id)
+    return ChannelChange(
+        channel=await _fresh(channel_id), events=[event], user_ids={event.message["sender_user_id"]}
+    )
 
 
 # ---- rights and toggles ----

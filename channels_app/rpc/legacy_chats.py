@@ -14,8 +14,9 @@ from .. import actions, rights, tl_convert
 from ..actions import admin, settings
 from ..chat_context import chats_for
 from ..errors import LimitInvalidError
-from .admin import change_updates, checked_channel, member_update_to_tl, state_updates
+from .admin import change_updates, checked_channel, member_update_to_tl
 from .context import change_to_updates
+from .settings import edit_chat_photo as set_chat_photo
 
 # What "admin" meant in a basic group, as supergroup rights.
 LEGACY_ADMIN_RIGHTS = sum(
@@ -72,8 +73,7 @@ async def edit_chat_title(ctx, req: functions.messages.EditChatTitle):
 async def edit_chat_photo(ctx, req: functions.messages.EditChatPhoto):
     me = viewer(ctx)
     channel, _ = await _chat(me, req.chat_id)
-    await settings.do_edit_photo(me, channel["id"], empty=isinstance(req.photo, types.InputChatPhotoEmpty))
-    return await state_updates(me, channel["id"])
+    return await set_chat_photo(me, channel["id"], req.photo)
 
 
 @rpc(functions.messages.EditChatAdmin)

@@ -1,13 +1,16 @@
-"""Channel settings handlers: title, about, photo stub, default rights, toggles, slow mode,
+"""Channel settings handlers: title, about, photo, default rights, toggles, slow mode,
 pins, public usernames, left / inactive channels; and the channel providers of
 contacts.search / contacts.resolveUsername (accounts_app.peer_search)."""
 
 from __future__ import annotations
 
 from edge_app.registry import rpc
+from media_app import actions as media_actions
+from media_app import tl_convert as media_tl
 from message_core import tl_convert as core_tl
 from message_core.context import answer_without_updates, viewer
 from tl import functions, types
+from tl.errors import PhotoInvalidError
 
 from .. import rights, tl_convert, tl_convert_admin
 from ..access import is_channel_peer
@@ -30,16 +33,34 @@ async def edit_title(ctx, req: functions.channels.EditTitle):
     return await change_updates(me, await settings.do_edit_title(me, channel["id"], req.title))
 
 
-def _photo_is_empty(photo) -> bool:
-    return isinstance(photo, types.InputChatPhotoEmpty)
+async def input_chat_photo(me: int, photo) -> dict | None:
+    """The photo an InputChatPhoto names (uploaded: processed into the ladder; existing:
+    checked by hash and file reference), or None to remove the chat photo."""
+    if isinstance(photo, types.InputChatPhotoEmpty):
+        return None
+    if isinstance(photo, types.InputChatUploadedPhoto):
+        if photo.file is None:
+            raise PhotoInvalidError()  # video-only chat photos are not stored
+        return await media_actions.do_upload_photo(me, media_tl.upload_ref(photo.file), chat_photo=True)
+    if isinstance(photo, types.InputChatPhoto) and isinstance(photo.id, types.InputPhoto):
+        return await media_actions.get_photo(photo.id.id, photo.id.access_hash, photo.id.file_reference)
+    raise PhotoInvalidError()
+
+
+async def edit_chat_photo(me: int, channel_id: int, photo):
+    """channels.editPhoto and the legacy messages.editChatPhoto: the service message and
+    updateChannel (only updateChannel when nothing changed)."""
+    change = await settings.do_edit_photo(me, channel_id, await input_chat_photo(me, photo))
+    if not change.events:
+        return await state_updates(me, channel_id)
+    return await change_updates(me, change)
 
 
 @rpc(functions.channels.EditPhoto)
 async def edit_photo(ctx, req: functions.channels.EditPhoto):
     me = viewer(ctx)
     channel, _ = await checked_channel(me, req.channel)
-    await settings.do_edit_photo(me, channel["id"], empty=_photo_is_empty(req.photo))
-    return await state_updates(me, channel["id"])
+    return await edit_chat_photo(me, channel["id"], req.photo)
 
 
 @rpc(functions.messages.EditChatAbout)

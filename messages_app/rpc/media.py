@@ -11,6 +11,7 @@ from channels_app.actions import media as channel_media
 from channels_app.rpc.context import change_to_updates
 from edge_app.registry import rpc
 from media_app import actions as media_actions
+from media_app import profile
 from media_app import tl_convert as media_tl
 from message_core import limits
 from message_core import tl_convert as core_tl
@@ -218,11 +219,8 @@ async def _may_download(me: int, kind: str, media_id: int) -> bool:
 async def _peer_photo_target(me: int, loc: types.InputPeerPhotoFileLocation):
     if is_user_peer(loc.peer):
         uid = peer_user_id(me, loc.peer)
-        current = (await media_actions.current_profile_photos([uid])).get(uid)
-        if current is None or current["id"] != loc.photo_id:
-            owner, holders = await media_actions.holders_of("p", loc.photo_id)
-            if owner != uid or ("public", 0) not in holders:
-                raise LocationInvalidError()
+        if not await profile.is_profile_photo(uid, loc.photo_id):
+            raise LocationInvalidError()
         return await media_actions.peer_photo_target(loc.photo_id, bool(loc.big))
     try:
         channel_peer(loc.peer)

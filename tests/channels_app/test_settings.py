@@ -9,7 +9,6 @@ from channels_app.rights import admin_bit, banned_bit
 from tl.errors import (
     ChatAdminRequiredError,
     ChatNotModifiedError,
-    PhotoInvalidError,
     UsernameInvalidError,
     UsernameNotModifiedError,
     UsernameOccupiedError,
@@ -38,15 +37,21 @@ async def test_edit_title_writes_a_service_message_and_log(chan):
     assert history.messages[0]["action"]["_"] == "chatEditTitle"
 
 
-async def test_about_and_photo_stub(chan):
+async def test_about_and_photo(chan):
     cid = await _group(B)
     ch = await settings.do_edit_about(A, cid, "all about it")
     assert ch["about"] == "all about it"
     with pytest.raises(ChatAdminRequiredError):
         await settings.do_edit_about(B, cid, "mine")
-    assert (await settings.do_edit_photo(A, cid, empty=True))["id"] == cid
-    with pytest.raises(PhotoInvalidError):
-        await settings.do_edit_photo(A, cid, empty=False)
+    assert not (await settings.do_edit_photo(A, cid, None)).events  # no photo to remove
+    photo = {"id": 77, "access_hash": 1, "file_reference": "", "date": 1, "sizes": [], "stripped": ""}
+    with pytest.raises(ChatAdminRequiredError):
+        await settings.do_edit_photo(B, cid, photo)
+    change = await settings.do_edit_photo(A, cid, photo)
+    assert change.channel["photo"]["id"] == 77
+    assert change.events[0].message["action"] == {"_": "chatEditPhoto", "photo": photo}
+    removed = await settings.do_edit_photo(A, cid, None)
+    assert removed.channel["photo"] is None and removed.events[0].message["action"]["_"] == "chatDeletePhoto"
 
 
 async def test_slow_mode_is_enforced_for_members_not_admins(chan):

@@ -5,6 +5,7 @@ refused a private channel's file."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 
@@ -180,3 +181,49 @@ def _peer(viewer, target):
     from telethon import types
 
     return types.InputPeerUser(target.id, input_user(viewer, target).access_hash)
+
+
+async def test_chat_photo_and_profile_photo(edge_server, edge_db, clients):
+    from PIL import Image
+    from telethon import errors, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    channel = await _megagroup(a, alice, [bob], title="Avatars")
+    uploaded = await a.upload_file(named(png(800, 800, (0, 200, 0)), "chat.png"))
+    done = await a(functions.channels.EditPhotoRequest(channel, types.InputChatUploadedPhoto(file=uploaded)))
+    service = next(u.message for u in done.updates if isinstance(u, types.UpdateNewChannelMessage))
+    assert isinstance(service.action, types.MessageActionChatEditPhoto)
+
+    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    assert isinstance(b_channel.photo, types.ChatPhoto) and b_channel.photo.stripped_thumb
+    full = await b(functions.channels.GetFullChannelRequest(b_channel))
+    assert isinstance(full.full_chat.chat_photo, types.Photo)
+    big = await b.download_profile_photo(b_channel, file=bytes)
+    assert Image.open(io.BytesIO(big)).size == (800, 800)
+    small = await b.download_profile_photo(b_channel, file=bytes, download_big=False)
+    assert Image.open(io.BytesIO(small)).size == (320, 320)
+    with pytest.raises(errors.ChatAdminRequiredError):
+        await b(functions.channels.EditPhotoRequest(b_channel, types.InputChatPhotoEmpty()))
+    await a(functions.channels.EditPhotoRequest(channel, types.InputChatPhotoEmpty()))
+    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    assert isinstance(b_channel.photo, types.ChatPhotoEmpty)
+
+    # Profile photos: set, seen by others on the user, downloadable, listed, deleted.
+    mine = await a(functions.photos.UploadProfilePhotoRequest(
+        file=await a.upload_file(named(png(500, 400, (250, 250, 0)), "me.png"))))  # fmt: skip
+    assert isinstance(mine.photo, types.Photo)
+    seen = (await b(functions.users.GetUsersRequest([input_user(bob, alice)])))[0]
+    assert isinstance(seen.photo, types.UserProfilePhoto) and seen.photo.photo_id == mine.photo.id
+    face = await b.download_profile_photo(seen, file=bytes)
+    assert Image.open(io.BytesIO(face)).size == (500, 400)
+    full_user = await b(functions.users.GetFullUserRequest(input_user(bob, alice)))
+    assert full_user.full_user.profile_photo.id == mine.photo.id
+    listed = await b(functions.photos.GetUserPhotosRequest(input_user(bob, alice), 0, 0, 10))
+    assert [p.id for p in listed.photos] == [mine.photo.id]
+    gone = await a(functions.photos.DeletePhotosRequest([
+        types.InputPhoto(mine.photo.id, mine.photo.access_hash, mine.photo.file_reference)]))  # fmt: skip
+    assert gone == [mine.photo.id]
+    await asyncio.sleep(5.2)  # other sessions' user cache (5 s)
+    seen = (await b(functions.users.GetUsersRequest([input_user(bob, alice)])))[0]
+    assert isinstance(seen.photo, types.UserProfilePhotoEmpty)
