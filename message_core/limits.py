@@ -38,3 +38,17 @@ PTS_GAP_GRACE_SECONDS = 5
 MAX_MESSAGE_ID = 2**31 - 1
 USERNAMES_MAX = 10  # a reorderUsernames vector
 SEARCH_QUERY_MAX = 128  # messages.search / channels.searchPosts / checkSearchPostsFlood
+
+# messages.search media filters: the media kinds each one finds ("url": a link entity).
+MEDIA_FILTER_KINDS = {
+    "photos": ("photo",),
+    "video": ("video",),
+    "photo_video": ("photo", "video"),
+    "document": ("document",),
+    "music": ("music",),
+    "voice": ("voice",),
+    "round_voice": ("voice", "round"),
+    "round_video": ("round",),
+    "gif": ("gif",),
+    "url": ("url",),
+}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from accounts_app.access import check_input_peer_user, is_input_user
 from channels_app import actions as channel_actions
 from channels_app.access import channel_ref, dialog_peer_channel, is_channel_peer
+from message_core import limits
 from tl import types
 from tl.errors import PeerIdInvalidError
 
@@ -80,3 +81,23 @@ async def dialog_ref(me: int, obj) -> tuple[str, int]:
         raise PeerIdInvalidError()
     channel, _ = await channel_actions.get_channel_for_viewer(me, *ref)
     return "c", channel["id"]
+
+
+_FILTER_NAMES = {
+    types.InputMessagesFilterPhotos: "photos",
+    types.InputMessagesFilterVideo: "video",
+    types.InputMessagesFilterPhotoVideo: "photo_video",
+    types.InputMessagesFilterDocument: "document",
+    types.InputMessagesFilterMusic: "music",
+    types.InputMessagesFilterVoice: "voice",
+    types.InputMessagesFilterRoundVoice: "round_voice",
+    types.InputMessagesFilterRoundVideo: "round_video",
+    types.InputMessagesFilterGif: "gif",
+    types.InputMessagesFilterUrl: "url",
+}
+
+
+def media_filter_kinds(f) -> tuple[str, ...] | None:
+    """The media kinds a messages.search filter finds (None: not a media filter)."""
+    name = _FILTER_NAMES.get(type(f))
+    return limits.MEDIA_FILTER_KINDS[name] if name else None

@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from accounts_app.blocking import check_can_message
 from accounts_app.models import User
@@ -41,6 +41,7 @@ from message_core.text import SEARCH_WINDOW, history_window, validate_caption, v
 from tl.errors import (
     InputUserDeactivatedError,
     LimitInvalidError,
+    MediaPrevInvalidError,
     MessageAuthorRequiredError,
     MessageEditTimeExpiredError,
     MessageIdInvalidError,
@@ -449,6 +450,7 @@ def get_history(
     q: str = "",
     min_date: int = 0,
     max_date: int = 0,
+    media_kinds: tuple[str, ...] = (),
 ) -> PrivateHistory:
     """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
     messages.search uses the same seek with ``q`` / dates; a text search scans at most
@@ -459,11 +461,15 @@ def get_history(
     dialog = live_boxes(owner_id).filter(peer_id=peer_id)
     ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
     rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
-    filtered = bool(q or min_date or max_date)
-    if q:
+    filtered = bool(q or min_date or max_date or media_kinds)
+    if q or media_kinds:
         top = offset_id if offset_id > 0 else limits.MAX_MESSAGE_ID + 1
         newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
-        rows = rows.filter(message__message__icontains=q, box_id__gt=min(top, newest + 1) - SEARCH_WINDOW)
+        rows = rows.filter(box_id__gt=min(top, newest + 1) - SEARCH_WINDOW)
+        if q:
+            rows = rows.filter(message__message__icontains=q)
+        if media_kinds:
+            rows = rows.filter(_media_q(media_kinds))
     if min_date:
         rows = rows.filter(message__date__gte=min_date)
     if max_date:
@@ -491,6 +497,26 @@ def get_history(
     shown = [box_to_dict(b) for b in messages]
     attach_reactions(owner_id, shown)
     return PrivateHistory(shown, max(count, len(messages)))
+
+
+def _media_q(kinds: tuple[str, ...]) -> Q:
+    """Messages of these media kinds ("url": a link entity)."""
+    q = Q(message__media__kind__in=[k for k in kinds if k != "url"])
+    if "url" in kinds:
+        q |= Q(message__entities__contains=[{"type": "url"}]) | Q(
+            message__entities__contains=[{"type": "textUrl"}]
+        )
+    return q
+
+
+@in_thread
+def count_media(owner_id: int, peer_id: int, kinds: tuple[str, ...]) -> tuple[int, bool]:
+    """(count, inexact) of the dialog's messages of these kinds within the newest
+    SEARCH_WINDOW ids (no media index)."""
+    dialog = live_boxes(owner_id).filter(peer_id=peer_id)
+    newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
+    n = dialog.filter(_media_q(kinds), box_id__gt=newest - SEARCH_WINDOW).count()
+    return n, newest > SEARCH_WINDOW
 
 
 @in_thread
@@ -603,7 +629,7 @@ def require_editable(m: dict, editor_id: int) -> None:
         raise MessageEditTimeExpiredError()
 
 
-def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list[dict]):
+def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
         box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
@@ -611,10 +637,19 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str, entities: list
             raise MessageIdInvalidError()
         msg = box.message
         require_editable(box_to_dict(box), owner_id)
-        if msg.message == message and (msg.entities or []) == entities:
+        if media is not None and not msg.media:
+            raise MediaPrevInvalidError()  # only a media message gets new media
+        if message is None:
+            message, entities = msg.message, msg.entities or []
+        else:
+            entities = validate_caption(message, entities) if msg.media else validate_text(message, entities)
+        if media is None and msg.message == message and (msg.entities or []) == entities:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
-        msg.save(update_fields=["message", "entities", "edit_date"])
+        if media is not None:
+            msg.media = media
+            media_actions.add_holders(media_actions.media_keys(media), "u", sorted({owner_id, peer_id}))
+        msg.save(update_fields=["message", "entities", "edit_date", "media"])
         others = list(live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id))
         logged = append_user_updates(
             [(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}) for b in [box, *others]]
@@ -632,13 +667,14 @@ async def do_edit_private_message(
     entities: list[dict] | None,
     *,
     exclude=None,
+    media: dict | None = None,
 ) -> PrivateChange:
-    """messages.editMessage in a private chat: the author edits the shared text (within
-    48 hours, except in Saved Messages); both sides get updateEditMessage."""
-    if message is None:
-        raise MessageNotModifiedError()  # no media: a text-less edit changes nothing
-    entities = validate_text(message, entities)
-    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities)
+    """messages.editMessage in a private chat: the author edits the shared text or
+    caption and/or replaces the media (within 48 hours, except in Saved Messages); both
+    sides get updateEditMessage. ``message`` None keeps the text."""
+    if message is None and media is None:
+        raise MessageNotModifiedError()
+    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media)
     return await _finish(own, theirs, exclude)
 
 

@@ -44,3 +44,39 @@ async def can_view(viewer_id: int, channel_ids: list[int]) -> bool:
             continue
         return True
     return False
+
+
+def media_condition(kinds: tuple[str, ...]) -> tuple[str, list]:
+    """SQL (and its parameters) for messages of these media kinds ("url": a link)."""
+    parts, params = [], []
+    media = [k for k in kinds if k != "url"]
+    if media:
+        parts.append("media->>'kind' = ANY(%s)")
+        params.append(media)
+    if "url" in kinds:
+        parts.append("""(entities @> '[{"type": "url"}]' OR entities @> '[{"type": "textUrl"}]')""")
+    return " AND (" + " OR ".join(parts) + ")", params
+
+
+async def count_media(viewer_id: int, channel_id: int, kinds: tuple[str, ...]) -> tuple[int, bool]:
+    """(count, inexact) of the visible messages of these kinds: exact within the newest
+    COUNT_WINDOW messages, inexact beyond (no media index)."""
+    from message_core.text import SEARCH_WINDOW
+
+    from .. import db
+    from .common import is_active, load_channel, load_member, require_visible
+
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        floor = max(
+            member["available_min_id"] if is_active(member) else 0, channel["top_message_id"] - SEARCH_WINDOW
+        )
+        sql, params = media_condition(kinds)
+        cur = await conn.execute(
+            f"SELECT count(*) AS n FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s{sql}",
+            (channel_id, floor, *params),
+        )
+        n = (await cur.fetchone())["n"]
+    return n, floor > 0 and channel["top_message_id"] > SEARCH_WINDOW

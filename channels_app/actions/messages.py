@@ -12,6 +12,7 @@ import json
 from media_app import actions as media_holders
 from message_core import limits
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
+from tl.errors import MediaPrevInvalidError
 
 from .. import db, notify
 from ..domain import ChannelChange, ChannelEvent, History
@@ -53,7 +54,7 @@ from .common import (
     require_visible,
     with_pts,
 )
-from .media import check_media_rights
+from .media import check_media_rights, media_condition
 from .mentions import mentioned_user_ids
 
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
@@ -507,11 +508,18 @@ def require_editable(channel: dict, member: dict | None, m: dict, editor_id: int
 
 
 async def do_edit_message(
-    editor_id: int, channel_id: int, msg_id: int, message: str | None, entities: list[dict] | None
+    editor_id: int,
+    channel_id: int,
+    msg_id: int,
+    message: str | None,
+    entities: list[dict] | None,
+    *,
+    media: dict | None = None,
 ) -> ChannelChange:
-    if message is None:
-        raise MessageNotModifiedError()  # media/markup-only edits are not modelled
-    entities = await resolve_username_mentions(message, validate_text(message, entities))
+    """messages.editMessage in a channel: new text (a caption, on a media message) and/or
+    new media in place of the old (a media message only). ``message`` None keeps the text."""
+    if message is None and media is None:
+        raise MessageNotModifiedError()  # markup-only edits are not modelled
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
         if channel is None:
@@ -525,16 +533,30 @@ async def do_edit_message(
     if current is None:
         raise MessageIdInvalidError()
     require_editable(channel, member, current, editor_id)
+    if media is not None and not current["media"]:
+        raise MediaPrevInvalidError()  # only a media message gets new media
+    if media is not None:
+        check_media_rights(channel, member, media)
+    if message is None:
+        message, entities = current["message"], current["entities"] or []
+    else:
+        checked = (
+            validate_caption(message, entities) if current["media"] else validate_text(message, entities)
+        )
+        entities = await resolve_username_mentions(message, checked)
     own = current["sender_user_id"] == editor_id  # others' edits are admin-logged
-    if current["message"] == message and (current["entities"] or []) == entities:
+    if media is None and current["message"] == message and (current["entities"] or []) == entities:
         raise MessageNotModifiedError()
+    if media is not None:
+        await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
     date = now()
 
     async def body(conn, _mid, pts):
         cur = await conn.execute(
-            f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s"
+            f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s,"
+            f" media = COALESCE(%s::jsonb, media)"
             f" WHERE channel_id = %s AND id = %s AND NOT deleted RETURNING {MESSAGE_COLUMNS}",
-            (message, jsonb(entities), date, channel_id, msg_id),
+            (message, jsonb(entities), date, jsonb(media), channel_id, msg_id),
         )
         row = await cur.fetchone()
         if row is None:
@@ -731,6 +753,7 @@ async def get_history(
     from_user_id: int = 0,
     min_date: int = 0,
     max_date: int = 0,
+    media_kinds: tuple[str, ...] = (),
 ) -> History:
     """messages.getHistory on a channel: seek pagination on (channel_id, id), no OFFSET.
 
@@ -771,9 +794,14 @@ async def get_history(
         if max_date:
             extra += " AND date <= %s"
             params.append(max_date)
-        if q:
-            extra += " AND message ILIKE %s"
-            params.append(_like(q))
+        if media_kinds:
+            media_sql, media_params = media_condition(media_kinds)
+            extra += media_sql
+            params.extend(media_params)
+        if q or media_kinds:
+            if q:
+                extra += " AND message ILIKE %s"
+                params.append(_like(q))
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []

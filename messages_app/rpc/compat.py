@@ -16,6 +16,7 @@ from __future__ import annotations
 from accounts_app import updates as account_log
 from accounts_app.access import check_input_user
 from channels_app import account_updates, actions, tl_convert
+from channels_app.actions import media as channel_media
 from channels_app.actions import peer_stats
 from channels_app.actions.common import is_active
 from channels_app.actions.messages import require_editable
@@ -47,7 +48,7 @@ from tl.errors import (
 
 from .. import drafts, update_kinds
 from .. import tl_convert as compat_tl
-from ..peers import Peer, is_user_peer, peer_user_id, resolve_peer
+from ..peers import Peer, is_user_peer, media_filter_kinds, peer_user_id, resolve_peer
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
@@ -259,14 +260,19 @@ async def sponsored_telemetry(ctx, req):
 
 
 async def _filter_count(me: int, p: Peer, f) -> tuple[int, bool]:
-    """(count, inexact) of one shared-media filter. No media exist: media filters
-    count 0; all messages and pins count what there is."""
+    """(count, inexact) of one shared-media filter: media kinds, all messages and pins
+    count what there is; other filters (geo, chat photos, ...) count 0."""
     if isinstance(f, types.InputMessagesFilterEmpty):
         if p.channel is not None:
             h = await actions.get_history(me, p.channel_id, limit=1)
             return h.count, True
         h = await private_actions.get_history(me, p.user_id, limit=1)
         return h.count, False
+    kinds = media_filter_kinds(f)
+    if kinds is not None:
+        if p.channel is not None:
+            return await channel_media.count_media(me, p.channel_id, kinds)
+        return await private_actions.count_media(me, p.user_id, kinds)
     if isinstance(f, types.InputMessagesFilterPinned) and p.channel is not None:
         ids = await actions.pinned_message_ids(p.channel_id, limits.HISTORY_LIMIT)
         return len(ids), len(ids) >= limits.HISTORY_LIMIT

@@ -28,61 +28,9 @@ from tl.errors import (
     ScheduleDateInvalidError,
 )
 
+from ..media_input import input_media
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id
 from . import private_peer
-
-
-def _kind(attributes: list[dict], mime_type: str) -> str:
-    """The media kind a document is filed under (search filters, send rights)."""
-    by = {a["_"]: a for a in attributes}
-    if "sticker" in by:
-        return "sticker"
-    if "audio" in by:
-        return "voice" if by["audio"].get("voice") else "music"
-    if "video" in by:
-        if by["video"].get("round_message"):
-            return "round"
-        return "gif" if "animated" in by else "video"
-    if "animated" in by or mime_type == "image/gif":
-        return "gif"
-    return "document"
-
-
-async def input_media(me: int, media) -> dict:
-    """A message's media from the client's InputMedia (uploads assembled and processed)."""
-    if isinstance(media, types.InputMediaUploadedPhoto):
-        photo = await media_actions.do_upload_photo(me, media_tl.upload_ref(media.file))
-        return {"photo": photo, "kind": "photo", "spoiler": bool(media.spoiler)}
-    if isinstance(media, types.InputMediaPhoto):
-        if not isinstance(media.id, types.InputPhoto):
-            raise MediaEmptyError()
-        photo = await media_actions.get_photo(media.id.id, media.id.access_hash, media.id.file_reference)
-        return {"photo": photo, "kind": "photo", "spoiler": bool(media.spoiler)}
-    if isinstance(media, types.InputMediaUploadedDocument):
-        attributes = media_tl.attributes_from_tl(media.attributes)
-        thumb = media_tl.upload_ref(media.thumb) if media.thumb is not None else None
-        doc = await media_actions.do_upload_document(
-            me,
-            media_tl.upload_ref(media.file),
-            media.mime_type,
-            attributes,
-            thumb,
-            force_file=bool(media.force_file),
-        )
-        kind = "document" if media.force_file else _kind(doc["attributes"], doc["mime_type"])
-        return {"document": doc, "kind": kind, "spoiler": bool(media.spoiler)}
-    if isinstance(media, types.InputMediaDocument):
-        if not isinstance(media.id, types.InputDocument):
-            raise MediaEmptyError()
-        doc = await media_actions.get_document(media.id.id, media.id.access_hash, media.id.file_reference)
-        return {
-            "document": doc,
-            "kind": _kind(doc["attributes"], doc["mime_type"]),
-            "spoiler": bool(media.spoiler),
-        }
-    if media is None or isinstance(media, types.InputMediaEmpty):
-        raise MediaEmptyError()
-    raise MediaInvalidError()
 
 
 def _caption(message: str) -> None:

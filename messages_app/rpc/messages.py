@@ -17,13 +17,13 @@ from tl import functions, types
 from tl.errors import (
     ChannelPrivateError,
     LimitInvalidError,
-    MediaEmptyError,
     MsgIdInvalidError,
     PeerIdInvalidError,
     ScheduleDateInvalidError,
 )
 
-from ..peers import channel_peer, checked_channel, is_user_peer
+from ..media_input import edited_media
+from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds
 from . import private_peer
 
 
@@ -107,10 +107,9 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
         return await private_peer.edit_message(ctx, req)
     me = viewer(ctx)
     channel, _ = await checked_channel(me, req.peer)
-    if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
-        raise MediaEmptyError()  # no media store: text edits only
+    media = await edited_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
-    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities)
+    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities, media=media)
     return await change_to_updates(me, change)
 
 
@@ -223,8 +222,8 @@ def _search_from_user(me: int, from_id) -> int:
 
 @rpc(functions.messages.Search)
 async def search(ctx, req: functions.messages.Search):
-    """Text / sender / date search in one channel. Media filters answer an empty page
-    (no media exist); the pinned filter lists the pinned messages."""
+    """Text / sender / date / media-kind search in one channel; the pinned filter lists
+    the pinned messages; other filters (geo, chat photos, mentions...) find nothing."""
     if is_user_peer(req.peer):
         return await private_peer.search(ctx, req)
     me = viewer(ctx)
@@ -233,13 +232,16 @@ async def search(ctx, req: functions.messages.Search):
     if isinstance(req.filter, types.InputMessagesFilterPinned):
         ids = await actions.pinned_message_ids(channel["id"], min(req.limit or 100, limits.HISTORY_LIMIT))
         h = await actions.get_existing_messages(me, channel["id"], ids)
-    elif not isinstance(req.filter, types.InputMessagesFilterEmpty):
+    elif (
+        not isinstance(req.filter, types.InputMessagesFilterEmpty) and media_filter_kinds(req.filter) is None
+    ):
         return tl_convert.empty_channel_messages_to_tl(channel["pts"])
     else:
         h = await actions.get_history(
             me, channel["id"], offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit,
             max_id=req.max_id, min_id=req.min_id, q=req.q.strip(), thread_id=req.top_msg_id or 0,
             from_user_id=_search_from_user(me, req.from_id), min_date=req.min_date, max_date=req.max_date,
+            media_kinds=media_filter_kinds(req.filter) or (),
         )  # fmt: skip
     users, chats = await context_for(me, h.messages, (), [channel["id"]], known)
     return tl_convert.channel_messages_to_tl(h, me, users, chats)

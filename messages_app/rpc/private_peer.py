@@ -12,9 +12,10 @@ from private_app import actions, tl_convert
 from private_app.context import context_for
 from private_app.typing import push_typing
 from tl import functions, types
-from tl.errors import MediaEmptyError, PeerIdInvalidError
+from tl.errors import PeerIdInvalidError
 
-from ..peers import peer_user_id
+from ..media_input import edited_media
+from ..peers import media_filter_kinds, peer_user_id
 
 
 def _viewer(ctx) -> tuple[int, tuple[int, int]]:
@@ -60,11 +61,11 @@ async def forwardable(ctx, peer, ids: list[int]) -> list[dict]:
 
 async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
-    if req.media is not None and not isinstance(req.media, types.InputMediaEmpty | types.InputMediaWebPage):
-        raise MediaEmptyError()  # no media store: text edits only
+    peer = peer_user_id(me, req.peer)
+    media = await edited_media(me, req.media)
     change = await actions.do_edit_private_message(
-        me, peer_user_id(me, req.peer), req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)),
-        exclude=origin,
+        me, peer, req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)), exclude=origin,
+        media=media,
     )  # fmt: skip
     users, chats = await context_for(me, change.messages)
     return tl_convert.edit_updates_to_tl(change, users, chats, int(time.time()))
@@ -81,15 +82,16 @@ async def get_history(ctx, req: functions.messages.GetHistory):
 
 
 async def search(ctx, req: functions.messages.Search):
-    """Text search in one private chat (same seek as history); media filters find
-    nothing, as no media exist."""
+    """Text and media-kind search in one private chat (same seek as history); other
+    filters find nothing."""
     me, _ = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
-    if not isinstance(req.filter, types.InputMessagesFilterEmpty):
+    kinds = media_filter_kinds(req.filter)
+    if not isinstance(req.filter, types.InputMessagesFilterEmpty) and kinds is None:
         return tl_convert.history_to_tl(actions.PrivateHistory([], 0), [], [])
     h = await actions.get_history(
         me, peer, offset_id=req.offset_id, add_offset=req.add_offset, limit=req.limit, max_id=req.max_id,
-        min_id=req.min_id, q=req.q.strip(), min_date=req.min_date, max_date=req.max_date,
+        min_id=req.min_id, q=req.q.strip(), min_date=req.min_date, max_date=req.max_date, media_kinds=kinds or (),
     )  # fmt: skip
     users, chats = await context_for(me, h.messages)
     return tl_convert.history_to_tl(h, users, chats)

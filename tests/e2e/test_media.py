@@ -227,3 +227,47 @@ async def test_chat_photo_and_profile_photo(edge_server, edge_db, clients):
     await asyncio.sleep(5.2)  # other sessions' user cache (5 s)
     seen = (await b(functions.users.GetUsersRequest([input_user(bob, alice)])))[0]
     assert isinstance(seen.photo, types.UserProfilePhotoEmpty)
+
+
+async def test_search_filters_counters_and_edit_media(edge_server, edge_db, clients):
+    from telethon import errors, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    channel = await _megagroup(a, alice, [bob], title="Search")
+    bob_peer = _peer(alice, bob)
+    for peer in (channel, bob_peer):
+        await a.send_file(peer, named(png(300, 200), "p.png"))
+        await a.send_file(peer, named(png(310, 200), "q.png"))
+        await a.send_file(peer, named(b"OggS" + os.urandom(300), "v.ogg"), voice_note=True)
+        await a.send_file(peer, named(b"%PDF-1.4 tiny", "t.pdf"), force_document=True)
+        await a.send_message(
+            peer, "see https://example.org", formatting_entities=[types.MessageEntityUrl(4, 19)]
+        )
+        await a.send_message(peer, "plain")
+        photos = await a.get_messages(peer, limit=10, filter=types.InputMessagesFilterPhotos())
+        assert len(photos) == 2 and all(m.photo for m in photos)
+        voices = await a.get_messages(peer, limit=10, filter=types.InputMessagesFilterVoice())
+        assert len(voices) == 1 and voices[0].voice
+        docs = await a.get_messages(peer, limit=10, filter=types.InputMessagesFilterDocument())
+        assert [m.file.name for m in docs] == ["t.pdf"]
+        counters = await a(functions.messages.GetSearchCountersRequest(peer=peer, filters=[
+            types.InputMessagesFilterPhotos(), types.InputMessagesFilterPhotoVideo(),
+            types.InputMessagesFilterVoice(), types.InputMessagesFilterDocument(), types.InputMessagesFilterUrl(),
+            types.InputMessagesFilterGif()]))  # fmt: skip
+        assert [c.count for c in counters] == [2, 2, 1, 1, 1, 0]
+
+    # editMessage: a new caption, then a new photo in place of the old one.
+    sent = await a.send_file(channel, named(png(200, 200), "e.png"), caption="before")
+    edited = await a.edit_message(channel, sent.id, "after")
+    assert edited.message == "after" and edited.photo.id == sent.photo.id
+    replaced = await a.edit_message(channel, sent.id, "new picture", file=named(png(640, 320), "n.png"))
+    assert replaced.photo.id != sent.photo.id and replaced.photo.sizes[-1].w == 640
+    got = (await b.get_messages(channel, ids=[sent.id]))[0]
+    assert got.photo.id == replaced.photo.id and got.message == "new picture"
+    mine = await a.send_file(bob_peer, named(b"v1", "v.txt"), force_document=True, caption="doc")
+    await a.edit_message(bob_peer, mine.id, "doc v2", file=named(b"v2 bytes", "v.txt"), force_document=True)
+    theirs = (await b.get_messages(_peer(bob, alice), limit=1))[0]
+    assert theirs.message == "doc v2" and await b.download_media(theirs, file=bytes) == b"v2 bytes"
+    with pytest.raises(errors.MessageNotModifiedError):
+        await a.edit_message(bob_peer, mine.id, "doc v2")
