@@ -21,6 +21,7 @@ from edge_app.models import AuthKeyClient, AuthKeyRecord
 from tl.errors import RpcError
 
 from . import moderation
+from .media import media_html, media_summary, photo_html
 from .models import AdminLogEvent, Importer, Invite, Member, Message, UpdateEvent
 from .pagination import BoundedListMixin, PartitionKeyFilter, parse_id, user_id_filter
 from .rowkeys import RowKeyAdmin
@@ -204,6 +205,7 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
                     "username",
                     "creator_user_id",
                     "date_shown",
+                    "photo_shown",
                     "deleted",
                     "pages",
                 )
@@ -247,6 +249,7 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
         "username",
         "creator_user_id",
         "date_shown",
+        "photo_shown",
         "deleted",
         "broadcast",
         "megagroup",
@@ -269,6 +272,10 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
         "admin_log_seq",
         "pages",
     )
+
+    @admin.display(description="photo")
+    def photo_shown(self, obj: Channel) -> str:
+        return photo_html(obj.photo)
 
     @admin.display(description="type")
     def kind(self, obj: Channel) -> str:
@@ -545,11 +552,16 @@ class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
         "reply_to_top_id",
         "fwd_from",
         "action",
+        "media_shown",
         "pts",
         "deleted",
         "pages",
     )
     readonly_fields = fields
+
+    @admin.display(description="media")
+    def media_shown(self, obj: Message) -> str:
+        return media_html(obj.media)
 
     @admin.display(description="date")
     def date_shown(self, obj: Message) -> str:
@@ -563,7 +575,7 @@ class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
     def kind(self, obj: Message) -> str:
         if obj.action:
             return f"service: {obj.action.get('_', '?')}" if isinstance(obj.action, dict) else "service"
-        return "message"
+        return media_summary(obj.media) or "message"
 
     @admin.display(description="text")
     def text(self, obj: Message) -> str:

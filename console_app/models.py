@@ -80,6 +80,7 @@ class Message(models.Model):
     reply_to_top_id = models.IntegerField()
     fwd_from = models.JSONField(null=True)
     action = models.JSONField(null=True)
+    media = models.JSONField(null=True)
     pts = models.IntegerField()
     deleted = models.BooleanField()
 

@@ -104,3 +104,17 @@ def image_size(path) -> tuple[int, int] | None:
             return img.size
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
         return None
+
+
+def stripped_to_jpeg(data: bytes) -> bytes:
+    """A photoStrippedSize back into a JPEG (for pages that show it): the fixed header
+    the encoder left out, made by the same encoder at the stripped settings."""
+    if len(data) < 3 or data[0] != 1:
+        return b""
+    out = io.BytesIO()
+    Image.new("RGB", (max(data[2], 1), max(data[1], 1))).save(
+        out, "JPEG", quality=STRIPPED_QUALITY, subsampling=2, optimize=False, progressive=False
+    )
+    full = out.getvalue()
+    sos = full.index(b"\xff\xda")
+    return full[: sos + 2 + int.from_bytes(full[sos + 2 : sos + 4], "big")] + data[3:] + b"\xff\xd9"
