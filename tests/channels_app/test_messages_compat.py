@@ -400,17 +400,20 @@ async def test_send_media_web_page_is_a_text_message(users):
         ),
     )
     assert hist.messages[0].message == "https://e.org"
-    photo = types.InputMediaPhoto(id=types.InputPhotoEmpty())
-    for req in (
-        M.SendMedia(peer=peer, media=photo, message="", random_id=79),
-        M.UploadMedia(peer=peer, media=photo),
-        M.SendMultiMedia(
-            peer=peer, multi_media=[types.InputSingleMedia(media=photo, random_id=80, message="")]
-        ),
-    ):
-        with pytest.raises(RpcError) as e:
-            await call(a, req)
-        assert e.value.message == "MEDIA_INVALID", req.TL_NAME
+    # An empty photo is no media; a photo that does not exist is PHOTO_INVALID.
+    empty = types.InputMediaPhoto(id=types.InputPhotoEmpty())
+    missing = types.InputMediaPhoto(id=types.InputPhoto(id=5, access_hash=6, file_reference=b""))
+    for photo, error in ((empty, "MEDIA_EMPTY"), (missing, "PHOTO_INVALID")):
+        for req in (
+            M.SendMedia(peer=peer, media=photo, message="", random_id=79),
+            M.UploadMedia(peer=peer, media=photo),
+            M.SendMultiMedia(
+                peer=peer, multi_media=[types.InputSingleMedia(media=photo, random_id=80, message="")]
+            ),
+        ):
+            with pytest.raises(RpcError) as e:
+                await call(a, req)
+            assert e.value.message == error, req.TL_NAME
     with pytest.raises(RpcError, match="SCHEDULE_DATE_INVALID"):
         await call(
             a,
@@ -450,7 +453,7 @@ NO_STORE_ERRORS = {
     "messages.appendTodoList": "MESSAGE_ID_INVALID",
     "messages.toggleTodoCompleted": "MESSAGE_ID_INVALID",
     "messages.sendScheduledMessages": "MESSAGE_ID_INVALID",
-    "messages.sendMultiMedia": "MEDIA_INVALID",
+    "messages.sendMultiMedia": "MEDIA_EMPTY",
     "messages.uploadMedia": "MEDIA_EMPTY",
 }
 # Methods that look the message up for real: message 1 may not be the viewer's there.
