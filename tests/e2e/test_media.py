@@ -85,6 +85,11 @@ async def test_megagroup_photo_document_voice_album(edge_server, edge_db, client
     # History carries the media too.
     hist = await b.get_messages(channel, limit=10)
     assert sum(1 for m in hist if m.photo) == 4 and sum(1 for m in hist if m.document) == 2
+    # A forward carries the media: Bob keeps the document in Saved Messages, and it
+    # stays downloadable there (the same stored bytes).
+    fwd = await b.forward_messages("me", by_id[doc_msg.id])
+    assert fwd.document.id == doc_msg.document.id and fwd.fwd_from is not None
+    assert await b.download_media(fwd, file=bytes) == blob
 
 
 async def test_broadcast_and_private_media_reach_an_offline_member(edge_server, edge_db, clients):
@@ -104,6 +109,9 @@ async def test_broadcast_and_private_media_reach_an_offline_member(edge_server, 
     doc = await a.send_file(channel, named(blob, "report.pdf"), force_document=True)
     bob_peer = types.InputPeerUser(bob.id, input_user(alice, bob).access_hash)
     private = await a.send_file(bob_peer, named(png(200, 150), "me.png"), caption="for you")
+    album = await a.send_file(channel, [named(png(300, 300 + i), f"b{i}.png") for i in range(3)])
+    private_album = await a.send_file(bob_peer, [named(png(300, 300 + i), f"c{i}.png") for i in range(3)])
+    assert len({m.grouped_id for m in album}) == 1 and len({m.grouped_id for m in private_album}) == 1
     saved = await a.send_file("me", named(b"notes", "notes.txt"), force_document=True)
     assert saved.document and (await a.download_media(saved, file=bytes)) == b"notes"
 
@@ -116,6 +124,9 @@ async def test_broadcast_and_private_media_reach_an_offline_member(edge_server, 
     got = await b(functions.updates.GetDifferenceRequest(pts=state.pts, date=state.date, qts=0))
     mine = [m for m in got.new_messages if m.message == "for you"]
     assert mine and isinstance(mine[0].media, types.MessageMediaPhoto)
+    grouped = [m for m in got.new_messages if getattr(m, "grouped_id", None)]
+    assert len(grouped) == 3 and len({m.grouped_id for m in grouped}) == 1
+    assert sum(1 for m in diff.new_messages if getattr(m, "grouped_id", None)) == 3
     # Downloads from the snapshot: the broadcast's document, byte for byte.
     msgs = await b.get_messages(b_channel, ids=[doc.id])
     assert await b.download_media(msgs[0], file=bytes) == blob
