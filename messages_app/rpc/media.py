@@ -108,13 +108,13 @@ async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
         raise ScheduleDateInvalidError()
     if len(req.multi_media) > limits.ALBUM_MAX:
         raise MultiMediaTooLongError()
-    if not req.multi_media:
-        raise MediaEmptyError()
     for m in req.multi_media:
         _caption(m.message)
     user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
+    if not req.multi_media:
+        raise MediaEmptyError()  # after the peer check, as every method here
     items = []
     for m in req.multi_media:
         items.append(
