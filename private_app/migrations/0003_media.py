@@ -5,22 +5,17 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("channels_app", "0006_dialog_drafts"),
+        ("private_app", "0002_reactions_read_dates"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="channel",
-            name="photo",
-            field=models.JSONField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name="channelmessage",
+            model_name="privatemessage",
             name="grouped_id",
-            field=models.BigIntegerField(db_default=0, default=0),
+            field=models.BigIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name="channelmessage",
+            model_name="privatemessage",
             name="media",
             field=models.JSONField(blank=True, null=True),
         ),

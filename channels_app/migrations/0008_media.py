@@ -5,17 +5,22 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("private_app", "0001_initial"),
+        ("channels_app", "0007_reactions_views"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="privatemessage",
-            name="grouped_id",
-            field=models.BigIntegerField(default=0),
+            model_name="channel",
+            name="photo",
+            field=models.JSONField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name="privatemessage",
+            model_name="channelmessage",
+            name="grouped_id",
+            field=models.BigIntegerField(db_default=0, default=0),
+        ),
+        migrations.AddField(
+            model_name="channelmessage",
             name="media",
             field=models.JSONField(blank=True, null=True),
         ),

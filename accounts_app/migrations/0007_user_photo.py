@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts_app", "0004_login_code_delivery"),
+        ("accounts_app", "0006_reaction_lists"),
     ]
 
     operations = [
