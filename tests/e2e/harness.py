@@ -85,6 +85,8 @@ def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path
     env["TELESRV_RSA_KEY"] = str(rsa_key_path)
     env["TELESRV_MTPROTO_PORT"] = str(port)
     env["TELESRV_MTPROTO_PUBLIC_PORT"] = str(port)
+    # Its /healthz, /readyz and /metrics port (tests/e2e/test_operations.py scrapes it).
+    env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
     env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
     log_file = open(log_path, "wb")  # noqa: SIM115 - handed to the child
     proc = subprocess.Popen(
