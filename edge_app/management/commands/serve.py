@@ -87,7 +87,7 @@ class Command(BaseCommand):
             if proc.returncode == 0:
                 self.stdout.write(f"the {name} (pid {pid}) exited; stopped the other process too")
                 return
+            where = " Its own error is printed above." if proc.returncode > 0 else ""
             raise CommandError(
-                f"the {name} {describe_exit(proc.returncode)} (pid {pid}); stopped the other"
-                " process too. Its own error is printed above."
+                f"the {name} {describe_exit(proc.returncode)} (pid {pid}); stopped the other process too.{where}"
             )
