@@ -371,9 +371,13 @@ class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListM
         return False
 
 
+MAX_USERNAME_MATCHES = 500
+
+
 def channel_search_q(term: str):
     """A username with or without ``@`` (exact, or its beginning) or part of the title.
-    Username matches go through the ``username_lower`` index (prefix: a range on it)."""
+    A username prefix is a LIKE 'x%' on ``username_lower``, which its pattern-ops index
+    serves; ``@...`` looks at usernames only."""
     from django.db.models import Q
 
     name = term.lstrip("@").lower()[:32]
@@ -384,9 +388,6 @@ def channel_search_q(term: str):
     if not term.startswith("@"):
         q |= Q(title__icontains=term[:128])
     return q
-
-
-MAX_USERNAME_MATCHES = 500
 
 
 def moderation_cap() -> int:
