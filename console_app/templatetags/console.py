@@ -45,10 +45,25 @@ def console_start_page(context):
             c["url"] = reverse("admin:channels_app_channel_change", args=[c["id"]])
     # What staff did through the console (bans, deletions, revoked links, sessions ended):
     # Django's own log, which records the staff account.
-    out["actions"] = list(LogEntry.objects.select_related("user").order_by("-action_time")[:RECENT_ACTIONS])
+    # Only about objects the viewer may open (a moderator sees no account actions).
+    out["actions"] = list(
+        LogEntry.objects.filter(content_type_id__in=_viewable_content_types(staff))
+        .select_related("user")
+        .order_by("-action_time")[:RECENT_ACTIONS]
+    )
     out["admin_log_url"] = (
         reverse("admin:console_app_adminlogevent_changelist")
         if staff.has_perm("console_app.view_adminlogevent")
         else None
     )
     return out
+
+
+def _viewable_content_types(staff) -> list[int]:
+    from django.contrib import admin
+    from django.contrib.contenttypes.models import ContentType
+
+    models = [
+        m for m in admin.site._registry if staff.has_perm(f"{m._meta.app_label}.view_{m._meta.model_name}")
+    ]
+    return [ct.id for ct in ContentType.objects.get_for_models(*models).values()] if models else []

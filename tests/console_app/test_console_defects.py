@@ -138,11 +138,14 @@ def test_operator_terminates_all_sessions_and_revokes_a_username(operator_client
     assert any(alice.id in p["user_ids"] and p["payload"]["type"] == "user_name" for p in pushed)
 
 
-def test_moderators_cannot_run_account_actions(moderator_client, people):
+def test_moderators_cannot_run_account_actions_nor_read_about_them(moderator_client, operator_client, people):
     _, alice, _ = people
     act(moderator_client, "/admin/accounts_app/user/", "deactivate_accounts", [str(alice.id)])
     alice.refresh_from_db()
     assert not alice.deleted
+    act(operator_client, "/admin/accounts_app/user/", "revoke_usernames", [str(alice.id)])
+    assert "revoked the username" in operator_client.get("/admin/").content.decode()
+    assert "revoked the username" not in moderator_client.get("/admin/").content.decode()
 
 
 def test_console_branding_and_start_page(moderator_client, support):
