@@ -2,7 +2,9 @@
 the same on its own health port, see ``edge_app.health_http``).
 
 ``/metrics`` is open to whoever reaches the admin port: the TLS proxy of
-docs/operations.md forwards only ``/admin/`` and the probes it needs to the outside.
+docs/operations.md keeps the probes inside. They answer before Django's host check and
+HTTPS redirect (``ProbesMiddleware``, first in the chain): a balancer or Prometheus asks
+by IP address over plain HTTP on the internal network.
 """
 
 from __future__ import annotations
@@ -33,3 +35,17 @@ def readyz(request):
 @require_GET
 def metrics_view(request):
     return HttpResponse(metrics.exposition(), content_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+PROBES = {"/healthz": healthz, "/readyz": readyz, "/metrics": metrics_view}
+
+
+class ProbesMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        view = PROBES.get(request.path_info)
+        if view is not None:
+            return view(request)
+        return self.get_response(request)

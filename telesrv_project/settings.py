@@ -38,8 +38,6 @@ ADMIN_HTTPS = env_bool("ADMIN_HTTPS", False)
 if ADMIN_HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("ADMIN_SSL_REDIRECT", True)
-    # The proxy answers /healthz and /readyz checks over plain HTTP on the inside.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(env("ADMIN_HSTS_SECONDS", "31536000"))
@@ -66,6 +64,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "telesrv_project.probes.ProbesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

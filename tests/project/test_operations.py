@@ -116,6 +116,15 @@ def test_admin_health_readiness_and_metrics(client):
 
 
 @pytest.mark.django_db
+def test_probes_answer_a_balancer_asking_by_ip_over_plain_http(client, settings):
+    settings.ALLOWED_HOSTS = ["console.example.org"]
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get("/readyz", HTTP_HOST="10.0.1.11:8000").status_code == 200
+    assert client.get("/healthz", HTTP_HOST="10.0.1.11:8000").status_code == 200
+    assert client.get("/admin/", HTTP_HOST="10.0.1.11:8000").status_code == 400
+
+
+@pytest.mark.django_db
 def test_readiness_reports_unapplied_migrations(client, monkeypatch):
     from edge_app import health
 
