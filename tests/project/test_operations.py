@@ -28,7 +28,8 @@ PRODUCTION_ENV = {
 def manage(
     *args: str, env: dict[str, str] | None = None, drop: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if k not in drop}
+    # The e2e conftest relaxes Django's async checks for the test process; a server must not.
+    full = {k: v for k, v in os.environ.items() if k not in (*drop, "DJANGO_ALLOW_ASYNC_UNSAFE")}
     full.update(env or {})
     full["TELESRV_ENV_FILE"] = full.get("TELESRV_ENV_FILE", "/nonexistent/.env")
     return subprocess.run(
