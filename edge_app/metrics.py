@@ -89,6 +89,8 @@ class _LiveCollector:
                 kind = getattr(stream, "kind", None) or "undetected"
                 if getattr(stream, "obfuscated", False):
                     kind = f"obfuscated-{kind}"
+                if getattr(stream, "websocket", None) is not None:
+                    kind = f"websocket-{kind}"
                 by_kind[kind] = by_kind.get(kind, 0) + 1
             for kind, n in sorted(by_kind.items()):
                 conns.add_metric([kind], n)
