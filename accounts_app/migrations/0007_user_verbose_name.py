@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts_app", "0004_login_code_delivery"),
+        ("accounts_app", "0006_reaction_lists"),
     ]
 
     operations = [
