@@ -277,7 +277,7 @@ async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
         if not _held[key]:
             _held.pop(key, None)
     for _pts, session, updates in ready:
-        await session.push(updates)
+        await deliver(session, updates)
 
 
 async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -> None:
@@ -286,7 +286,7 @@ async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -
     if owed and min(owed) < pts:
         _held.setdefault(key, {}).setdefault(channel_id, []).append((pts, session, updates))
         return
-    await session.push(updates)
+    await deliver(session, updates)
 
 
 @subscriber(EVENT)
@@ -384,7 +384,7 @@ async def _deliver_reactions(payload: dict, edge) -> None:
             continue
         updates = tl_convert.updates_to_tl([update], users, chats)
         for s in sessions:
-            await s.push(updates)
+            await deliver(s, updates)
 
 
 @subscriber(MEMBERS_CHANGED)
