@@ -32,8 +32,10 @@ db: venv services
 	$(BIN)/python -m telesrv_project.database
 	$(BIN)/python manage.py migrate --noinput
 
+# A local development server: DEBUG on (login codes in the log, the development secret
+# key accepted) unless TELESRV_DEBUG says otherwise. Production: docs/operations.md.
 serve: db
-	$(BIN)/python manage.py serve
+	TELESRV_DEBUG=$${TELESRV_DEBUG:-1} $(BIN)/python manage.py serve
 
 lint: venv
 	$(BIN)/ruff check .

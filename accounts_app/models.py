@@ -38,6 +38,8 @@ class User(models.Model):
 
     class Meta:
         db_table = "users"
+        # Not "user": the console also lists Django's own staff users.
+        verbose_name = "Telegram user"
         constraints = [
             models.UniqueConstraint(Lower("username"), name="users_username_lower_uniq"),
         ]

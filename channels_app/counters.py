@@ -14,6 +14,8 @@ import asyncio
 import redis.asyncio as aioredis
 from django.conf import settings
 
+from edge_app import metrics
+
 from . import db
 
 # Channel ids live far above user ids (which accounts_app allocates from 1).
@@ -113,6 +115,9 @@ async def allocate(increments: list[tuple[str, int]]) -> list[int]:
         for i in result[1:]:
             args[2 * (int(i) - 1)] = await _recover(keys[int(i) - 1])
         result = await script(keys=keys, args=args)
+    pts = sum(n for k, n in increments if ":counter:channel_pts:" in k)
+    if pts:
+        metrics.PTS_ALLOCATED.inc(pts)
     return [int(v) for v in result]
 
 

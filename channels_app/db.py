@@ -14,9 +14,13 @@ from contextlib import asynccontextmanager
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
+from edge_app import metrics
+
 POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+# The listener runs one loop: its pool is the one to report.
+metrics.watch_pool("channels", lambda: next(iter(_pools.values()), None))
 
 
 def _conninfo() -> str:

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 
-from edge_app.push import is_subscribed, publish, push_to_users, renderer, subscriber
+from edge_app.push import deliver, is_subscribed, publish, push_to_users, render_failed, renderer, subscriber
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from message_core import limits
 from message_core.context import origin as push_origin
@@ -277,7 +277,7 @@ async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
         if not _held[key]:
             _held.pop(key, None)
     for _pts, session, updates in ready:
-        await session.push(updates)
+        await deliver(session, updates)
 
 
 async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -> None:
@@ -286,7 +286,7 @@ async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -
     if owed and min(owed) < pts:
         _held.setdefault(key, {}).setdefault(channel_id, []).append((pts, session, updates))
         return
-    await session.push(updates)
+    await deliver(session, updates)
 
 
 @subscriber(EVENT)
@@ -326,6 +326,7 @@ async def _render_and_push(payload: dict, edge) -> None:
                 chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
             updates = tl_convert.updates_to_tl([tl_convert.event_to_update(ev, user_id)], users, chats)
         except Exception:
+            render_failed()
             log.exception("rendering channel event %s@%d for %d failed", ev.type, ev.pts, user_id)
             continue
         for s in sessions:
@@ -383,7 +384,7 @@ async def _deliver_reactions(payload: dict, edge) -> None:
             continue
         updates = tl_convert.updates_to_tl([update], users, chats)
         for s in sessions:
-            await s.push(updates)
+            await deliver(s, updates)
 
 
 @subscriber(MEMBERS_CHANGED)
@@ -410,7 +411,7 @@ async def _on_typing(payload: dict, edge) -> None:
         users = await users_for(user_id, [payload["user_id"]])
         updates = tl_convert.updates_to_tl([update], users, chats)
         for s in edge.sessions_of_user(user_id):
-            await s.push(updates)
+            await deliver(s, updates)
 
 
 @renderer(UPDATE_CHANNEL)

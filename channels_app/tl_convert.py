@@ -157,8 +157,10 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
     if m.get("empty"):
         return types.MessageEmpty(id=m["id"], peer_id=peer)
     is_post = bool(m.get("post")) if broadcast is None else broadcast
-    out = m["sender_user_id"] == viewer_id
-    from_id = None if is_post else types.PeerUser(user_id=m["sender_user_id"])
+    sender = m["sender_user_id"]
+    # Sender 0 (a service message by the operator console) is the group's own message.
+    out = bool(sender) and sender == viewer_id
+    from_id = None if is_post or not sender else types.PeerUser(user_id=sender)
     if m.get("action"):
         return types.MessageService(
             out=out, post=is_post, silent=bool(m.get("silent")), id=m["id"], from_id=from_id,

@@ -14,13 +14,13 @@ from django.contrib import admin, messages
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from accounts_app.models import Authorization, User
+from accounts_app.models import Authorization, Contact, LoginCode, User, UserUpdateEvent
 from channels_app.models import Channel, ChannelUsername
 from channels_app.rights import ADMIN_FLAGS, BANNED_FLAGS
 from edge_app.models import AuthKeyClient, AuthKeyRecord
 from tl.errors import RpcError
 
-from . import moderation
+from . import moderation, people
 from .media import media_html, media_summary, photo_html
 from .models import AdminLogEvent, Importer, Invite, Member, Message, UpdateEvent
 from .pagination import BoundedListMixin, PartitionKeyFilter, parse_id, user_id_filter
@@ -74,6 +74,32 @@ class ModerationMixin:
         channel = Channel.objects.filter(id=channel_id).first()
         if channel is not None:
             self.log_change(request, channel, f"{text} (by {request.user.get_username()})")
+
+
+class PeopleMixin:
+    """Names, @usernames and (for staff who may open user pages) links wherever the
+    page shows a user id: ``people_fields`` are resolved in one query per page."""
+
+    people_fields: tuple[str, ...] = ()
+
+    def get_changelist_instance(self, request):
+        cl = super().get_changelist_instance(request)
+        people.annotate(cl.result_list, self.people_fields, request.user)
+        return cl
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is not None:
+            people.annotate([obj], self.people_fields, request.user)
+        return obj
+
+
+def person_column(field: str, description: str, *, zero: str = "-"):
+    @admin.display(description=description)
+    def column(self, obj) -> str:
+        return people.shown(obj, field, zero=zero)
+
+    return column
 
 
 # (label, admin url name, the permission a staff member needs to open it)
@@ -170,13 +196,13 @@ class DeletedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Channel)
-class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.ModelAdmin):
+class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "title",
         "username",
         "kind",
-        "creator_user_id",
+        "owner",
         "participants_count",
         "admins_count",
         "kicked_count",
@@ -189,7 +215,10 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
     list_display_links = ("id", "title")
     list_filter = (ChannelTypeFilter, DeletedFilter, user_id_filter("creator_user_id", "owner id"))
     search_fields = ("title",)  # the real search is get_search_results
-    search_help_text = "A channel id, an @username, or part of a title."
+    search_help_text = "A channel id, a username (with or without @, or its beginning), or part of a title."
+    people_fields = ("creator_user_id",)
+    owner = person_column("creator_user_id", "owner")
+    change_form_template = "admin/channels_app/channel/change_form.html"
     ordering = ("-id",)
     keyset_field = "-id"
     actions = ("delete_channels",)
@@ -203,7 +232,7 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
                     "title",
                     "about",
                     "username",
-                    "creator_user_id",
+                    "owner",
                     "date_shown",
                     "photo_shown",
                     "deleted",
@@ -247,7 +276,7 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
         "title",
         "about",
         "username",
-        "creator_user_id",
+        "owner",
         "date_shown",
         "photo_shown",
         "deleted",
@@ -303,11 +332,13 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
             return queryset.filter(id=parse_id(term)), False
         except ValueError:
             pass
-        name = term.lstrip("@").lower()
-        if term.startswith("@"):
-            ids = ChannelUsername.objects.filter(username_lower=name).values_list("channel_id", flat=True)
-            return queryset.filter(id__in=list(ids)), False
-        return queryset.filter(title__icontains=term[:128]), False
+        return queryset.filter(channel_search_q(term)), False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        from .channel_page import inline_context
+
+        extra = {**(extra_context or {}), **inline_context(request, object_id)}
+        return super().change_view(request, object_id, form_url, extra)
 
     def get_urls(self):
         from . import views
@@ -345,6 +376,25 @@ class ChannelAdmin(ChannelLinksMixin, ModerationMixin, BoundedListMixin, admin.M
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+MAX_USERNAME_MATCHES = 500
+
+
+def channel_search_q(term: str):
+    """A username with or without ``@`` (exact, or its beginning) or part of the title.
+    A username prefix is a LIKE 'x%' on ``username_lower``, which its pattern-ops index
+    serves; ``@...`` looks at usernames only."""
+    from django.db.models import Q
+
+    name = term.lstrip("@").lower()[:32]
+    by_name = ChannelUsername.objects.filter(username_lower__startswith=name).values_list(
+        "channel_id", flat=True
+    )[:MAX_USERNAME_MATCHES]
+    q = Q(id__in=list(by_name)) if name else Q(pk__in=[])
+    if not term.startswith("@"):
+        q |= Q(title__icontains=term[:128])
+    return q
 
 
 def moderation_cap() -> int:
@@ -396,10 +446,16 @@ class RestrictedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Member)
-class MemberAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
+class MemberAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
+    people_fields = ("user_id", "inviter_user_id", "promoted_by", "kicked_by")
+    who = person_column("user_id", "who")
+    inviter = person_column("inviter_user_id", "invited by")
+    promoter = person_column("promoted_by", "promoted by")
+    kicker = person_column("kicked_by", "banned by", zero="-")
     list_display = (
         "channel_id",
         "user_id",
+        "who",
         "role",
         "status",
         "admin_rights_shown",
@@ -418,16 +474,16 @@ class MemberAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
     actions = ("ban_members", "unban_members")
     fields = (
         "channel_id",
-        "user_id",
+        "who",
         "role",
         "status",
         "rank",
         "admin_rights_shown",
-        "promoted_by",
+        "promoter",
         "banned_rights_shown",
         "banned_until_shown",
-        "kicked_by",
-        "inviter_user_id",
+        "kicker",
+        "inviter",
         "joined_shown",
         "left_shown",
         "available_min_id",
@@ -511,11 +567,13 @@ class MessageDeletedFilter(DeletedFilter):
 
 
 @admin.register(Message)
-class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
+class MessageAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
+    people_fields = ("sender_user_id",)
+    sender = person_column("sender_user_id", "sender", zero="the channel / operator")
     list_display = (
         "channel_id",
         "id",
-        "sender_user_id",
+        "sender",
         "date_shown",
         "kind",
         "text",
@@ -539,7 +597,7 @@ class MessageAdmin(ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
     fields = (
         "channel_id",
         "id",
-        "sender_user_id",
+        "sender",
         "date_shown",
         "edit_date_shown",
         "post",
@@ -633,7 +691,9 @@ class EventTypeFilter(admin.SimpleListFilter):
 
 
 @admin.register(UpdateEvent)
-class UpdateEventAdmin(RowKeyAdmin):
+class UpdateEventAdmin(PeopleMixin, RowKeyAdmin):
+    people_fields = ("sender_user_id",)
+    sender = person_column("sender_user_id", "sender")
     list_display = (
         "channel_id",
         "pts",
@@ -642,7 +702,7 @@ class UpdateEventAdmin(RowKeyAdmin):
         "date_shown",
         "message_id",
         "message_ids",
-        "sender_user_id",
+        "sender",
     )
     list_display_links = ("pts",)
     list_filter = (PartitionKeyFilter, EventTypeFilter)
@@ -657,7 +717,7 @@ class UpdateEventAdmin(RowKeyAdmin):
         "date_shown",
         "message_id",
         "message_ids",
-        "sender_user_id",
+        "sender",
         "user_ids",
         "payload",
     )
@@ -685,12 +745,14 @@ class RevokedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Invite)
-class InviteAdmin(ModerationMixin, RowKeyAdmin):
+class InviteAdmin(PeopleMixin, ModerationMixin, RowKeyAdmin):
+    people_fields = ("admin_user_id",)
+    creator = person_column("admin_user_id", "created by")
     list_display = (
         "channel_id",
         "id",
         "hash",
-        "admin_user_id",
+        "creator",
         "title",
         "permanent",
         "revoked",
@@ -711,7 +773,7 @@ class InviteAdmin(ModerationMixin, RowKeyAdmin):
         "channel_id",
         "id",
         "hash",
-        "admin_user_id",
+        "creator",
         "title",
         "permanent",
         "revoked",
@@ -763,15 +825,27 @@ class RequestedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Importer)
-class ImporterAdmin(ModerationMixin, RowKeyAdmin):
-    list_display = ("channel_id", "user_id", "requested", "invite_id", "date_shown", "about", "approved_by")
+class ImporterAdmin(PeopleMixin, ModerationMixin, RowKeyAdmin):
+    people_fields = ("user_id", "approved_by")
+    who = person_column("user_id", "who")
+    approver = person_column("approved_by", "approved by")
+    list_display = (
+        "channel_id",
+        "user_id",
+        "who",
+        "requested",
+        "invite_id",
+        "date_shown",
+        "about",
+        "approver",
+    )
     list_display_links = ("user_id",)
     list_filter = (PartitionKeyFilter, RequestedFilter)
     ordering = ("channel_id", "user_id")
     keyset_field = "user_id"
     keyset_requires = "channel_id"
     actions = ("approve_requests", "dismiss_requests")
-    fields = ("channel_id", "user_id", "requested", "invite_id", "date_shown", "about", "approved_by")
+    fields = ("channel_id", "who", "requested", "invite_id", "date_shown", "about", "approver")
     readonly_fields = fields
 
     @admin.display(description="date")
@@ -834,8 +908,11 @@ class RecentFilter(admin.SimpleListFilter):
 
 
 @admin.register(AdminLogEvent)
-class AdminLogEventAdmin(RowKeyAdmin):
-    list_display = ("channel_id", "id", "date_shown", "actor", "event_type", "target_user_id", "summary")
+class AdminLogEventAdmin(PeopleMixin, RowKeyAdmin):
+    people_fields = ("actor_user_id", "target_user_id")
+    actor = person_column("actor_user_id", "actor", zero="operator console")
+    target = person_column("target_user_id", "target")
+    list_display = ("channel_id", "id", "date_shown", "actor", "event_type", "target", "summary")
     list_display_links = ("id",)
     list_filter = (
         PartitionKeyFilter,
@@ -846,25 +923,31 @@ class AdminLogEventAdmin(RowKeyAdmin):
     ordering = ("-channel_id", "-id")
     keyset_field = "-id"
     keyset_requires = "channel_id"
-    fields = ("channel_id", "id", "date_shown", "actor", "event_type", "target_user_id", "data", "query")
+    fields = ("channel_id", "id", "date_shown", "actor", "event_type", "target", "data", "query")
     readonly_fields = fields
 
     @admin.display(description="date")
     def date_shown(self, obj: AdminLogEvent) -> str:
         return unix_time(obj.date)
 
-    @admin.display(description="actor")
-    def actor(self, obj: AdminLogEvent) -> str:
-        return "operator console" if obj.actor_user_id == 0 else str(obj.actor_user_id)
-
     @admin.display(description="what")
     def summary(self, obj: AdminLogEvent) -> str:
-        data = obj.data if isinstance(obj.data, dict) else {}
-        prev, new = data.get("prev") or {}, data.get("new") or {}
-        if prev or new:
-            changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
-            return ", ".join(f"{k}: {prev.get(k)!r} → {new.get(k)!r}" for k in changed[:4]) or "-"
-        return (obj.query or "")[:120] or "-"
+        return admin_log_summary(obj.data, obj.query)
+
+
+def admin_log_summary(data, query: str) -> str:
+    """One line for an admin log event. ``prev`` / ``new`` are dicts for member changes
+    but plain values for others (a username, a title, a flag)."""
+    data = data if isinstance(data, dict) else {}
+    prev, new = data.get("prev"), data.get("new")
+    if isinstance(prev, dict) or isinstance(new, dict):
+        prev = prev if isinstance(prev, dict) else {}
+        new = new if isinstance(new, dict) else {}
+        changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
+        return ", ".join(f"{k}: {prev.get(k)!r} → {new.get(k)!r}" for k in changed[:4]) or "-"
+    if "prev" in data or "new" in data:
+        return f"{prev!r} → {new!r}"[:200]
+    return (query or "")[:120] or "-"
 
 
 # --- edge: auth keys and clients -------------------------------------------------------
@@ -1088,20 +1171,120 @@ class SessionInline(admin.TabularInline):
 
 
 def _extend_user_admin():
-    """accounts_app.admin registers User; the console adds its sessions and last seen."""
+    """accounts_app.admin registers User; the console makes its pages read-only (an edit
+    in place would skip the account log and the pushes) and adds the account actions,
+    which go through the domain."""
     if not admin.site.is_registered(User):
         return
     base = type(admin.site._registry[User])
 
     class ConsoleUserAdmin(base):
         inlines = (*getattr(base, "inlines", ()), SessionInline)
+        actions = (
+            *(getattr(base, "actions", None) or ()),
+            "deactivate_accounts",
+            "terminate_all_sessions",
+            "revoke_usernames",
+        )
 
         def get_list_display(self, request):
             shown = list(super().get_list_display(request))
             return shown if "last_seen" in shown else [*shown, "last_seen"]
+
+        def has_add_permission(self, request):
+            return False
+
+        def has_change_permission(self, request, obj=None):
+            return False
+
+        def has_delete_permission(self, request, obj=None):
+            return False
+
+        def has_manage_accounts_permission(self, request) -> bool:
+            return request.user.has_perm("console_app.manage_accounts")
+
+        def has_terminate_authorizations_permission(self, request) -> bool:
+            return request.user.has_perm("console_app.terminate_authorizations")
+
+        def _each_user(self, request, queryset, what: str, call) -> int:
+            done = 0
+            for user in queryset[: moderation_cap()]:
+                try:
+                    result = call(user.id)
+                except RpcError as e:
+                    self.message_user(request, f"{what} {user.id}: {e.message}", messages.ERROR)
+                    continue
+                except moderation.NotAvailable as e:
+                    self.message_user(request, f"{what}: not available yet ({e.dotted})", messages.WARNING)
+                    return done
+                if result is False:
+                    continue
+                done += 1
+                self.log_change(request, user, f"{what} (by {request.user.get_username()})")
+            return done
+
+        @admin.action(
+            description="Deactivate the selected accounts (log out everywhere, free the username, no sign-in)",
+            permissions=["manage_accounts"],
+        )
+        def deactivate_accounts(self, request, queryset):
+            done = self._each_user(request, queryset, "deactivated the account", moderation.deactivate_user)
+            self.message_user(request, f"Deactivated {done} account(s).", messages.SUCCESS)
+
+        @admin.action(
+            description="Terminate all sessions of the selected accounts (log every device out)",
+            permissions=["terminate_authorizations"],
+        )
+        def terminate_all_sessions(self, request, queryset):
+            counts = []
+            for user in queryset[: moderation_cap()]:
+                counts.append(moderation.terminate_sessions(user.id))
+                self.log_change(request, user, f"terminated all sessions (by {request.user.get_username()})")
+            self.message_user(
+                request, f"Terminated {sum(counts)} session(s) of {len(counts)} account(s).", messages.SUCCESS
+            )
+
+        @admin.action(
+            description="Revoke the usernames of the selected accounts", permissions=["manage_accounts"]
+        )
+        def revoke_usernames(self, request, queryset):
+            done = self._each_user(
+                request, queryset.exclude(username=None), "revoked the username", moderation.revoke_username
+            )
+            self.message_user(request, f"Revoked {done} username(s).", messages.SUCCESS)
 
     admin.site.unregister(User)
     admin.site.register(User, ConsoleUserAdmin)
 
 
 _extend_user_admin()
+
+
+def _read_only(model) -> None:
+    """Contacts and the account log change only through the clients' own requests."""
+    if not admin.site.is_registered(model):
+        return
+    base = type(admin.site._registry[model])
+
+    class ReadOnly(base):
+        def has_add_permission(self, request, obj=None):
+            return False
+
+        def has_change_permission(self, request, obj=None):
+            return False
+
+        def has_delete_permission(self, request, obj=None):
+            return False
+
+    ReadOnly.__name__ = f"Console{base.__name__}"
+    admin.site.unregister(model)
+    admin.site.register(model, ReadOnly)
+
+
+for _model in (Contact, UserUpdateEvent, LoginCode):
+    _read_only(_model)
+
+# The console's own name everywhere Django would say "Django administration".
+admin.site.site_header = "telesrv console"
+admin.site.site_title = "telesrv console"
+admin.site.index_title = "Start"

@@ -25,6 +25,7 @@ class ConsoleAccess(models.Model):
         permissions = [
             ("moderate_channels", "Run moderation actions (ban, delete, revoke, approve)"),
             ("terminate_authorizations", "Terminate a user's authorization (log a device out)"),
+            ("manage_accounts", "Deactivate Telegram accounts and revoke their usernames"),
             ("view_pts_state", "View the channel pts / update log state page"),
         ]
 

@@ -113,3 +113,48 @@ def terminate_authorization(authorization) -> int | None:
         forget = domain_function("edge_app.registry.forget_authorization")
         forget(key_id)
     return key_id
+
+
+def _forget_keys(key_ids) -> None:
+    forget = domain_function("edge_app.registry.forget_authorization")
+    for key_id in key_ids:
+        forget(key_id)
+
+
+def _tell_contacts(user_id: int, payload: dict) -> None:
+    from asgiref.sync import async_to_sync
+
+    push_name = domain_function("accounts_app.push.push_name_to_watchers")
+    async_to_sync(push_name)(user_id, payload)
+
+
+def terminate_sessions(user_id: int) -> int:
+    """Log every device of the user out (auth.resetAuthorizations with no exempt key)."""
+    reset = domain_function("accounts_app.actions.do_reset_other_authorizations")
+    key_ids = reset(user_id, 0)
+    _forget_keys(key_ids)
+    return len(key_ids)
+
+
+def revoke_username(user_id: int) -> None:
+    """account.updateUsername("") on the user's behalf: their devices get the account
+    update, their contacts the new name."""
+    from asgiref.sync import async_to_sync
+
+    update = domain_function("accounts_app.actions.do_update_username")
+    push = domain_function("accounts_app.updates.push_user_updates")
+    change = update(user_id, "")
+    async_to_sync(push)(change.events)
+    for event in change.events:
+        _tell_contacts(user_id, event.payload)
+
+
+def deactivate_user(user_id: int) -> bool:
+    """Close the account: logged out everywhere, username freed, no more sign-ins; its
+    contacts are told it is gone. False when it was closed already."""
+    deactivate = domain_function("accounts_app.deactivation.do_deactivate_user")
+    result = deactivate(user_id)
+    _forget_keys(result.key_ids)
+    for event in result.events:
+        _tell_contacts(user_id, event.payload)
+    return not result.already

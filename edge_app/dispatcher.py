@@ -4,13 +4,17 @@ handler, with the authorization check and the error policy of the RPC layer."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
-from edge_app import registry
+from edge_app import metrics, registry
 from mtproto.dispatch import ClientInfo, RequestContext
 from tl import errors, layers
 
 log = logging.getLogger("telesrv.edge.rpc")
+# One line per RPC call at DEBUG: method, layer, user, duration, error. A logger of its
+# own so operators can turn it on alone (TELESRV_LOG_LEVEL_RPC=DEBUG).
+rpc_log = logging.getLogger("telesrv.rpc")
 
 
 class EdgeDispatcher:
@@ -20,6 +24,28 @@ class EdgeDispatcher:
 
     async def dispatch(self, ctx: RequestContext, request: Any) -> Any:
         name = getattr(request, "TL_NAME", None) or type(request).__name__
+        start = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            return await self._dispatch(ctx, request, name)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            seconds = time.perf_counter() - start
+            label = metrics.error_label(error)
+            metrics.observe_rpc(name, label, seconds)
+            if rpc_log.isEnabledFor(logging.DEBUG):
+                rpc_log.debug(
+                    "%s layer=%d user=%s %.1fms%s",
+                    name,
+                    ctx.layer,
+                    ctx.app.get("user_id") or getattr(ctx.session, "user_id", None) or "-",
+                    seconds * 1000,
+                    f" error={label}" if label else "",
+                )
+
+    async def _dispatch(self, ctx: RequestContext, request: Any, name: str) -> Any:
         registration = registry.lookup(name)
         if registration is None:
             if name not in self._unknown_logged and len(self._unknown_logged) < 10_000:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from psycopg_pool import AsyncConnectionPool
 
+from edge_app import metrics
 from mtproto.dispatch import ClientInfo
 from mtproto.keys import AuthKey
 
@@ -126,6 +127,7 @@ class PostgresAuthKeyStore:
                 ),
             )
         self._remember(key.auth_key_id, key)
+        metrics.AUTH_KEYS_CREATED.labels("temporary" if key.expires_at else "permanent").inc()
 
     async def bind(self, temp_auth_key_id: int, perm_auth_key_id: int, expires_at: int) -> None:
         async with self.pool.connection() as conn:

@@ -44,7 +44,7 @@ class AuthKeyClient(models.Model):
 
     class Meta:
         db_table = "edge_auth_key_clients"
-        verbose_name = "client of an auth key"
+        verbose_name = "auth key client"
 
     def __str__(self) -> str:
         return f"{self.device_model} / {self.app_version} (api {self.api_id})"

@@ -24,6 +24,8 @@ from typing import Any
 
 from django.conf import settings
 
+from edge_app import metrics
+
 log = logging.getLogger("telesrv.edge.push")
 
 Subscriber = Callable[[dict, Any], Awaitable[None]]
@@ -100,6 +102,25 @@ def publish_soon(kind: str, payload: dict) -> None:
     task.add_done_callback(_background.discard)
 
 
+async def deliver(session: Any, updates: Any) -> bool:
+    """Push one ``Updates`` to one live session, counted in the metrics."""
+    if getattr(session, "destroyed", False):
+        metrics.PUSHES_DROPPED.labels("session_gone").inc()
+        return False
+    try:
+        await session.push(updates)
+    except Exception:
+        metrics.PUSHES_DROPPED.labels("send_failed").inc()
+        log.exception("push to a session failed")
+        return False
+    metrics.PUSHES_SENT.inc()
+    return True
+
+
+def render_failed() -> None:
+    metrics.PUSHES_DROPPED.labels("render_failed").inc()
+
+
 async def push_to_users(
     user_ids: Iterable[int],
     kind: str,
@@ -138,9 +159,10 @@ async def _deliver_to_users(event: dict, edge: Any) -> None:
             if updates is None:
                 continue
             for session in sessions:
-                await session.push(updates)
+                await deliver(session, updates)
         except Exception:
             # One viewer's failure must not cost the others their update.
+            render_failed()
             log.exception("rendering %r for user %s failed", event["kind"], user_id)
 
 

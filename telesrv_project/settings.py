@@ -1,14 +1,22 @@
 """Django settings for telesrv.
 
 Every setting that differs between machines comes from a ``TELESRV_*`` environment
-variable, with defaults that work on a local development box (PostgreSQL and Redis on
-127.0.0.1, trust auth).
+variable (or the optional ``.env`` file, see ``telesrv_project.dotenv``). Service
+addresses default to a local box (PostgreSQL and Redis on 127.0.0.1, trust auth); the
+rest defaults to production-safe: ``DEBUG`` is off unless ``TELESRV_DEBUG=1`` (``make
+serve`` sets it for local development), and a server process refuses to start with the
+development secret key while ``DEBUG`` is off (``edge_app.startup``).
 """
 
 import os
 from pathlib import Path
 
+from telesrv_project.dotenv import load_env_file
+
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Variables already in the environment win over the file.
+ENV_FILE = load_env_file(Path(os.environ.get("TELESRV_ENV_FILE", BASE_DIR / ".env")))
 
 
 def env(name: str, default: str) -> str:
@@ -19,9 +27,23 @@ def env_bool(name: str, default: bool) -> bool:
     return env(name, "1" if default else "0").lower() in ("1", "true", "yes", "on")
 
 
-SECRET_KEY = env("SECRET_KEY", "telesrv-local-development-key-change-me-in-production")
-DEBUG = env_bool("DEBUG", True)
+DEV_SECRET_KEY = "telesrv-local-development-key-change-me-in-production"
+SECRET_KEY = env("SECRET_KEY", DEV_SECRET_KEY)
+DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+
+# Behind the TLS reverse proxy of docs/operations.md: cookies only over HTTPS, HSTS,
+# redirect plain HTTP. Off by default so http://127.0.0.1:8000 keeps working.
+ADMIN_HTTPS = env_bool("ADMIN_HTTPS", False)
+if ADMIN_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("ADMIN_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(env("ADMIN_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ADMIN_HSTS_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("ADMIN_HSTS_PRELOAD", True)
+CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
     "daphne",
@@ -43,6 +65,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "telesrv_project.probes.ProbesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -158,6 +181,9 @@ MTPROTO_PORT = int(env("MTPROTO_PORT", "4430"))
 MTPROTO_PUBLIC_HOST = env("MTPROTO_PUBLIC_HOST", MTPROTO_HOST)
 MTPROTO_PUBLIC_PORT = int(env("MTPROTO_PUBLIC_PORT", str(MTPROTO_PORT)))
 MTPROTO_DC_ID = int(env("DC_ID", "2"))
+# Each listener's small HTTP port: /healthz, /readyz, /metrics (-1 turns it off).
+MTPROTO_HEALTH_HOST = env("MTPROTO_HEALTH_HOST", "127.0.0.1")
+MTPROTO_HEALTH_PORT = int(env("MTPROTO_HEALTH_PORT", "9430"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
 # Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.
@@ -180,10 +206,32 @@ DEFAULT_FROM_EMAIL = env("EMAIL_FROM", "telesrv@localhost")
 LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
 
+# TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
+# call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).
+LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "filters": {
+        "routine_403": {"()": "telesrv_project.logs.RoutineForbiddenFilter"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "telesrv_project.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if env("LOG_FORMAT", "plain").lower() == "json" else "plain",
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Django's own handlers would print these a second time (and mail admins):
+        # one handler, at the root.
+        "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
+        "django.request": {"handlers": [], "level": "WARNING", "propagate": True, "filters": ["routine_403"]},
+        "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+        "telesrv.rpc": {"level": env("LOG_LEVEL_RPC", LOG_LEVEL).upper()},
+    },
 }

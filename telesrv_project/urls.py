@@ -1,6 +1,14 @@
 from django.contrib import admin
 from django.urls import path
+from django.views.generic import RedirectView
+
+from telesrv_project import probes
 
 urlpatterns = [
+    # Nothing else is served: the root is the console.
+    path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    path("healthz", probes.healthz),
+    path("readyz", probes.readyz),
+    path("metrics", probes.metrics_view),
 ]

@@ -355,7 +355,9 @@ async def do_edit_banned(
             if msg_id is not None:
                 locked = await load_channel(conn, channel_id)
                 action = {"_": "chatDeleteUser", "user_id": user_id}
-                sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
+                # The operator console (actor 0) is nobody in the group: the message has no
+                # sender and shows as the group's own, never as the creator's.
+                sender = admin_log.actor_id(actor_user_id)
                 event = await insert_service_message(conn, locked, msg_id, pts, sender, action, date)
             result.update(prev=prev, new=new, event=event)
             return event

@@ -6,6 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from edge_app import metrics
 from message_core.clock import now
 from message_core.text import mention_user_ids
 
@@ -117,6 +118,7 @@ async def write_noop(channel_id: int, pts: int, pts_count: int) -> None:
         await conn.execute("UPDATE channels SET pts = GREATEST(pts, %s) WHERE id = %s", (pts, channel_id))
     # Live pushes of later pts wait for this range (channels_app.push orders them).
     await notify.publish("channel.noop", {"channel_id": channel_id, "pts": pts, "pts_count": pts_count})
+    metrics.PTS_NOOP_FILLS.inc(pts_count)
 
 
 async def with_pts(

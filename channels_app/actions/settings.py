@@ -96,7 +96,7 @@ async def do_edit_title(actor_user_id: int | None, channel_id: int, title: str) 
             data={"prev": locked["title"], "new": title}, query=f"{locked['title']} {title}", date=date,
         )  # fmt: skip
         locked["title"] = title
-        sender = admin_log.actor_id(actor_user_id) or locked["creator_user_id"]
+        sender = admin_log.actor_id(actor_user_id)  # 0 = the operator: the group's own message
         return await insert_service_message(
             conn, locked, msg_id, pts, sender, {"_": "chatEditTitle", "title": title}, date
         )

@@ -27,6 +27,9 @@ API_ID = 611335
 API_HASH = "d524b414d21f4d37f08684c1df41ac9c"  # any 32 hex chars: the server does not check
 
 
+TEST_SECRET_KEY = "telesrv-test-and-bench-servers-key-not-a-secret-0123456789"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -85,6 +88,11 @@ def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path
     env["TELESRV_RSA_KEY"] = str(rsa_key_path)
     env["TELESRV_MTPROTO_PORT"] = str(port)
     env["TELESRV_MTPROTO_PUBLIC_PORT"] = str(port)
+    # DEBUG is off by default and a server refuses the development secret key then: the
+    # tests and bench/ scripts run their servers with a throwaway key of their own.
+    env.setdefault("TELESRV_SECRET_KEY", TEST_SECRET_KEY)
+    # Its /healthz, /readyz and /metrics port (tests/e2e/test_operations.py scrapes it).
+    env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
     env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
     log_file = open(log_path, "wb")  # noqa: SIM115 - handed to the child
     proc = subprocess.Popen(

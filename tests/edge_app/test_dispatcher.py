@@ -129,3 +129,28 @@ async def test_connection_initialized_records_the_client():
     c.layer, c.ip = 224, "192.0.2.1"
     await EdgeDispatcher(Store()).connection_initialized(c, info)
     assert recorded == [(10, "Desktop", 224, "192.0.2.1")]
+
+
+async def test_one_debug_line_per_rpc_and_counted_by_method_and_error(handlers, caplog):
+    from edge_app import metrics
+
+    before = metrics.RPC_CALLS.labels("test.typed", "CHANNEL_PRIVATE")._value.get()
+    d = EdgeDispatcher()
+    c = ctx()
+    c.app["user_id"] = 42
+    with caplog.at_level(logging.DEBUG, "telesrv.rpc"):
+        await d.dispatch(c, Req("test.public"))
+        with pytest.raises(errors.ChannelPrivateError):
+            await d.dispatch(c, Req("test.typed"))
+    lines = [r.getMessage() for r in caplog.records if r.name == "telesrv.rpc"]
+    assert len(lines) == 2
+    assert lines[0].startswith("test.public layer=229 user=42 ") and "error" not in lines[0]
+    assert lines[1].startswith("test.typed layer=229 user=42 ") and lines[1].endswith("error=CHANNEL_PRIVATE")
+    assert metrics.RPC_CALLS.labels("test.typed", "CHANNEL_PRIVATE")._value.get() == before + 1
+
+
+def test_error_labels_fold_numbers():
+    from edge_app import metrics
+
+    assert metrics.error_label(errors.FloodWaitError(seconds=17)) == "FLOOD_WAIT_X"
+    assert metrics.error_label(None) == ""

@@ -13,7 +13,7 @@ def test_superuser_logs_into_admin(client):
 
     assert response.status_code == 200
     assert response.context["user"].is_superuser
-    assert b"Site administration" in response.content
+    assert b"telesrv console" in response.content and b"Django administration" not in response.content
 
 
 @pytest.mark.django_db

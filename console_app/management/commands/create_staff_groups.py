@@ -34,6 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         # Permissions are created by post_migrate; make sure they exist even when the
         # command runs in the same process as a fresh migrate (tests).
+        self.stdout.write("creating missing permissions ...")
         for config in apps.get_app_configs():
             create_permissions(config, verbosity=0)
         moderator = Group.objects.get_or_create(name="moderator")[0]

@@ -73,18 +73,24 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"{path} exists; pass --force to replace it (clients must then be updated)"
                 )
-            write_key(path, RsaKey.generate())
-            self.stdout.write(f"wrote a new RSA key to {path}")
+            self._generate(path)
             self._show(load_key(path), tdesktop=False)
         elif action == "ensure":
             if path.exists():
                 key = load_key(path)
                 self.stdout.write(f"RSA key {path} (fingerprint {key.fingerprint & 2**64 - 1:016x})")
             else:
-                write_key(path, RsaKey.generate())
-                self.stdout.write(f"wrote a new RSA key to {path}")
+                self._generate(path)
         else:
             self._show(load_key(path), tdesktop=options["tdesktop"])
+
+    def _generate(self, path: Path) -> None:
+        # Finding two 1024-bit primes takes from a fraction of a second to several on a
+        # busy machine: say what is happening before the wait.
+        self.stdout.write("generating a 2048-bit RSA key ...")
+        self.stdout.flush()
+        write_key(path, RsaKey.generate())
+        self.stdout.write(f"wrote a new RSA key to {path}")
 
     def _show(self, key: RsaKey, *, tdesktop: bool) -> None:
         pem = key.public_pem().decode()

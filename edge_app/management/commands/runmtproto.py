@@ -1,8 +1,9 @@
-"""Run the MTProto listener: ``manage.py runmtproto [--host H] [--port P]``.
+"""Run the MTProto listener: ``manage.py runmtproto [--host H] [--port P] [--health-port N]``.
 
 One asyncio event loop (uvloop when installed) serving TCP clients, with auth keys in
 PostgreSQL, the RPC registry as dispatcher and the Redis push subscriber. The server RSA
 key must exist (``manage.py rsakey ensure``; ``manage.py serve`` does that first).
+Beside it, a small HTTP port answers ``/healthz``, ``/readyz`` and ``/metrics``.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import signal
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from edge_app import current, push
+from edge_app import current, health_http, metrics, push
 from edge_app.dispatcher import EdgeDispatcher
 from edge_app.keystore import PostgresAuthKeyStore
 from edge_app.management.commands.rsakey import key_path, load_key
+from edge_app.startup import refuse_unsafe_settings
 from mtproto.server import MTProtoServer
 
 log = logging.getLogger("telesrv.mtproto")
@@ -28,13 +30,39 @@ EXPIRE_INTERVAL = 300.0
 
 
 class Command(BaseCommand):
-    help = "Run the MTProto TCP listener."
+    help = (
+        "Run the MTProto TCP listener (and its /healthz, /readyz, /metrics HTTP port) until"
+        " SIGINT or SIGTERM."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--host", default=settings.MTPROTO_HOST)
-        parser.add_argument("--port", type=int, default=settings.MTPROTO_PORT)
+        parser.add_argument(
+            "--host",
+            default=settings.MTPROTO_HOST,
+            help="address to listen on for MTProto clients (default: TELESRV_MTPROTO_HOST, %(default)s)",
+        )
+        parser.add_argument(
+            "--port",
+            type=int,
+            default=settings.MTPROTO_PORT,
+            help="MTProto TCP port; 0 picks a free one (default: TELESRV_MTPROTO_PORT, %(default)s)",
+        )
+        parser.add_argument(
+            "--health-host",
+            default=settings.MTPROTO_HEALTH_HOST,
+            help="address of the health and metrics HTTP port (default: TELESRV_MTPROTO_HEALTH_HOST,"
+            " %(default)s)",
+        )
+        parser.add_argument(
+            "--health-port",
+            type=int,
+            default=settings.MTPROTO_HEALTH_PORT,
+            help="HTTP port for /healthz, /readyz and /metrics; 0 picks a free one, -1 turns it off"
+            " (default: TELESRV_MTPROTO_HEALTH_PORT, %(default)s)",
+        )
 
-    def handle(self, *args, host, port, **options):
+    def handle(self, *args, host, port, health_host, health_port, **options):
+        refuse_unsafe_settings()
         rsa_key = load_key(key_path())  # a clear CommandError if it is missing
         try:
             import uvloop
@@ -42,9 +70,9 @@ class Command(BaseCommand):
             run = asyncio.run
         else:
             run = uvloop.run
-        run(self._serve(host, port, rsa_key))
+        run(self._serve(host, port, rsa_key, health_host, health_port))
 
-    async def _serve(self, host: str, port: int, rsa_key) -> None:
+    async def _serve(self, host: str, port: int, rsa_key, health_host: str, health_port: int) -> None:
         try:
             store = await PostgresAuthKeyStore.open()
         except Exception as exc:
@@ -52,8 +80,20 @@ class Command(BaseCommand):
             raise CommandError(
                 f"cannot reach PostgreSQL database {db['NAME']!r} at {db['HOST']}:{db['PORT']}: {exc}"
             ) from None
+        metrics.watch_pool("auth_keys", lambda: store.pool)
         server = MTProtoServer(EdgeDispatcher(store), store, rsa_key, dc_id=settings.MTPROTO_DC_ID)
         bound = await server.start(host, port)
+        health_server = None
+        if health_port >= 0:
+            try:
+                health_server, health_bound = await health_http.start(health_host, health_port)
+            except OSError as exc:
+                await server.close()
+                await store.close()
+                raise CommandError(
+                    f"cannot open the health port {health_host}:{health_port} ({exc}); pick another with"
+                    " --health-port or TELESRV_MTPROTO_HEALTH_PORT, or -1 to turn it off"
+                ) from None
         # Unless told otherwise, advertise the address actually listened on.
         if "TELESRV_MTPROTO_PUBLIC_PORT" not in os.environ:
             settings.MTPROTO_PUBLIC_PORT = bound
@@ -72,6 +112,10 @@ class Command(BaseCommand):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ready.wait(), 10)
         self.stdout.write(f"MTProto listener on {host}:{bound} (dc {settings.MTPROTO_DC_ID})")
+        if health_server is not None:
+            self.stdout.write(
+                f"health and metrics on http://{health_host}:{health_bound}/ (healthz, readyz, metrics)"
+            )
         self.stdout.flush()
         log.info("MTProto listener on %s:%d", host, bound)
         try:
@@ -79,6 +123,8 @@ class Command(BaseCommand):
         finally:
             log.info("MTProto listener stopping")
             current.set(None)
+            if health_server is not None:
+                health_server.close()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

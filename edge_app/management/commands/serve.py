@@ -1,6 +1,7 @@
 """Run the whole server: the MTProto listener and the admin console, each in its own
 process (sharing one event loop with the admin costs the listener most of its
-throughput, see ARCHITECTURE.md)."""
+throughput, see ARCHITECTURE.md). When one of them dies, the other is stopped and the
+command says which one and how."""
 
 import signal
 import subprocess
@@ -9,19 +10,36 @@ import time
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+from edge_app.startup import refuse_unsafe_settings
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
 
 
 class Command(BaseCommand):
-    help = "Run the MTProto listener and the admin console until interrupted."
+    help = (
+        "Run the MTProto listener (manage.py runmtproto) and the admin console (daphne) until"
+        " interrupted; creates the RSA key on first run. For production run the two under a"
+        " process supervisor instead (docs/operations.md)."
+    )
 
     def handle(self, *args, **options):
+        refuse_unsafe_settings()
         # The listener refuses to start without its RSA key: make one on first run.
         call_command("rsakey", "ensure", stdout=self.stdout)
         python = sys.executable
-        procs = [
-            subprocess.Popen([python, "manage.py", "runmtproto"]),
-            subprocess.Popen(
+        children = [
+            ("MTProto listener (manage.py runmtproto)", [python, "manage.py", "runmtproto"]),
+            (
+                "admin console (daphne)",
                 [
                     python,
                     "-m",
@@ -31,13 +49,15 @@ class Command(BaseCommand):
                     "-p",
                     str(settings.ADMIN_PORT),
                     "telesrv_project.asgi:application",
-                ]
+                ],
             ),
         ]
+        procs = [(name, subprocess.Popen(argv)) for name, argv in children]
         self.stdout.write(
             f"MTProto on {settings.MTPROTO_HOST}:{settings.MTPROTO_PORT}, "
             f"admin on http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/admin/ (Ctrl-C stops both)"
         )
+        self.stdout.flush()
         stopping = False
 
         def stop(signum, frame):
@@ -46,18 +66,28 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        crashed = None
         try:
-            while not stopping and all(p.poll() is None for p in procs):
+            while not stopping and crashed is None:
                 time.sleep(0.5)
+                crashed = next(((n, p) for n, p in procs if p.poll() is not None), None)
         finally:
-            for p in procs:
+            for _, p in procs:
                 if p.poll() is None:
                     p.terminate()
-            for p in procs:
+            for _, p in procs:
                 try:
                     p.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     p.kill()
-        failed = [p for p in procs if p.returncode not in (0, -signal.SIGTERM, None)]
-        if failed and not stopping:
-            raise SystemExit(1)
+                    p.wait()
+        if crashed is not None and not stopping:
+            name, proc = crashed
+            pid = getattr(proc, "pid", "?")
+            if proc.returncode == 0:
+                self.stdout.write(f"the {name} (pid {pid}) exited; stopped the other process too")
+                return
+            where = " Its own error is printed above." if proc.returncode > 0 else ""
+            raise CommandError(
+                f"the {name} {describe_exit(proc.returncode)} (pid {pid}); stopped the other process too.{where}"
+            )

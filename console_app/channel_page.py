@@ -1,0 +1,64 @@
+"""What a channel's console page shows below its fields: its newest messages and some
+of its members, each with who they are, so a moderator sees the channel at a glance
+without opening the lists (which stay the place for filters and actions)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from . import people
+from .models import Member, Message
+from .pagination import parse_id
+
+RECENT_MESSAGES = 20
+MEMBERS_SHOWN = 50
+
+
+def inline_context(request, object_id: str) -> dict:
+    try:
+        channel_id = parse_id(str(object_id))
+    except ValueError:
+        return {}
+    staff = request.user
+    out: dict = {}
+    if staff.has_perm("console_app.view_message"):
+        rows = list(
+            Message.objects.filter(channel_id=channel_id).order_by("-id")[:RECENT_MESSAGES]
+        )  # one partition, newest first by its primary key
+        people.annotate(rows, ("sender_user_id",), staff)
+        out["recent_messages"] = [
+            {
+                "id": m.id,
+                "url": reverse("admin:console_app_message_change", args=[f"{channel_id}.{m.id}"]),
+                "sender": people.shown(m, "sender_user_id", zero="the channel / operator"),
+                "date": m.date,
+                "text": _text(m),
+                "deleted": m.deleted,
+            }
+            for m in rows
+        ]
+        out["messages_url"] = reverse("admin:console_app_message_changelist") + f"?channel_id={channel_id}"
+    if staff.has_perm("console_app.view_member"):
+        rows = list(
+            Member.objects.filter(channel_id=channel_id, status="active").order_by("user_id")[:MEMBERS_SHOWN]
+        )
+        people.annotate(rows, ("user_id",), staff)
+        out["members"] = [
+            {
+                "who": people.shown(m, "user_id"),
+                "role": m.role,
+                "rank": m.rank,
+                "restricted": bool(m.banned_rights),
+            }
+            for m in rows
+        ]
+        out["members_url"] = reverse("admin:console_app_member_changelist") + f"?channel_id={channel_id}"
+        out["members_shown"] = MEMBERS_SHOWN
+    return out
+
+
+def _text(m: Message) -> str:
+    if m.action:
+        kind = m.action.get("_", "?") if isinstance(m.action, dict) else "?"
+        return f"[service: {kind}]"
+    return m.message if len(m.message) <= 200 else m.message[:199] + "…"
