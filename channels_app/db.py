@@ -15,6 +15,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from edge_app import metrics
+from telesrv_project.db_backend.liveness import pool_options
 
 POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 
@@ -41,13 +42,16 @@ async def get_pool() -> AsyncConnectionPool:
     loop = asyncio.get_running_loop()
     pool = _pools.get(loop)
     if pool is None:
+        options, check = pool_options()
         pool = AsyncConnectionPool(
             _conninfo(),
             min_size=1,
             max_size=POOL_SIZE,
             kwargs={"row_factory": dict_row, "autocommit": True, "prepare_threshold": 2},
             open=False,
+            **options,
         )
+        check.pool = pool
         _pools[loop] = pool
         await pool.open()
     return pool

@@ -1,13 +1,23 @@
 """The application side of ``mtproto.dispatch.Dispatcher``: TL name -> registered
-handler, with the authorization check and the error policy of the RPC layer."""
+handler, with the authorization check and the error policy of the RPC layer.
+
+Two fault policies live here (docs/reliability.md): a request storm from one auth key
+is answered FLOOD_WAIT_X (:mod:`edge_app.ratelimit`), and a request that lost its
+PostgreSQL connection under it is run again, once the database answers, if running it
+twice is harmless (:data:`RETRY_AFTER_DB_LOSS`) - so a message stored just before a
+restart is not reported as failed.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import time
 from typing import Any
 
 from edge_app import metrics, registry
+from edge_app.ratelimit import RequestRateLimit
 from mtproto.dispatch import ClientInfo, RequestContext
 from tl import errors, layers
 
@@ -16,11 +26,83 @@ log = logging.getLogger("telesrv.edge.rpc")
 # own so operators can turn it on alone (TELESRV_LOG_LEVEL_RPC=DEBUG).
 rpc_log = logging.getLogger("telesrv.rpc")
 
+# Reads, and sends that a random_id makes idempotent (a second run answers with the
+# message the first one stored).
+RETRY_AFTER_DB_LOSS = frozenset(
+    {
+        "messages.sendMessage",
+        "messages.sendMedia",
+        "messages.sendMultiMedia",
+        "messages.forwardMessages",
+        "updates.getState",
+        "updates.getDifference",
+        "updates.getChannelDifference",
+        "messages.getHistory",
+        "messages.getMessages",
+        "channels.getMessages",
+        "messages.getDialogs",
+        "messages.getPeerDialogs",
+        "channels.getChannels",
+        "channels.getFullChannel",
+        "users.getUsers",
+        "users.getFullUser",
+        "contacts.resolveUsername",
+        "help.getConfig",
+        "help.getNearestDc",
+    }
+)
+# How long such a request keeps trying while PostgreSQL is away.
+DB_RETRY_SECONDS = 20.0
+
+
+def db_connection_lost(exc: BaseException) -> bool:
+    """The error (or one it was raised from) says the database connection broke or
+    could not be had - not that a statement was wrong."""
+    import django.db
+    import psycopg
+
+    lost = (
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+        django.db.OperationalError,
+        django.db.InterfaceError,
+    )
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, lost):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
 
 class EdgeDispatcher:
-    def __init__(self, key_store: Any = None) -> None:
+    def __init__(self, key_store: Any = None, *, rate: float = 0.0, burst: float = 0.0) -> None:
         self.key_store = key_store
         self._unknown_logged: set[str] = set()
+        self.rate_limit = RequestRateLimit(rate, burst)
+        # Refusals and recoveries by kind ("flood_wait", "db_retry"): plain counters a
+        # metrics exporter can read.
+        self.counters: collections.Counter[str] = collections.Counter()
+
+    async def _with_db_retry(self, name: str, call, *, retry: bool):
+        """``await call()``, run again while the database is away if ``retry``."""
+        deadline = time.monotonic() + DB_RETRY_SECONDS
+        delay = 0.2
+        while True:
+            try:
+                return await call()
+            except errors.RpcError:
+                raise
+            except Exception as exc:
+                if not retry or not db_connection_lost(exc):
+                    raise
+                if time.monotonic() + delay > deadline:
+                    raise
+                self.counters["db_retry"] += 1
+                log.warning("%s lost its database connection (%s); retrying", name, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     async def dispatch(self, ctx: RequestContext, request: Any) -> Any:
         name = getattr(request, "TL_NAME", None) or type(request).__name__
@@ -52,15 +134,22 @@ class EdgeDispatcher:
                 self._unknown_logged.add(name)
                 log.warning("no handler for %s (answered METHOD_INVALID)", name)
             raise errors.MethodInvalidError()
+        wait = self.rate_limit.take(ctx.perm_auth_key_id)
+        if wait:
+            self.counters["flood_wait"] += 1
+            raise errors.FloodWaitError(seconds=wait)
         try:
             if registration.auth:
-                user_id = await registry.authorize(ctx)
+                user_id = await self._with_db_retry(name, lambda: registry.authorize(ctx), retry=True)
                 if user_id is None:
                     raise errors.AuthKeyUnregisteredError()
                 ctx.app["user_id"] = user_id
                 if ctx.session is not None and ctx.session.user_id != user_id:
                     ctx.session.user_id = user_id
-            result = layers.result_for_layer(await registration.handler(ctx, request), request, ctx.layer)
+            result = await self._with_db_retry(
+                name, lambda: registration.handler(ctx, request), retry=name in RETRY_AFTER_DB_LOSS
+            )
+            result = layers.result_for_layer(result, request, ctx.layer)
             if isinstance(result, list):
                 # Vector<T> results carry no constructor of their own: encode them
                 # with the function's result type for the client's layer.

@@ -19,6 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 from edge_app import metrics
 from mtproto.dispatch import ClientInfo
 from mtproto.keys import AuthKey
+from telesrv_project.db_backend.liveness import pool_options
 
 log = logging.getLogger("telesrv.edge.keys")
 
@@ -55,9 +56,16 @@ class PostgresAuthKeyStore:
 
     @classmethod
     async def open(cls, min_size: int = 1, max_size: int = 8) -> PostgresAuthKeyStore:
+        options, check = pool_options()
         pool = AsyncConnectionPool(
-            conninfo(), min_size=min_size, max_size=max_size, open=False, kwargs={"autocommit": True}
+            conninfo(),
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            kwargs={"autocommit": True},
+            **options,
         )
+        check.pool = pool
         await pool.open(wait=True, timeout=30)
         return cls(pool)
 

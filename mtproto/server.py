@@ -9,9 +9,11 @@ answers go out on whichever of its connections is alive.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
+import os
 import struct
 import time
 from typing import Any
@@ -37,6 +39,10 @@ SWEEP_INTERVAL = 60.0
 # are in flight and then pings only every 60-65 s, so a shorter one closes every
 # connection it has just stopped using.
 PING_DISCONNECT_FLOOR = 75.0
+# A packet that has started must be complete within this many seconds.
+FRAME_DEADLINE = 30.0
+# Connections at once from one address.
+MAX_CONNECTIONS_PER_IP = 1000
 
 
 def _key_bytes(key: Any) -> bytes:
@@ -211,6 +217,7 @@ class Connection:
         except (transport.TransportClosed, ConnectionError):
             pass
         except transport.TransportError as exc:
+            self.server.refuse(_refusal_kind(exc))
             log.info("%s: transport error: %s", peer, exc)
         except Exception:
             log.exception("%s: connection failed", peer)
@@ -222,7 +229,7 @@ class Connection:
             for session in self.sessions:
                 session.detach(self)
             self.sessions.clear()
-            self.server._connections.discard(self)
+            self.server._forget(self)
             with contextlib.suppress(Exception):
                 await self.transport.wait_closed()
 
@@ -297,15 +304,31 @@ class MTProtoServer:
         salt_secret: bytes | None = None,
         dc_id: int = 2,
         max_connections: int = 20000,
+        max_connections_per_ip: int = MAX_CONNECTIONS_PER_IP,
+        frame_deadline: float = FRAME_DEADLINE,
+        max_frame_bytes: int = transport.MAX_PACKET,
     ) -> None:
         self.dispatcher = dispatcher
         self.keys = key_store
         self.rsa_key = rsa_private_key
         self.dc_id = dc_id
         self.max_connections = max_connections
+        self.max_connections_per_ip = max_connections_per_ip
+        self.frame_deadline = frame_deadline
+        self.max_frame_bytes = max_frame_bytes
+        # Connections refused or cut, by reason ("connections", "connections_per_ip",
+        # "frame_deadline", "frame_too_large", "bad_frame"): for a metrics exporter.
+        self.refusals: collections.Counter[str] = collections.Counter()
         if salt_secret is None:
-            # Every edge process shares the RSA key, so salts derived from it agree.
-            salt_secret = hashlib.sha256(b"telesrv salts" + _rsa_material(rsa_private_key)).digest()
+            # Replay protection across restarts: the processed msg_ids of a session live
+            # in this process only, so a packet captured before a restart would run again
+            # afterwards. A random part per process gives it salts no earlier packet can
+            # carry: such a packet gets bad_server_salt and is not executed (a client
+            # re-sends with the new salt - one extra round trip after a restart or a
+            # switch of edge process).
+            salt_secret = hashlib.sha256(
+                b"telesrv salts" + _rsa_material(rsa_private_key) + os.urandom(32)
+            ).digest()
         self.sessions = SessionManager(
             dispatcher,
             codec or TLCodec(),
@@ -314,6 +337,7 @@ class MTProtoServer:
             on_destroy_auth_key=self._destroy_auth_key,
         )
         self._connections: set[Connection] = set()
+        self._per_ip: collections.Counter[str] = collections.Counter()
         self._server: asyncio.AbstractServer | None = None
         self._sweeper: asyncio.Task | None = None
 
@@ -347,13 +371,31 @@ class MTProtoServer:
             except Exception:
                 log.exception("session sweep failed")
 
+    def refuse(self, kind: str) -> None:
+        self.refusals[kind] += 1
+
+    def _forget(self, conn: Connection) -> None:
+        if conn in self._connections:
+            self._connections.discard(conn)
+            self._per_ip[conn.peer_ip] -= 1
+            if self._per_ip[conn.peer_ip] <= 0:
+                del self._per_ip[conn.peer_ip]
+
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        stream = transport.Transport(reader, writer)
+        stream = transport.Transport(
+            reader, writer, max_packet=self.max_frame_bytes, frame_deadline=self.frame_deadline
+        )
         if len(self._connections) >= self.max_connections:
+            self.refuse("connections")
             await self._refuse(stream)
             return
         conn = Connection(self, stream)
+        if self.max_connections_per_ip and self._per_ip[conn.peer_ip] >= self.max_connections_per_ip:
+            self.refuse("connections_per_ip")
+            await self._refuse(stream)
+            return
         self._connections.add(conn)
+        self._per_ip[conn.peer_ip] += 1
         # Cancelled at shutdown: the connection cleans up in run(); letting the
         # cancellation out only makes asyncio's stream callback log it.
         with contextlib.suppress(asyncio.CancelledError):
@@ -439,6 +481,14 @@ class MTProtoServer:
                 # After the answer is written: the key is gone for good.
                 asyncio.get_running_loop().call_later(0.05, conn.close)
         return struct.pack("<I", wire.DESTROY_AUTH_KEY_OK)
+
+
+def _refusal_kind(exc: Exception) -> str:
+    if isinstance(exc, transport.FrameTimeout):
+        return "frame_deadline"
+    if isinstance(exc, transport.FrameTooLarge):
+        return "frame_too_large"
+    return "bad_frame"
 
 
 def _rsa_material(key: Any) -> bytes:

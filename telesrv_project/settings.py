@@ -107,6 +107,9 @@ DATABASES = {
         "CONN_MAX_AGE": 60,
     }
 }
+# psqlextra's backend sits on this one, which replaces connections a PostgreSQL restart
+# killed before they are used (the listener has no requests to recycle them).
+POSTGRES_EXTRA_DB_BACKEND_BASE = "telesrv_project.db_backend"
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -184,6 +187,15 @@ MTPROTO_DC_ID = int(env("DC_ID", "2"))
 # Each listener's small HTTP port: /healthz, /readyz, /metrics (-1 turns it off).
 MTPROTO_HEALTH_HOST = env("MTPROTO_HEALTH_HOST", "127.0.0.1")
 MTPROTO_HEALTH_PORT = int(env("MTPROTO_HEALTH_PORT", "9430"))
+# Connection hygiene of the listener (docs/reliability.md): connections at once per client
+# address (0: no limit), seconds a started packet has to complete, the largest packet
+# accepted (what one connection may make the server buffer), and per auth key a request
+# rate / burst past which requests get FLOOD_WAIT_X (rate 0: no limit).
+MTPROTO_MAX_CONNECTIONS_PER_IP = int(env("MTPROTO_MAX_CONNECTIONS_PER_IP", "1000"))
+MTPROTO_FRAME_DEADLINE = float(env("MTPROTO_FRAME_DEADLINE", "30"))
+MTPROTO_MAX_FRAME_BYTES = int(env("MTPROTO_MAX_FRAME_BYTES", str(4 * 1024 * 1024)))
+RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
+RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
 # Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.

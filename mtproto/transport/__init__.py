@@ -12,7 +12,14 @@ from .codecs import (
     PaddedIntermediateCodec,
     transport_error_code,
 )
-from .errors import BadFrame, FrameTooLarge, TransportClosed, TransportError, UnsupportedProtocol
+from .errors import (
+    BadFrame,
+    FrameTimeout,
+    FrameTooLarge,
+    TransportClosed,
+    TransportError,
+    UnsupportedProtocol,
+)
 from .obfuscated import ObfuscatedInit, make_init, parse_init
 from .stream import ClientStream, ServerStream
 from .tcp import Transport
@@ -32,6 +39,7 @@ __all__ = [
     "BadFrame",
     "ClientStream",
     "Codec",
+    "FrameTimeout",
     "FrameTooLarge",
     "FullCodec",
     "IntermediateCodec",

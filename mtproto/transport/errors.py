@@ -14,6 +14,10 @@ class FrameTooLarge(TransportError):
     """A packet header announced more than the configured cap."""
 
 
+class FrameTimeout(TransportError):
+    """A packet was started but not completed within the connection's frame deadline."""
+
+
 class BadFrame(TransportError):
     """A length, sequence number or CRC32 that breaks the transport's rules."""
 

@@ -60,6 +60,10 @@ class ServerStream:
             data = self._decrypt.update(data)
         return self.codec.feed(data)
 
+    def buffered(self) -> int:
+        """Bytes received and not yet part of a complete packet."""
+        return len(self._pending) + (self.codec.buffered() if self.codec is not None else 0)
+
     def _detect(self) -> bool:
         buf = self._pending
         if not buf:

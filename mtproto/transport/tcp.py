@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Callable
 
 from .codecs import MAX_PACKET, Packet
-from .errors import TransportClosed, TransportError
+from .errors import FrameTimeout, TransportClosed, TransportError
 from .stream import ServerStream
 from .websocket import WebSocketServerStream, is_http_request_start
 
@@ -35,8 +35,13 @@ class Transport:
         max_packet: int = MAX_PACKET,
         rand: Callable[[int], bytes] = os.urandom,
         secret: bytes | None = None,
+        frame_deadline: float = 0.0,
     ):
         self._reader = reader
+        # A started packet must be complete within this many seconds (0: no deadline):
+        # otherwise a peer trickling a large frame holds its buffer as long as it likes.
+        self.frame_deadline = frame_deadline
+        self._frame_started: float | None = None
         self._writer = writer
         self._options = {"max_packet": max_packet, "rand": rand, "secret": secret}
         self._stream: ServerStream | WebSocketServerStream | None = None
@@ -71,7 +76,10 @@ class Transport:
         while not self._ready:
             if self.closed:
                 raise TransportClosed("transport closed")
-            data = await self._reader.read(READ_SIZE)
+            if self._frame_started is None or not self.frame_deadline:
+                data = await self._reader.read(READ_SIZE)
+            else:
+                data = await self._read_before_deadline()
             if not data:
                 self.close()
                 raise TransportClosed("peer closed the connection")
@@ -80,10 +88,18 @@ class Transport:
                 if not data:
                     continue
             try:
-                self._ready.extend(self._stream.feed(data))
+                packets = self._stream.feed(data)
             except TransportError:
                 self.close()
                 raise
+            if packets:
+                self._ready.extend(packets)
+                self._frame_started = None
+            if self.buffered():
+                if self._frame_started is None:
+                    self._frame_started = asyncio.get_running_loop().time()
+            else:
+                self._frame_started = None
             ws = self.websocket
             if ws is not None:
                 # The handshake answer, pongs, the closing frame.
@@ -106,6 +122,26 @@ class Transport:
             self._stream = ServerStream(**self._options)
         self._head = bytearray()
         return head
+
+    async def _read_before_deadline(self) -> bytes:
+        assert self._frame_started is not None
+        left = self._frame_started + self.frame_deadline - asyncio.get_running_loop().time()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            return await asyncio.wait_for(self._reader.read(READ_SIZE), left)
+        except TimeoutError:
+            self.close()
+            raise FrameTimeout(
+                f"{self.buffered()} bytes of an unfinished packet after {self.frame_deadline:g} s"
+            ) from None
+
+    def buffered(self) -> int:
+        """Bytes received that are not yet a whole packet."""
+        if self._stream is None:
+            return len(self._head)
+        buffered = getattr(self._stream, "buffered", None)
+        return buffered() if buffered is not None else 0
 
     def _write(self, data: bytes) -> None:
         if data and not self.closed:

@@ -81,7 +81,16 @@ class Command(BaseCommand):
                 f"cannot reach PostgreSQL database {db['NAME']!r} at {db['HOST']}:{db['PORT']}: {exc}"
             ) from None
         metrics.watch_pool("auth_keys", lambda: store.pool)
-        server = MTProtoServer(EdgeDispatcher(store), store, rsa_key, dc_id=settings.MTPROTO_DC_ID)
+        dispatcher = EdgeDispatcher(store, rate=settings.RPC_RATE_PER_KEY, burst=settings.RPC_BURST_PER_KEY)
+        server = MTProtoServer(
+            dispatcher,
+            store,
+            rsa_key,
+            dc_id=settings.MTPROTO_DC_ID,
+            max_connections_per_ip=settings.MTPROTO_MAX_CONNECTIONS_PER_IP,
+            frame_deadline=settings.MTPROTO_FRAME_DEADLINE,
+            max_frame_bytes=settings.MTPROTO_MAX_FRAME_BYTES,
+        )
         bound = await server.start(host, port)
         health_server = None
         if health_port >= 0:
