@@ -36,3 +36,7 @@ class ChannelsConfig(AppConfig):
         from channels_app import push
 
         push.install()
+        from channels_app.actions import pts_repair
+        from edge_app import background
+
+        background.register("channels.pts_repair", pts_repair.run_repair_job)

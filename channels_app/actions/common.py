@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+import psycopg
 
 from edge_app import metrics
 from message_core.clock import now
@@ -46,6 +49,13 @@ async def mark_pinned(conn, channel_id: int, rows: list[dict]) -> None:
     for r in rows:
         if r and not r.get("empty"):
             r["pinned"] = r["id"] in pinned
+
+
+log = logging.getLogger("telesrv.channels")
+
+# Times an operation takes a fresh pts range after a reader (or the repair job) gave its
+# range up for lost and filled it with a noop (see actions.pts_repair).
+PTS_ATTEMPTS = 3
 
 
 def jsonb(value: Any) -> str | None:
@@ -107,7 +117,8 @@ def message_snapshot(row: dict) -> dict:
 
 
 async def write_noop(channel_id: int, pts: int, pts_count: int) -> None:
-    """Fill an allocated pts range whose transaction failed, so clients see no gap."""
+    """Fill an allocated pts range whose transaction failed, so clients see no gap.
+    A range whose event did commit keeps it (same key: nothing is written)."""
     async with db.connection() as conn, conn.transaction():
         await conn.execute(
             "INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id,"
@@ -134,22 +145,56 @@ async def with_pts(
 
     ``body(conn, last_message_id, last_pts)``. ``single_statement``: the body runs one
     statement, atomic on its own in autocommit, which saves BEGIN/COMMIT round trips.
+
+    The allocation is journalled in Redis until its event or noop is committed; if
+    neither can be (the process dies, PostgreSQL is down), the repair job writes the
+    noop later. If a reader filled the range first (it waited too long for it), the body
+    runs again on a fresh range.
     """
-    if message_ids:
-        last_id, last_pts = await counters.allocate(
-            [(counters.msg_id_key(channel_id), message_ids), (counters.pts_key(channel_id), pts_count)]
-        )
-    else:
-        last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
+    for attempt in range(PTS_ATTEMPTS):
+        if message_ids:
+            last_id, last_pts = await counters.allocate(
+                [(counters.msg_id_key(channel_id), message_ids), (counters.pts_key(channel_id), pts_count)],
+                journal_channel=channel_id,
+            )
+        else:
+            last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
+        try:
+            async with db.connection() as conn:
+                if single_statement:
+                    result = await body(conn, last_id, last_pts)
+                else:
+                    async with conn.transaction():
+                        result = await body(conn, last_id, last_pts)
+        except psycopg.errors.UniqueViolation as exc:
+            if not _pts_taken(exc) or attempt == PTS_ATTEMPTS - 1:
+                await _give_up(channel_id, last_pts, pts_count)
+                raise
+            counters.settle_soon(channel_id, last_pts, pts_count)  # the noop is there
+            log.info("channel %d: pts %d was filled before its commit; retrying", channel_id, last_pts)
+            continue
+        except BaseException:
+            await _give_up(channel_id, last_pts, pts_count)
+            raise
+        counters.settle_soon(channel_id, last_pts, pts_count)
+        return result
+    raise AssertionError("unreachable")
+
+
+def _pts_taken(exc: psycopg.errors.UniqueViolation) -> bool:
+    """The violated key is the pts log's: someone else's noop holds this pts."""
+    return (exc.diag.table_name or "").startswith("channel_update_events")
+
+
+async def _give_up(channel_id: int, last_pts: int, pts_count: int) -> None:
+    """The operation failed: its pts range becomes a noop now, or (database away) stays
+    journalled for the repair job."""
     try:
-        async with db.connection() as conn:
-            if single_statement:
-                return await body(conn, last_id, last_pts)
-            async with conn.transaction():
-                return await body(conn, last_id, last_pts)
-    except BaseException:
         await write_noop(channel_id, last_pts, pts_count)
-        raise
+    except Exception as exc:
+        log.warning("channel %d: noop for pts %d left to the repair job: %s", channel_id, last_pts, exc)
+        return
+    counters.settle_soon(channel_id, last_pts, pts_count)
 
 
 async def insert_event(

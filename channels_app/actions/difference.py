@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from message_core import limits
-from message_core.clock import now
 
 from .. import db
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
-from . import mentions, reactions
+from . import mentions, pts_repair, reactions
 from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, require_visible
 from .dialogs import count_unread
 
@@ -46,20 +45,21 @@ async def get_channel_difference(
             return Difference("empty", channel, member, current, timeout=limits.DIFFERENCE_TIMEOUT)
         if current - start > cap:
             return await _too_long(conn, channel, member, floor, cap)
-        cur = await conn.execute(
-            "SELECT pts, pts_count, type, date, message_id, message_ids, payload FROM channel_update_events"
-            " WHERE channel_id = %s AND pts > %s ORDER BY pts ASC LIMIT %s",
-            (channel_id, start, cap + 1),
-        )
-        rows = await cur.fetchall()
-    # Stop before a hole a committing transaction will fill (pts are allocated before
-    # commit); a hole older than the grace period is a lost allocation and is skipped.
-    taken, expected, t = [], start, now()
-    for r in rows[:cap]:
-        if r["pts"] - r["pts_count"] > expected and t - r["date"] < limits.PTS_GAP_GRACE_SECONDS:
+    # pts are allocated before commit: a hole is a write still committing or one that
+    # never will. Either way the answer waits for it to be settled (pts_repair), never
+    # skipping it (the client would lose that pts) nor stopping short with an empty,
+    # non-final difference (clients such as Telethon cannot recover from that).
+    taken = None
+    for _ in range(MAX_HOLE_FILLS):
+        rows = await _events_after(channel_id, start, cap)
+        hole = _first_hole(rows[:cap], start)
+        if hole is None:
+            taken = rows[:cap]
             break
-        taken.append(r)
-        expected = r["pts"]
+        await pts_repair.fill_hole(channel_id, *hole)
+    if taken is None:  # a storm of holes: a final, valid answer all the same
+        async with db.connection() as conn:
+            return await _too_long(conn, channel, member, floor, cap)
     new_pts = taken[-1]["pts"] if taken else start
     final = new_pts >= current
     new_messages, others = [], []
@@ -91,6 +91,30 @@ async def get_channel_difference(
         new_messages=new_messages, other_events=others, user_ids=users, channel_ids=chans,
         unread_mentions=await mentions.unread_among(viewer_id, channel_id, new_messages),
     )  # fmt: skip
+
+
+MAX_HOLE_FILLS = 20
+
+
+async def _events_after(channel_id: int, start: int, cap: int) -> list[dict]:
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT pts, pts_count, type, date, message_id, message_ids, payload FROM channel_update_events"
+            " WHERE channel_id = %s AND pts > %s ORDER BY pts ASC LIMIT %s",
+            (channel_id, start, cap + 1),
+        )
+        return await cur.fetchall()
+
+
+def _first_hole(rows: list[dict], start: int) -> tuple[int, int] | None:
+    """The first missing pts range (lo, hi) before one of ``rows``."""
+    expected = start
+    for r in rows:
+        first = r["pts"] - r["pts_count"] + 1
+        if first > expected + 1:
+            return expected + 1, first - 1
+        expected = max(expected, r["pts"])
+    return None
 
 
 async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> Difference:

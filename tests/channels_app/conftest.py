@@ -9,6 +9,7 @@ async def chan(transactional_db):
     Redis prefix, a recorder of published pushes; the pool is closed after the test."""
     client, _ = counters.redis_client()
     keys = [k async for k in client.scan_iter(match=f"{counters.prefix()}:counter:*", count=1000)]
+    keys += [k async for k in client.scan_iter(match=f"{counters.prefix()}:pts_pending*", count=1000)]
     if keys:
         await client.delete(*keys)
     published: list[tuple[str, dict]] = []

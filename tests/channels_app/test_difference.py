@@ -1,7 +1,11 @@
+import asyncio
+import time
+
 import pytest
 
 from channels_app import actions, counters, db
-from channels_app.actions.common import write_noop
+from channels_app.actions import pts_repair
+from channels_app.actions.common import insert_event, write_noop
 from channels_app.errors import PersistentTimestampInvalidError
 
 A, B, C = 31, 32, 33
@@ -117,13 +121,74 @@ async def test_delete_history_for_everyone_is_one_bounded_page(chan):
     assert ev.pts_count == 6 and not more and ch["top_message_id"] == 0
 
 
-async def test_difference_stops_before_a_pts_still_being_committed(chan):
+async def test_difference_waits_for_a_hole_then_fills_it_never_answering_empty_non_final(chan):
     g = await group(B)
-    await counters.next_pts(g["id"], 1)  # pts 2: allocated, its transaction not committed yet
-    await actions.do_send_message(A, g["id"], "later", random_id=1)  # pts 3 commits first
+    await counters.next_pts(g["id"], 1)  # pts 2: allocated, its writer never commits
+    await actions.do_send_message(A, g["id"], "later", random_id=1)  # pts 3 commits
+    started = time.monotonic()
     d = await actions.get_channel_difference(B, g["id"], 1, 100)
-    # Returning pts 3 now would make the client skip pts 2 forever.
-    assert d.kind == "empty" and d.pts == 1 and not d.final
-    await write_noop(g["id"], 2, 1)  # the slow writer failed: its pts is a noop
+    # Not "empty, final=false" (Telethon asserts on it), not pts 3 with pts 2 skipped.
+    assert d.kind == "difference" and d.final and d.pts == 3
+    assert [m["message"] for m in d.new_messages] == ["later"]
+    assert time.monotonic() - started < pts_repair.HOLE_WAIT + 2
+    row = await db.fetchone(
+        "SELECT type FROM channel_update_events WHERE channel_id = %s AND pts = 2", (g["id"],)
+    )
+    assert row["type"] == "noop"
+    assert await counters.pending(0, g["id"]) == []  # the journal entry is settled
+
+
+async def test_difference_includes_a_slow_write_that_commits_while_it_waits(chan):
+    g = await group(B)
+    pts = await counters.next_pts(g["id"], 1)  # pts 2, committed in a moment
+    await actions.do_send_message(A, g["id"], "third", random_id=1)
+
+    async def slow_writer():
+        await asyncio.sleep(0.3)
+        async with db.connection() as conn:
+            await insert_event(conn, channel_id=g["id"], pts=pts, pts_count=1, type="noop", date=1)
+
+    writer = asyncio.create_task(slow_writer())
     d = await actions.get_channel_difference(B, g["id"], 1, 100)
-    assert d.kind == "difference" and d.pts == 3 and [m["message"] for m in d.new_messages] == ["later"]
+    await writer
+    assert d.kind == "difference" and d.final and d.pts == 3
+
+
+async def test_a_writer_whose_pts_was_filled_runs_again_on_a_fresh_pts(chan):
+    g = await group(B)
+    real = counters.next_pts
+    stolen = []
+
+    async def next_pts_then_filled(channel_id, count=1):
+        pts = await real(channel_id, count)
+        if not stolen:  # a reader gave this pts up for lost before the writer committed
+            stolen.append(pts)
+            await write_noop(channel_id, pts, count)
+        return pts
+
+    from unittest import mock
+
+    m = (await actions.do_send_message(A, g["id"], "a", random_id=1)).events[0].message
+    with mock.patch.object(counters, "next_pts", next_pts_then_filled):
+        change = await actions.do_edit_message(A, g["id"], m["id"], "b", [])
+    assert change.events[0].pts == stolen[0] + 1
+    d = await actions.get_channel_difference(B, g["id"], 1, 100)
+    assert d.final and d.pts == stolen[0] + 1
+
+
+async def test_repair_fills_allocations_a_crash_left_behind(chan):
+    g = await group(B)
+    await asyncio.sleep(2 * counters.SETTLE_DELAY)  # the creation's own entry is settled
+    lost = await counters.next_pts(g["id"], 2)  # the process died before writing 2..3
+    assert await pts_repair.repair_pending(older_than=60) == 0  # too young to be lost
+    assert await pts_repair.repair_pending(older_than=0) == 1
+    ch = await db.fetchone("SELECT pts FROM channels WHERE id = %s", (g["id"],))
+    assert ch["pts"] == lost  # the channel's pts covers the filled range
+    row = await db.fetchone(
+        "SELECT type, pts_count FROM channel_update_events WHERE channel_id = %s AND pts = %s",
+        (g["id"], lost),
+    )
+    assert (row["type"], row["pts_count"]) == ("noop", 2)
+    await actions.do_send_message(A, g["id"], "after", random_id=1)
+    await asyncio.sleep(2 * counters.SETTLE_DELAY)
+    assert await pts_repair.repair_pending(older_than=0) == 0  # committed writes settle themselves

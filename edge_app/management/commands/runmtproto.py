@@ -17,7 +17,7 @@ import signal
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from edge_app import current, health_http, metrics, push
+from edge_app import background, current, health_http, metrics, push
 from edge_app.dispatcher import EdgeDispatcher
 from edge_app.keystore import PostgresAuthKeyStore
 from edge_app.management.commands.rsakey import key_path, load_key
@@ -117,6 +117,7 @@ class Command(BaseCommand):
         tasks = [
             loop.create_task(push.run_subscriber(server, ready)),
             loop.create_task(_expire_keys(store)),
+            *(loop.create_task(job(), name=name) for name, job in background.jobs().items()),
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ready.wait(), 10)
