@@ -4,6 +4,12 @@ Rules (design, "Input Hash And Visibility"): a non-zero ``access_hash`` must mat
 channel's (CHANNEL_PRIVATE otherwise, or skipped inside a vector); ``*FromMessage``
 inputs carry none and need membership; ``InputPeerChat`` / ``InputChat`` ids are the
 same-id megagroup, resolved internally with hash 0 (so membership decides).
+
+A client's ``inputChannel`` / ``inputPeerChannel`` with access_hash 0 is refused here
+with CHANNEL_INVALID, as Telegram does: hash 0 means "resolved internally" past this
+point, and accepting it from a client let anyone read and join a public group by its
+numeric id without ever having been shown it. :func:`channel_ref` is the one place a
+client's channel reference becomes (id, hash).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from .errors import ChannelInvalidError, ChatIdInvalidError, PeerIdInvalidError
 def channel_ref(obj) -> tuple[int, int]:
     """(channel_id, access_hash or 0) of an InputChannel / InputPeer naming a channel."""
     if isinstance(obj, types.InputChannel | types.InputPeerChannel):
-        if obj.channel_id <= 0:
+        if obj.channel_id <= 0 or not obj.access_hash:
             raise ChannelInvalidError()
         return obj.channel_id, obj.access_hash
     if isinstance(obj, types.InputChannelFromMessage | types.InputPeerChannelFromMessage):

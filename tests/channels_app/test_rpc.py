@@ -524,3 +524,54 @@ async def test_search_replies_and_discussion(users):
     with pytest.raises(RpcError, match="MSG_ID_INVALID"):
         await call(b, functions.messages.GetDiscussionMessage(peer=peer, msg_id=9999))
     assert await call(b, functions.messages.ReadDiscussion(peer=peer, msg_id=root, read_max_id=r2)) is True
+
+
+async def test_zero_access_hash_from_a_client_is_refused_for_a_public_group(users):
+    a, b, c = users
+    res = await call(a, functions.messages.CreateChat(users=[iu(a, b)], title="Public"))
+    ch = res.updates.chats[1]
+    own = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    assert await call(a, functions.channels.UpdateUsername(channel=own, username="zero_hash_public"))
+    # Carol never resolved it: the numeric id with hash 0 reads and joins nothing.
+    zero = types.InputChannel(channel_id=ch.id, access_hash=0)
+    for req in (
+        functions.channels.GetFullChannel(channel=zero),
+        functions.channels.JoinChannel(channel=zero),
+        functions.messages.GetHistory(
+            peer=types.InputPeerChannel(channel_id=ch.id, access_hash=0),
+            offset_id=0,
+            offset_date=0,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        ),
+    ):
+        with pytest.raises(RpcError) as err:
+            await call(c, req)
+        assert err.value.message == "CHANNEL_INVALID", req
+    # In a vector the item is skipped, as Telegram does.
+    assert (await call(c, functions.channels.GetChannels(id=[zero]))).chats == []
+    # Resolved by username, the real hash works.
+    found = await call(c, functions.contacts.ResolveUsername(username="zero_hash_public"))
+    real = types.InputChannel(channel_id=ch.id, access_hash=found.chats[0].access_hash)
+    assert await call(c, functions.channels.JoinChannel(channel=real))
+    # A member's min reference (no hash) still resolves, and so does InputPeerChat.
+    from_message = types.InputChannelFromMessage(peer=types.InputPeerSelf(), msg_id=1, channel_id=ch.id)
+    full = await call(b, functions.channels.GetFullChannel(channel=from_message))
+    assert full.full_chat.id == ch.id
+    hist = await call(
+        b,
+        functions.messages.GetHistory(
+            peer=types.InputPeerChat(chat_id=ch.id),
+            offset_id=0,
+            offset_date=0,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        ),
+    )
+    assert hist.messages

@@ -78,9 +78,12 @@ class EdgeServer:
                 self.proc.wait()
 
 
-def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path) -> EdgeServer:
-    """Start ``manage.py runmtproto`` on a free port and wait until it accepts."""
-    port = free_port()
+def start_edge(
+    env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path, port: int | None = None
+) -> EdgeServer:
+    """Start ``manage.py runmtproto`` on ``port`` (a free one by default) and wait until
+    it accepts."""
+    port = port or free_port()
     env = dict(os.environ)
     # The test process may relax Django's async checks for itself; the server must not.
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
@@ -94,7 +97,7 @@ def start_edge(env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path
     # Its /healthz, /readyz and /metrics port (tests/e2e/test_operations.py scrapes it).
     env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
     env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
-    log_file = open(log_path, "wb")  # noqa: SIM115 - handed to the child
+    log_file = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runmtproto", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,

@@ -1,0 +1,93 @@
+"""A throw-away PostgreSQL cluster for fault tests: its own data directory, port and
+socket directory, started and stopped (or killed) by the test.
+
+As root the server runs as the ``postgres`` user (PostgreSQL refuses to run as root);
+:func:`unavailable` names what is missing when the binaries or that user are absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def _bindir() -> Path | None:
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).parent
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
+    return Path(candidates[0]).parent if candidates else None
+
+
+def unavailable() -> str | None:
+    """Why no cluster can be made here, or None."""
+    bindir = _bindir()
+    if bindir is None or not (bindir / "initdb").exists():
+        return "PostgreSQL server binaries (initdb, pg_ctl) are not installed"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root and there is no 'postgres' user to run a cluster as"
+        if not shutil.which("runuser"):
+            return "running as root without runuser(1)"
+    return None
+
+
+class Cluster:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.bindir = _bindir()
+        self.dir = Path(tempfile.mkdtemp(prefix="telesrv-pg-"))
+        self.data = self.dir / "data"
+        self.log = self.dir / "server.log"
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+            self._as = ["runuser", "-u", "postgres", "--"]
+        else:
+            self._as = []
+
+    def _run(self, *args: str, timeout: float = 120) -> None:
+        subprocess.run(
+            [*self._as, *args], check=True, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+
+    def init(self) -> None:
+        self._run(
+            str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync",
+            "-E", "UTF8",
+        )  # fmt: skip
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+            " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+        )
+        self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            options,
+            "-w",
+            "start",
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """``fast`` (what a restart does: sessions are terminated) or ``immediate`` (a
+        crash: no shutdown checkpoint)."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def destroy(self) -> None:
+        with contextlib.suppress(Exception):
+            self.stop("immediate")
+        shutil.rmtree(self.dir, ignore_errors=True)
