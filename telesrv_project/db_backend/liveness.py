@@ -13,6 +13,7 @@ by every psycopg pool of the listener (:func:`pool_options`) when a connection i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import select
@@ -83,8 +84,30 @@ class _PoolCheck:
             log.exception("pool check failed")
 
 
+async def _reconnect_failed(pool: Any) -> None:
+    """psycopg_pool gives up a reconnection attempt after ``reconnect_timeout`` and tries
+    again only when a new request arrives; requests already queued would wait out their
+    whole timeout even once the server is back. One more request, if any are waiting,
+    starts the next attempt."""
+    if pool.closed or not pool.get_stats().get("requests_waiting"):
+        return
+    asyncio.get_running_loop().create_task(_ask_for_connection(pool))
+
+
+async def _ask_for_connection(pool: Any) -> None:
+    with contextlib.suppress(Exception):
+        async with pool.connection(timeout=RECONNECT_TIMEOUT):
+            pass
+
+
 def pool_options() -> tuple[dict, _PoolCheck]:
     """Keyword arguments for a listener AsyncConnectionPool that replaces dead
     connections; call ``check.pool = pool`` once the pool exists."""
     check = _PoolCheck()
-    return {"check": check, "reconnect_timeout": RECONNECT_TIMEOUT, "timeout": WAIT_TIMEOUT}, check
+    options = {
+        "check": check,
+        "reconnect_timeout": RECONNECT_TIMEOUT,
+        "reconnect_failed": _reconnect_failed,
+        "timeout": WAIT_TIMEOUT,
+    }
+    return options, check
