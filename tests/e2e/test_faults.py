@@ -175,7 +175,9 @@ async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_clust
         # Service resumed within seconds of PostgreSQL's return (requests made while it
         # was away waited for it instead of failing).
         after = sorted(t for _, t in load.ok.values() if t >= back)
-        assert after, f"nothing was answered after PostgreSQL came back; failures: {list(load.failed.values())[:3]}"
+        assert after, (
+            f"nothing was answered after PostgreSQL came back; failures: {list(load.failed.values())[:3]}"
+        )
         assert after[0] - back < 5, after[0] - back
         assert len(load.ok) > sent_before
         # A new client can log in (the ORM's connection was replaced too).
@@ -193,7 +195,9 @@ async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_clust
             # Every acknowledged message is stored, under the id the client was given ...
             assert {t: stored.get(t) for t in load.ok} == {t: mid for t, (mid, _) in load.ok.items()}
             # ... and no message reported as failed was stored after all.
-            assert not set(load.failed) & set(stored), [load.failed[t] for t in set(load.failed) & set(stored)]
+            assert not set(load.failed) & set(stored), [
+                load.failed[t] for t in set(load.failed) & set(stored)
+            ]
 
             async def no_hole():
                 cur = await db.execute("SELECT pts FROM channels WHERE id = %s", (channel.id,))
@@ -213,7 +217,9 @@ async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_clust
 # --- the listener killed under load -----------------------------------------------------
 
 
-async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(edge_env, edge_rsa_key, edge_db, tmp_path):
+async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(
+    edge_env, edge_rsa_key, edge_db, tmp_path
+):
     from telethon import events
 
     from channels_app.models import Channel, ChannelUpdateEvent
@@ -249,7 +255,12 @@ async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(edge_env,
 
         async def no_hole():
             ch = await Channel.objects.aget(id=channel.id)
-            rows = [r async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list("pts", "pts_count")]
+            rows = [
+                r
+                async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list(
+                    "pts", "pts_count"
+                )
+            ]
             return not pts_holes(rows, ch.pts)
 
         # Allocations the kills left uncommitted become noops within the repair bound.

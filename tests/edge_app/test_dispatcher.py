@@ -154,3 +154,41 @@ def test_error_labels_fold_numbers():
 
     assert metrics.error_label(errors.FloodWaitError(seconds=17)) == "FLOOD_WAIT_X"
     assert metrics.error_label(None) == ""
+
+
+async def test_idempotent_request_is_run_again_after_losing_its_database(monkeypatch):
+    import psycopg
+
+    from edge_app import dispatcher as dispatcher_mod
+
+    runs = []
+
+    async def flaky(c, req):
+        runs.append(1)
+        if len(runs) == 1:
+            raise psycopg.OperationalError("terminating connection due to administrator command")
+        return "stored once"
+
+    for name in ("messages.sendMessage", "test.write"):
+        monkeypatch.setitem(registry._handlers, name, registry.Registration(name, flaky, False))
+    d = EdgeDispatcher()
+    assert await d.dispatch(ctx(), Req("messages.sendMessage")) == "stored once"
+    assert len(runs) == 2 and d.counters["db_retry"] == 1
+    # A request not known to be harmless twice is not run again.
+    runs.clear()
+    with pytest.raises(errors.InternalError):
+        await d.dispatch(ctx(), Req("test.write"))
+    assert len(runs) == 1
+    # Nor is one whose statement was wrong rather than its connection lost.
+    monkeypatch.setattr(dispatcher_mod, "DB_RETRY_SECONDS", 5)
+    assert not dispatcher_mod.db_connection_lost(psycopg.errors.UniqueViolation("dup"))
+
+
+async def test_request_storm_gets_flood_wait(handlers):
+    d = EdgeDispatcher(rate=1, burst=2)
+    assert [await d.dispatch(ctx(), Req("test.public")) for _ in range(2)] == ["pong", "pong"]
+    with pytest.raises(errors.RpcError) as err:
+        await d.dispatch(ctx(), Req("test.public"))
+    assert err.value.code == 420 and err.value.message == "FLOOD_WAIT_1"
+    assert d.counters["flood_wait"] == 1
+    assert await d.dispatch(ctx(perm=11), Req("test.public")) == "pong"  # per auth key
