@@ -15,7 +15,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from edge_app import metrics
-from telesrv_project.db_backend.liveness import pool_options
+from edge_app.db_backend.liveness import pool_options
 
 POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 

@@ -17,9 +17,9 @@ from django.conf import settings
 from psycopg_pool import AsyncConnectionPool
 
 from edge_app import metrics
+from edge_app.db_backend.liveness import pool_options
 from mtproto.dispatch import ClientInfo
 from mtproto.keys import AuthKey
-from telesrv_project.db_backend.liveness import pool_options
 
 log = logging.getLogger("telesrv.edge.keys")
 

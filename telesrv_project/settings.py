@@ -109,7 +109,7 @@ DATABASES = {
 }
 # psqlextra's backend sits on this one, which replaces connections a PostgreSQL restart
 # killed before they are used (the listener has no requests to recycle them).
-POSTGRES_EXTRA_DB_BACKEND_BASE = "telesrv_project.db_backend"
+POSTGRES_EXTRA_DB_BACKEND_BASE = "edge_app.db_backend"
 
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
 

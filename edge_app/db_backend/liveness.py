@@ -6,7 +6,7 @@ only when it next sends a query, which then fails. An idle connection has nothin
 read, so "readable" is the cheap signal (one poll(2), no round trip) that it must be
 checked before use; only then does it cost a round trip.
 
-Used by the Django backend (``telesrv_project.db_backend.base``) before every cursor, and
+Used by the Django backend (``edge_app.db_backend.base``) before every cursor, and
 by every psycopg pool of the listener (:func:`pool_options`) when a connection is taken.
 """
 
