@@ -10,8 +10,6 @@ import asyncio
 import os
 import signal
 import struct
-import subprocess
-import sys
 import time
 
 import psycopg
@@ -118,9 +116,11 @@ class Load:
 
 
 @pytest.fixture
-def fault_cluster():
-    """A migrated database on a PostgreSQL cluster of the test's own, and the listener
-    environment that points at it (with a Redis prefix of its own)."""
+def fault_cluster(django_db_setup):
+    """A database with the test database's schema on a PostgreSQL cluster of the test's
+    own, and the listener environment that points at it (with a Redis prefix of its own)."""
+    from django.conf import settings
+
     reason = pg_cluster.unavailable()
     if reason:
         pytest.skip(reason)
@@ -138,8 +138,7 @@ def fault_cluster():
     try:
         cluster.init()
         cluster.start()
-        for cmd in (["-m", "telesrv_project.database"], ["manage.py", "migrate", "--noinput", "-v", "0"]):
-            subprocess.run([sys.executable, *cmd], cwd=harness.ROOT, env=env, check=True, timeout=300)
+        cluster.create_database_like("telesrv_fault", settings.DATABASES["default"])
         yield cluster, env
     finally:
         cluster.destroy()

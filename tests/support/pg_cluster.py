@@ -87,6 +87,28 @@ class Cluster:
         crash: no shutdown checkpoint)."""
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
 
+    def create_database_like(self, name: str, source: dict) -> None:
+        """A database ``name`` with the schema of the Django database ``source`` (its
+        settings dict): copied with pg_dump, much faster than running the migrations."""
+        dump = subprocess.run(
+            [
+                str(self.bindir / "pg_dump"), "--schema-only", "--no-owner", "--no-privileges",
+                "-h", source["HOST"] or "127.0.0.1", "-p", str(source["PORT"] or 5432),
+                "-U", source["USER"] or "postgres", "-d", source["NAME"],
+            ],
+            check=True, capture_output=True, timeout=120,
+            env={**os.environ, "PGPASSWORD": source.get("PASSWORD") or ""},
+        ).stdout  # fmt: skip
+        psql = [str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-q"]
+        subprocess.run([*psql, "-d", "postgres", "-c", f'CREATE DATABASE "{name}"'], check=True, timeout=60)
+        subprocess.run(
+            [*psql, "-d", name, "-v", "ON_ERROR_STOP=1"],
+            input=dump,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
     def destroy(self) -> None:
         with contextlib.suppress(Exception):
             self.stop("immediate")
