@@ -20,7 +20,7 @@ from pathlib import Path
 def _bindir() -> Path | None:
     found = shutil.which("pg_ctl")
     if found:
-        return Path(found).parent
+        return Path(found).resolve().parent  # Debian links it from its versioned bin/
     candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
     return Path(candidates[0]).parent if candidates else None
 
