@@ -183,9 +183,10 @@ def pending_member(last_pts: int, count: int) -> str:
 async def settle(channel_id: int, members: list[str]) -> None:
     """The pending allocations ``members`` of ``channel_id`` are committed (as events or
     noops): forget them now."""
-    if members:
-        script = _entry()[2]
-        await script(keys=[pending_key(channel_id), pending_index_key()], args=[channel_id, *members])
+    script = _entry()[2]
+    for i in range(0, len(members), 1000):  # Lua's unpack() has a stack limit
+        chunk = members[i : i + 1000]
+        await script(keys=[pending_key(channel_id), pending_index_key()], args=[channel_id, *chunk])
 
 
 def settle_soon(channel_id: int, last_pts: int, count: int) -> None:
