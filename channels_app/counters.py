@@ -197,8 +197,17 @@ def settle_soon(channel_id: int, last_pts: int, count: int) -> None:
     batch = _settling.get(loop)
     if batch is None:
         batch = _settling[loop] = {}
-        loop.call_later(SETTLE_DELAY, lambda: loop.create_task(_flush_settled(loop)))
+        loop.call_later(SETTLE_DELAY, _start_flush, loop)
     batch.setdefault(channel_id, []).append(pending_member(last_pts, count))
+
+
+_flushing: set[asyncio.Task] = set()  # referenced until done (the loop keeps weak refs)
+
+
+def _start_flush(loop: asyncio.AbstractEventLoop) -> None:
+    task = loop.create_task(_flush_settled(loop))
+    _flushing.add(task)
+    task.add_done_callback(_flushing.discard)
 
 
 async def _flush_settled(loop: asyncio.AbstractEventLoop) -> None:
