@@ -22,7 +22,9 @@ from .errors import ChannelInvalidError, ChatIdInvalidError, PeerIdInvalidError
 def channel_ref(obj) -> tuple[int, int]:
     """(channel_id, access_hash or 0) of an InputChannel / InputPeer naming a channel."""
     if isinstance(obj, types.InputChannel | types.InputPeerChannel):
-        if obj.channel_id <= 0 or not obj.access_hash:
+        if obj.channel_id <= 0:
+            raise ChannelInvalidError()
+        if not obj.access_hash:
             raise ChannelInvalidError()
         return obj.channel_id, obj.access_hash
     if isinstance(obj, types.InputChannelFromMessage | types.InputPeerChannelFromMessage):

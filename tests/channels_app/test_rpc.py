@@ -551,8 +551,10 @@ async def test_zero_access_hash_from_a_client_is_refused_for_a_public_group(user
         with pytest.raises(RpcError) as err:
             await call(c, req)
         assert err.value.message == "CHANNEL_INVALID", req
-    # In a vector the item is skipped, as Telegram does.
-    assert (await call(c, functions.channels.GetChannels(id=[zero]))).chats == []
+    # Also in a vector (what Telethon's resolve-by-id fallback sends and expects).
+    with pytest.raises(RpcError) as err:
+        await call(c, functions.channels.GetChannels(id=[zero]))
+    assert err.value.message == "CHANNEL_INVALID"
     # Resolved by username, the real hash works.
     found = await call(c, functions.contacts.ResolveUsername(username="zero_hash_public"))
     real = types.InputChannel(channel_id=ch.id, access_hash=found.chats[0].access_hash)
