@@ -93,7 +93,7 @@ async def deliver(code: LoginCode, why: str, *, in_app: bool = True) -> tuple[st
         try:
             await _in_app_sender[0](user_id, code_text(code.code))
             await sync_to_async(_record)(code, APP)
-            log.info("login code for user %d %s in-app (hash %s)", user_id, why, code.phone_code_hash)
+            log.info("login code for user %d %s in-app", user_id, why)
             return APP, ""
         except Exception:
             log.exception("in-app login code for user %d failed; using the backend", user_id)
@@ -112,8 +112,11 @@ async def deliver(code: LoginCode, why: str, *, in_app: bool = True) -> tuple[st
             return SMS, ""
         except Exception:
             log.exception("login code webhook for +%s failed; the code is in the log", code.phone)
-    # The log line is the delivery channel: operators copy it from the server log or
-    # from the admin's login codes page.
-    log.info("login code for +%s: %s (%s, hash %s)", code.phone, code.code, why, code.phone_code_hash)
+    # Operators copy the code from the admin's login codes page, or from the log where
+    # LOG_LOGIN_CODES allows it (development: a production log keeps no secrets).
+    if getattr(settings, "LOG_LOGIN_CODES", False):
+        log.info("login code for +%s: %s (%s)", code.phone, code.code, why)
+    else:
+        log.info("login code for +%s %s: on the console's login codes page", code.phone, why)
     await sync_to_async(_record)(code, LOG)
     return LOG, ""

@@ -216,6 +216,9 @@ DEFAULT_FROM_EMAIL = env("EMAIL_FROM", "telesrv@localhost")
 # account's login e-mail), "webhook" (POST {phone, code} to LOGIN_CODE_WEBHOOK_URL,
 # e.g. an SMS gateway).
 LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
+# Whether the "log" delivery writes the code itself into the server log: on in
+# development, off in production unless asked (the console's login codes page has it).
+LOG_LOGIN_CODES = env_bool("LOG_LOGIN_CODES", DEBUG)
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC

@@ -52,9 +52,21 @@ async def test_failing_webhook_and_missing_email_fall_back_to_the_log(settings, 
 
     settings.LOGIN_CODE_DELIVERY = "webhook"
     settings.LOGIN_CODE_WEBHOOK_URL = "http://127.0.0.1:9/nothing-listens"
+    settings.LOG_LOGIN_CODES = True
     code = await sync_to_async(login.do_send_code)("15557770124")
     assert await code_delivery.deliver(code, "sent") == (code_delivery.LOG, "")
     assert f"login code for +15557770124: {code.code}" in caplog.text
     settings.LOGIN_CODE_DELIVERY = "email"
     code = await sync_to_async(login.do_send_code)("15557770125")
     assert await code_delivery.deliver(code, "sent") == (code_delivery.LOG, "")
+
+
+async def test_a_production_log_keeps_no_login_code(settings, caplog):
+    from asgiref.sync import sync_to_async
+
+    settings.LOGIN_CODE_DELIVERY = "log"
+    settings.LOG_LOGIN_CODES = False
+    code = await sync_to_async(login.do_send_code)("15557770126")
+    assert await code_delivery.deliver(code, "sent") == (code_delivery.LOG, "")
+    assert "login code for +15557770126 sent: on the console's login codes page" in caplog.text
+    assert code.code not in caplog.text and code.phone_code_hash not in caplog.text

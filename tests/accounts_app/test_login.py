@@ -25,11 +25,12 @@ def sign_in(key, code, phone=PHONE, code_text=None):
     )
 
 
-def test_send_code_stores_it_and_the_log_backend_logs_it(db, caplog):
+def test_send_code_stores_it_and_the_log_backend_logs_it(db, caplog, settings):
     from asgiref.sync import async_to_sync
 
     from accounts_app import code_delivery
 
+    settings.LOG_LOGIN_CODES = True  # development; production: tests/accounts_app/test_code_delivery.py
     code = login.do_send_code(PHONE)
     assert code.phone == "15550102030"
     assert len(code.code) == 5 and code.code.isdigit()

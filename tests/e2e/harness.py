@@ -97,6 +97,7 @@ def start_edge(
     # Its /healthz, /readyz and /metrics port (tests/e2e/test_operations.py scrapes it).
     env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
     env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
+    env.setdefault("TELESRV_LOG_LOGIN_CODES", "1")  # tests read real codes from the server log
     log_file = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "runmtproto", "--host", "127.0.0.1", "--port", str(port)],
