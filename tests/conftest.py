@@ -8,12 +8,30 @@ their own instead, as a production install would.
 import os
 
 TEST_SECRET_KEY = "telesrv-test-suite-key-not-a-secret-" + "x" * 24
+_TRUNCATE_FLUSH = None  # Django's own flush, kept for tests that reset sequences
 
 os.environ.setdefault("TELESRV_SECRET_KEY", TEST_SECRET_KEY)
 
 
 def pytest_configure(config):
+    global _TRUNCATE_FLUSH
     from django.conf import settings
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    _TRUNCATE_FLUSH = DatabaseOperations.sql_flush
+    DatabaseOperations.sql_flush = _flush_by_delete
 
     if settings.configured and settings.SECRET_KEY == settings.DEV_SECRET_KEY:
         settings.SECRET_KEY = os.environ["TELESRV_SECRET_KEY"]
+
+
+def _flush_by_delete(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+    """Between transactional tests: DELETE instead of TRUNCATE. TRUNCATE gives each of
+    the ~340 partitioned relations a new file (about 1.5 s per test here); deleting the
+    few rows a test wrote costs milliseconds. Foreign keys are deferred, so order does
+    not matter; sequences are reset only when a test asks for it (then as Django does)."""
+    if reset_sequences or not tables:
+        return _TRUNCATE_FLUSH(
+            self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+        )
+    return [f"DELETE FROM {self.quote_name(table)}" for table in tables]
