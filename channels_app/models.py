@@ -175,6 +175,9 @@ class ChannelMessage(PostgresPartitionedModel):
     # {emoticon: count} kept with the reaction rows in one transaction, so a history
     # page reads the totals with the message instead of aggregating reaction rows.
     reaction_counts = models.JSONField(null=True, blank=True)
+    # In a forum: the message lives in the topic ``reply_to_top_id`` (its header says
+    # forum_topic), as opposed to a reply thread of the General topic.
+    forum_topic = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         db_table = "channel_messages"
@@ -284,6 +287,41 @@ class ChannelUsername(models.Model):
 
     class Meta:
         db_table = "channel_usernames"
+
+
+class ChannelForumTopic(PostgresPartitionedModel):
+    """A stored topic of a forum megagroup (the General topic, id 1, is virtual). The
+    topic id is the id of its ``messageActionTopicCreate`` root message."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "id")
+    channel_id = models.BigIntegerField()
+    id = models.IntegerField()
+    title = models.CharField(max_length=128)
+    icon_color = models.IntegerField(default=0, db_default=0)
+    icon_emoji_id = models.BigIntegerField(default=0, db_default=0)
+    creator_user_id = models.BigIntegerField()
+    date = models.IntegerField()
+    closed = models.BooleanField(default=False, db_default=False)
+    hidden = models.BooleanField(default=False, db_default=False)
+    pinned_order = models.IntegerField(default=0, db_default=0)  # 0: not pinned; 1 is first
+    top_message_id = models.IntegerField(default=0, db_default=0)
+    top_message_date = models.IntegerField(default=0, db_default=0)
+    deleted = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        db_table = "channel_forum_topics"
+        indexes = [
+            # getForumTopics: latest activity (the top message id) first, seek on it.
+            models.Index(
+                fields=["channel_id", "-top_message_id"],
+                name="channel_forum_topics_seek_idx",
+                condition=models.Q(deleted=False),
+            ),
+        ]
 
 
 class ChannelUnreadMention(PostgresPartitionedModel):

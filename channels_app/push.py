@@ -34,6 +34,7 @@ READ_OUTBOX = "channels.read_outbox"
 MEMBERS_CHANGED = "channels.members_changed"
 REACTIONS = "channels.reactions"
 REACTIONS_READ = "channels.reactions_read"
+TOPICS_PINNED = "channels.topics_pinned"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -169,6 +170,8 @@ async def _sink(kind: str, payload: dict) -> None:
         await publish(REACTIONS, {**payload, "exclude": exclude})
     elif kind == "channel.reactions_read":
         await push_to_users([payload["user_id"]], REACTIONS_READ, payload, exclude=origin)
+    elif kind == "channel.topics_pinned":
+        await publish(TOPICS_PINNED, {**payload, "exclude": exclude})
     elif kind == "channel.read_outbox":
         await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
     # read_inbox / available_messages travel through the account update log.
@@ -412,6 +415,28 @@ async def _on_typing(payload: dict, edge) -> None:
         updates = tl_convert.updates_to_tl([update], users, chats)
         for s in edge.sessions_of_user(user_id):
             await deliver(s, updates)
+
+
+@subscriber(TOPICS_PINNED)
+async def _on_topics_pinned(payload: dict, edge) -> None:
+    """The forum's pinned topics changed: no pts (Telegram's update has none), so
+    only members online now hear it; the others read it in getForumTopics."""
+    channel, members, rendered = await _local_members(
+        edge, payload["channel_id"], [], limits.REALTIME_FANOUT_MAX
+    )
+    if channel is None:
+        return
+    exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
+    update = tl_convert.pinned_topics_to_tl(payload["channel_id"], payload["order"])
+    for user_id, member in members.items():
+        sessions = _sessions(edge, user_id, exclude)
+        if not sessions or member["status"] != "active":
+            continue
+        updates = tl_convert.updates_to_tl(
+            [update], [], await _channel_chats(channel, user_id, member, rendered)
+        )
+        for s in sessions:
+            await s.push(updates)
 
 
 @renderer(UPDATE_CHANNEL)

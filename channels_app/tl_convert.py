@@ -124,6 +124,7 @@ def _reply_to_tl(m: dict):
     top = m.get("reply_to_top_id") or 0
     quote = m.get("quote")
     return types.MessageReplyHeader(
+        forum_topic=bool(m.get("forum_topic")),
         reply_to_msg_id=m["reply_to_msg_id"],
         reply_to_top_id=top if top and top != m["reply_to_msg_id"] else None,
         quote=bool(quote),
@@ -149,6 +150,19 @@ def _action_to_tl(a: dict):
         return types.MessageActionChatEditPhoto(photo=photo_to_tl(a["photo"]))
     if kind == "chatDeletePhoto":
         return types.MessageActionChatDeletePhoto()
+    if kind == "topicCreate":
+        return types.MessageActionTopicCreate(
+            title=a["title"],
+            icon_color=a.get("icon_color") or 0,
+            icon_emoji_id=a.get("icon_emoji_id") or None,
+        )
+    if kind == "topicEdit":
+        return types.MessageActionTopicEdit(
+            title=a.get("title"),
+            icon_emoji_id=a.get("icon_emoji_id"),
+            closed=a.get("closed"),
+            hidden=a.get("hidden"),
+        )
     return types.MessageActionEmpty()
 
 
@@ -278,6 +292,10 @@ def read_inbox_to_tl(channel_id: int, max_id: int, still_unread: int, pts: int, 
 
 def read_outbox_to_tl(channel_id: int, max_id: int):
     return types.UpdateReadChannelOutbox(channel_id=channel_id, max_id=max_id)
+
+
+def pinned_topics_to_tl(channel_id: int, order: list[int]):
+    return types.UpdatePinnedForumTopics(peer=types.PeerChannel(channel_id=channel_id), order=list(order))
 
 
 def typing_to_tl(channel_id: int, user_id: int, action, top_msg_id: int | None):
@@ -433,6 +451,7 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         pinned_msg_id=ch["pinned_message_id"] or None,
         available_min_id=full["available_min_id"] or None,
         folder_id=((full.get("dialog") or {}).get("folder_id")) or None,
+        view_forum_as_messages=bool((full.get("dialog") or {}).get("view_forum_as_messages")),
         slowmode_seconds=ch["slowmode_seconds"] or None,
         pts=ch["pts"],
         ttl_period=ch["ttl_period"] or None,

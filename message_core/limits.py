@@ -52,3 +52,6 @@ MEDIA_FILTER_KINDS = {
     "gif": ("gif",),
     "url": ("url",),
 }
+FORUM_TOPICS_LIMIT = 100  # a getForumTopics page / a getForumTopicsByID vector
+FORUM_TOPIC_TITLE_MAX = 128
+FORUM_PINNED_TOPICS_MAX = 5

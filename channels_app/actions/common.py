@@ -31,7 +31,7 @@ MEMBER_COLUMNS = (
 MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
-    " views_count, forwards_count, reaction_counts, media, grouped_id"
+    " views_count, forwards_count, reaction_counts, media, grouped_id, forum_topic"
 )
 
 
@@ -291,9 +291,10 @@ def participant_refs(rows, user_ids: set[int]) -> set[int]:
 
 
 async def insert_service_message(
-    conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int
+    conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int, *, topic_id: int = 0
 ):
-    """Service message + its new_message event + the channel's top/pts, in one statement each."""
+    """Service message + its new_message event + the channel's top/pts, in one statement each.
+    ``topic_id``: the forum topic it belongs to (a topic edit), replying to the topic root."""
     row = {
         "channel_id": channel["id"],
         "id": msg_id,
@@ -306,8 +307,9 @@ async def insert_service_message(
         "post_author": "",
         "message": "",
         "entities": [],
-        "reply_to_msg_id": 0,
-        "reply_to_top_id": 0,
+        "reply_to_msg_id": topic_id,
+        "reply_to_top_id": topic_id,
+        "forum_topic": bool(topic_id),
         "fwd_from": None,
         "action": action,
         "pts": pts,
@@ -315,9 +317,21 @@ async def insert_service_message(
     }
     await conn.execute(
         "INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,"
-        " noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, fwd_from, action, pts,"
-        " deleted) VALUES (%s, %s, NULL, %s, %s, 0, %s, false, false, '', '', '[]', 0, 0, NULL, %s, %s, false)",
-        (channel["id"], msg_id, sender, date, row["post"], jsonb(action), pts),
+        " noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, forum_topic, fwd_from,"
+        " action, pts, deleted)"
+        " VALUES (%s, %s, NULL, %s, %s, 0, %s, false, false, '', '', '[]', %s, %s, %s, NULL, %s, %s, false)",
+        (
+            channel["id"],
+            msg_id,
+            sender,
+            date,
+            row["post"],
+            topic_id,
+            topic_id,
+            bool(topic_id),
+            jsonb(action),
+            pts,
+        ),
     )
     await insert_event(
         conn,

@@ -35,9 +35,11 @@ from ..errors import (
     RandomIdInvalidError,
     ReplyMessageIdInvalidError,
     SlowmodeWaitError,
+    TopicDeletedError,
+    TopicIdInvalidError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
-from . import admin_log, mentions, reactions
+from . import admin_log, mentions, reactions, topics
 from .admin import load_for_actor, require_right
 from .common import (
     MESSAGE_COLUMNS,
@@ -148,14 +150,14 @@ _INSERT_MESSAGES = """
 WITH ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
     noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
-    action, pts, deleted, media, grouped_id)
+    action, pts, deleted, media, grouped_id, forum_topic)
   SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
     r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
-    r.grouped
+    r.grouped, r.ftopic
   FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
     %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[], %(medias)s::text[],
-    %(groupeds)s::bigint[])
-    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts, media, grouped)
+    %(groupeds)s::bigint[], %(ftopics)s::bool[])
+    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts, media, grouped, ftopic)
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
   RETURNING id, random_id, pts
 ), ev AS (
@@ -219,6 +221,7 @@ async def _write_messages(
                     "reply_to_msg_id": r.get("reply_to_msg_id", 0),
                     "reply_to_top_id": r.get("reply_to_top_id", 0),
                     "reply_to_user_id": r.get("reply_to_user_id", 0),
+                    "forum_topic": bool(r.get("forum_topic")),
                     "quote": r.get("quote"),
                     "fwd_from": r.get("fwd_from"),
                     "action": None,
@@ -245,6 +248,7 @@ async def _write_messages(
                 "replies": [r.get("reply_to_msg_id", 0) for r in rows],
                 "tops": [r.get("reply_to_top_id", 0) for r in rows],
                 "reply_users": [r.get("reply_to_user_id", 0) for r in rows],
+                "ftopics": [bool(r.get("forum_topic")) for r in rows],
                 "fwds": [jsonb(r.get("fwd_from")) for r in rows],
                 "ptss": ptss,
                 "medias": [jsonb(r.get("media")) for r in rows],
@@ -315,9 +319,26 @@ async def do_send_message(
             return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
         date = now()
         _check_slowmode(channel, member, date)
-        reply_top = reply_user = 0
+        reply_top = reply_user = topic_id = 0
         quote = None
-        if reply_to_msg_id or top_msg_id:
+        if channel["forum"] and channel["megagroup"] and (reply_to_msg_id or top_msg_id):
+            # A forum: the thread is the topic (General has none), the client's top is
+            # only which topic it means.
+            target = None
+            if reply_to_msg_id:
+                if not 0 < reply_to_msg_id <= limits.MAX_MESSAGE_ID:
+                    raise ReplyMessageIdInvalidError()
+                target = await _load_visible_message(
+                    conn, channel_id, reply_to_msg_id, member["available_min_id"]
+                )
+                if target is None:
+                    raise ReplyMessageIdInvalidError()
+                if target["action"] is None:
+                    reply_user = target["sender_user_id"]
+            topic_id = await topics.topic_for_send(conn, channel, member, reply_to_msg_id, top_msg_id, target)
+            reply_to_msg_id = reply_to_msg_id or topic_id
+            reply_top = topic_id
+        elif reply_to_msg_id or top_msg_id:
             target_id = reply_to_msg_id or top_msg_id
             if not 0 < target_id <= limits.MAX_MESSAGE_ID:
                 raise ReplyMessageIdInvalidError()
@@ -329,14 +350,14 @@ async def do_send_message(
             reply_top = target["reply_to_top_id"] or target["id"]
             if channel["megagroup"] and target["action"] is None:
                 reply_user = target["sender_user_id"]
-            if quote_text:
-                if len(quote_text) > limits.QUOTE_TEXT_MAX:
-                    raise QuoteTextInvalidError()
-                quote = {
-                    "text": quote_text,
-                    "entities": validate_text(quote_text, quote_entities),
-                    "offset": max(0, min(int(quote_offset or 0), limits.MESSAGE_MAX)),
-                }
+        if reply_to_msg_id and quote_text:
+            if len(quote_text) > limits.QUOTE_TEXT_MAX:
+                raise QuoteTextInvalidError()
+            quote = {
+                "text": quote_text,
+                "entities": validate_text(quote_text, quote_entities),
+                "offset": max(0, min(int(quote_offset or 0), limits.MESSAGE_MAX)),
+            }
     post_author = ""
     if channel["broadcast"] and channel["signatures"]:
         # A callable is only awaited here: the name costs a lookup only when signed.
@@ -349,6 +370,7 @@ async def do_send_message(
         "reply_to_msg_id": reply_to_msg_id,
         "reply_to_top_id": reply_top,
         "reply_to_user_id": reply_user,
+        "forum_topic": bool(topic_id),
         "quote": quote,
         "media": media,
     }
@@ -362,6 +384,8 @@ async def do_send_message(
         duplicate = False
         if media:
             await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
+        if topic_id:
+            await topics.touch_topic(channel_id, topic_id, events[0].message["id"], events[0].message["date"])
         await _publish_new(events, sender_id)
         mentioned = mentioned_user_ids(events[0].message)
         if mentioned:
@@ -451,9 +475,11 @@ async def do_forward_to_channel(
     drop_author: bool = False,
     silent: bool = False,
     sender_name: str = "",
+    top_msg_id: int = 0,
 ) -> ChannelChange:
     """Target side of messages.forwardMessages into a channel. ``items``: message,
-    entities, fwd_from (from get_forwardable or a private-chat source)."""
+    entities, fwd_from (from get_forwardable or a private-chat source). ``top_msg_id``:
+    the forum topic the copies land in (checked like a send into it)."""
     if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids) or not all(random_ids):
         raise RandomIdInvalidError()
     async with db.connection() as conn:
@@ -462,6 +488,9 @@ async def do_forward_to_channel(
             raise ChannelPrivateError()
         member = await load_member(conn, channel_id, sender_id)
         _check_can_send(channel, member)
+        topic_id = 0
+        if top_msg_id and channel["forum"] and channel["megagroup"]:
+            topic_id = await topics.topic_for_send(conn, channel, member, 0, top_msg_id, None)
         original = await _original_by_random_ids(conn, channel_id, sender_id, random_ids)
         if len(original) < len(random_ids):
             _check_slowmode(channel, member, now())
@@ -476,6 +505,9 @@ async def do_forward_to_channel(
                 "random_id": rid,
                 "media": item.get("media"),
                 "fwd_from": None if drop_author else item.get("fwd_from"),
+                "reply_to_msg_id": topic_id,
+                "reply_to_top_id": topic_id,
+                "forum_topic": bool(topic_id),
             }
         )
     post_author = (
@@ -489,6 +521,8 @@ async def do_forward_to_channel(
     keys = [k for r in rows for k in media_holders.media_keys(r.get("media"))]
     if keys:
         await media_holders.do_add_holders(keys, "c", [channel_id])
+    if events and topic_id:
+        await topics.touch_topic(channel_id, topic_id, events[-1].message["id"], events[-1].message["date"])
     await _publish_new(events, sender_id)
     by_rid = {e.random_id: e for e in [*original.values(), *events]}
     ordered = [by_rid[r] for r in random_ids if r in by_rid]
@@ -732,6 +766,46 @@ async def do_delete_history(
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
     return channel, event, member["available_min_id"], more
+
+
+async def do_delete_topic_history(
+    actor_id: int, channel_id: int, topic_id: int
+) -> tuple[ChannelEvent | None, bool]:
+    """messages.deleteTopicHistory: an admin with delete_messages deletes a forum topic's
+    messages one bounded page (DELETE_HISTORY_PAGE, newest first) per call, each page
+    one delete event; the page that empties the topic also deletes its root message
+    and marks the topic deleted. Returns (event, more) for affectedHistory.offset."""
+    channel, member = await load_for_actor(channel_id, actor_id)
+    topics.require_forum(channel)
+    if not has_admin_right(member, "delete_messages"):
+        raise ChatAdminRequiredError()
+    if not topics.GENERAL_TOPIC_ID < topic_id <= limits.MAX_MESSAGE_ID:
+        raise TopicIdInvalidError()
+    async with db.connection() as conn:
+        topic = await topics.load_topic(conn, channel_id, topic_id)
+        if topic is None:
+            raise TopicIdInvalidError()
+        if topic["deleted"]:
+            raise TopicDeletedError()
+        cur = await conn.execute(
+            "SELECT id FROM channel_messages WHERE channel_id = %s AND reply_to_top_id = %s AND reply_to_top_id > 0"
+            " AND NOT deleted ORDER BY id DESC LIMIT %s",
+            (channel_id, topic_id, limits.DELETE_HISTORY_PAGE + 1),
+        )
+        ids = [r["id"] for r in await cur.fetchall()]
+        more = len(ids) > limits.DELETE_HISTORY_PAGE
+        ids = ids[: limits.DELETE_HISTORY_PAGE]
+        if not more:  # the last page takes the root with it
+            cur = await conn.execute(
+                "SELECT 1 FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted",
+                (channel_id, topic_id),
+            )
+            if await cur.fetchone():
+                ids.append(topic_id)
+    event = await _delete_ids(channel, ids)
+    if not more:
+        await topics.mark_deleted(channel_id, topic_id)
+    return event, more
 
 
 def _like(q: str) -> str:

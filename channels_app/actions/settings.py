@@ -324,7 +324,7 @@ async def do_toggle_antispam(actor_user_id: int | None, channel_id: int, enabled
 
 async def do_toggle_forum(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
     """channels.toggleForum: megagroups, creator or change_info; stored and logged
-    (topics themselves are not modelled yet)."""
+    (the topics live in ``actions.topics`` and survive turning the flag off)."""
     return await _toggle(
         actor_user_id, channel_id, "forum", enabled, right="change_info", log_type="toggle_forum",
         megagroup_only=True,

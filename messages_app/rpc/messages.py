@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from channels_app import account_updates, actions, notify, tl_convert
 from channels_app.actions import mentions as mention_actions
-from channels_app.actions import views
+from channels_app.actions import topics, views
 from channels_app.rpc.channels import read_channel
 from channels_app.rpc.context import change_to_updates, context_for
+from channels_app.tl_convert_topics import topic_to_tl
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
@@ -93,7 +94,7 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
         name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""
         change = await actions.do_forward_to_channel(
             me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
-            silent=req.silent, sender_name=name,
+            silent=req.silent, sender_name=name, top_msg_id=req.top_msg_id or 0,
         )  # fmt: skip
         answer = await change_to_updates(me, change)
     if src is not None and src["broadcast"]:
@@ -260,7 +261,12 @@ async def get_replies(ctx, req: functions.messages.GetReplies):
     users, chats = await context_for(
         me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
     )
-    return tl_convert.channel_messages_to_tl(h, me, users, chats)
+    answer = tl_convert.channel_messages_to_tl(h, me, users, chats)
+    if channel["forum"] and channel["megagroup"]:
+        # A topic's thread names its topic (the short form: no top message of its own).
+        page = await topics.get_topics_by_id(me, channel["id"], [req.msg_id])
+        answer.topics = [topic_to_tl(t, me, short=True) for t in page.topics if t["id"] != 1]
+    return answer
 
 
 @rpc(functions.messages.GetDiscussionMessage)
