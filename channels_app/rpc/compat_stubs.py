@@ -10,7 +10,7 @@ from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import viewer
 from tl import functions
-from tl.errors import BoostsRequiredError, MegagroupGeoRequiredError, NotImplementedRpcError
+from tl.errors import MegagroupGeoRequiredError, NotImplementedRpcError
 
 from .. import tl_convert
 from ..actions import admin
@@ -122,21 +122,6 @@ async def edit_location(ctx, req: functions.channels.EditLocation):
 
 
 @rpc(
-    functions.channels.UpdateColor,
-    functions.channels.UpdateEmojiStatus,
-    functions.channels.ToggleAutotranslation,
-    functions.channels.RestrictSponsoredMessages,
-)
-async def boost_gated(ctx, req):
-    """Features Telegram unlocks with channel boosts: there are no boosts here, so every
-    channel is below the level they need, which is what clients are told."""
-    me = viewer(ctx)
-    await _require(me, req.channel, "change_info")
-    raise BoostsRequiredError()
-
-
-@rpc(
-    functions.channels.UpdatePaidMessagesPrice,
     functions.channels.SetDiscussionGroup,
     functions.channels.SearchPosts,
 )
@@ -146,6 +131,4 @@ async def not_modelled(ctx, req):
     me = viewer(ctx)
     if isinstance(req, functions.channels.SetDiscussionGroup):
         await _require(me, req.broadcast, "change_info")
-    elif isinstance(req, functions.channels.UpdatePaidMessagesPrice):
-        await _require(me, req.channel, "change_info")
     raise NotImplementedRpcError()
