@@ -13,6 +13,7 @@ RPC_MODULES = (
     "settings",
     "legacy_chats",
     "compat_stubs",
+    "stats",
 )
 
 
