@@ -14,6 +14,7 @@ RPC_MODULES = (
     "legacy_chats",
     "compat_stubs",
     "stats",
+    "search",
 )
 
 

@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "dialog_filters", "compat", "reactions", "media")
+RPC_MODULES = ("messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media")
 
 
 class MessagesConfig(AppConfig):

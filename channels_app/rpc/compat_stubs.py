@@ -74,14 +74,6 @@ async def read_message_contents(ctx, req: functions.channels.ReadMessageContents
     return True
 
 
-@rpc(functions.channels.GetChannelRecommendations)
-async def get_channel_recommendations(ctx, req: functions.channels.GetChannelRecommendations):
-    me = viewer(ctx)
-    if req.channel is not None:
-        await checked_channel(me, req.channel, preview=True)
-    return tl_convert.chats_to_tl([])
-
-
 @rpc(functions.channels.GetGroupsForDiscussion)
 async def get_groups_for_discussion(ctx, req: functions.channels.GetGroupsForDiscussion):
     """Linked discussion groups are not modelled: no group is offered."""
@@ -121,13 +113,10 @@ async def edit_location(ctx, req: functions.channels.EditLocation):
     raise MegagroupGeoRequiredError()
 
 
-@rpc(
-    functions.channels.SetDiscussionGroup,
-    functions.channels.SearchPosts,
-)
+@rpc(functions.channels.SetDiscussionGroup)
 async def not_modelled(ctx, req):
-    """Paid messages, linked discussion groups and global post search have no model
-    here yet: the rights are checked, then the client is told plainly."""
+    """Linked discussion groups have no model here yet: the rights are checked, then the
+    client is told plainly."""
     me = viewer(ctx)
     if isinstance(req, functions.channels.SetDiscussionGroup):
         await _require(me, req.broadcast, "change_info")
