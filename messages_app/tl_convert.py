@@ -222,3 +222,8 @@ def dialog_filter_update_to_tl(viewer_id: int, filter_id: int, folder: dict | No
 
 def dialog_filter_order_update_to_tl(order: list[int]):
     return types.UpdateDialogFilterOrder(order=order)
+
+
+def empty_saved_dialogs_to_tl():
+    """Saved Messages are one chat with oneself here: no sublists by origin peer."""
+    return types.messages.SavedDialogs(dialogs=[], messages=[], chats=[], users=[])

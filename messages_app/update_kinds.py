@@ -27,7 +27,7 @@ async def _render(event, viewer_id: int):
     p = event.payload
     if event.type == PINNED_ORDER:
         # "peers": [kind, id] pairs; events logged before private chats had "order" (channel ids).
-        peers = [(k, int(i)) for k, i in p.get("peers") or [["c", c] for c in p["order"]]]
+        peers = [(k, int(i)) for k, i in (p["peers"] if "peers" in p else [["c", c] for c in p["order"]])]
         ups = [
             types.UpdatePinnedDialogs(
                 folder_id=p.get("folder_id") or None, order=[_dialog_peer(k, i) for k, i in peers]
