@@ -571,8 +571,6 @@ STARTUP_ANSWERS = {
     "messages.getQuickReplies": lambda req: types.messages.QuickReplies(
         quick_replies=[], messages=[], chats=[], users=[]
     ),
-    "messages.getDialogFilters": lambda req: types.messages.DialogFilters(filters=[]),
-    "messages.getSuggestedDialogFilters": lambda req: [],
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
     "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],

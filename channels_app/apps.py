@@ -13,6 +13,8 @@ RPC_MODULES = (
     "settings",
     "legacy_chats",
     "compat_stubs",
+    "stats",
+    "search",
 )
 
 

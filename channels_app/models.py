@@ -52,6 +52,20 @@ class Channel(PostgresPartitionedModel):
     pinned_message_id = models.IntegerField(default=0, db_default=0)
     pts = models.IntegerField(default=0, db_default=0)
     deleted = models.BooleanField(default=False, db_default=False)
+    # Appearance and paid settings (channels.updateColor / updateEmojiStatus /
+    # toggleAutotranslation / restrictSponsoredMessages / updatePaidMessagesPrice).
+    # NULL is "not set"; an explicit color 0 is kept, as clients distinguish the two.
+    color = models.IntegerField(null=True, blank=True)
+    color_background_emoji_id = models.BigIntegerField(null=True, blank=True)
+    profile_color = models.IntegerField(null=True, blank=True)
+    profile_background_emoji_id = models.BigIntegerField(null=True, blank=True)
+    emoji_status_document_id = models.BigIntegerField(null=True, blank=True)
+    emoji_status_until = models.IntegerField(null=True, blank=True)
+    autotranslation = models.BooleanField(default=False, db_default=False)
+    restricted_sponsored = models.BooleanField(default=False, db_default=False)
+    # Megagroups: stars per message; broadcasts: the price of direct messages.
+    send_paid_messages_stars = models.BigIntegerField(null=True, blank=True)
+    broadcast_messages_allowed = models.BooleanField(default=False, db_default=False)
     # Admin log ids are allocated with UPDATE ... RETURNING in the same transaction.
     admin_log_seq = models.BigIntegerField(default=0, db_default=0)
     # messages.setChatAvailableReactions: NULL = every standard reaction (the default),

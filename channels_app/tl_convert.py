@@ -37,6 +37,18 @@ def banned_rights_to_tl(mask: int, until: int = 0):
     return types.ChatBannedRights(until_date=until, **rights.flags_to_names(mask, rights.BANNED_FLAGS))
 
 
+def peer_color_to_tl(color: int | None, background_emoji_id: int | None):
+    if color is None and not background_emoji_id:
+        return None
+    return types.PeerColor(color=color, background_emoji_id=background_emoji_id or None)
+
+
+def emoji_status_to_tl(document_id: int | None, until: int | None):
+    if not document_id:
+        return None
+    return types.EmojiStatus(document_id=document_id, until=until or None)
+
+
 def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: dict | None = None):
     if ch["deleted"] or (member is not None and member["status"] in ("kicked", "banned")):
         return types.ChannelForbidden(
@@ -69,6 +81,12 @@ def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: di
         banned_rights=banned_rights_to_tl(banned, member["banned_until"]) if banned else None,
         default_banned_rights=banned_rights_to_tl(ch["default_banned_rights"]) if ch["megagroup"] else None,
         participants_count=ch["participants_count"],
+        color=peer_color_to_tl(ch["color"], ch["color_background_emoji_id"]),
+        profile_color=peer_color_to_tl(ch["profile_color"], ch["profile_background_emoji_id"]),
+        emoji_status=emoji_status_to_tl(ch["emoji_status_document_id"], ch["emoji_status_until"]),
+        autotranslation=ch["autotranslation"],
+        broadcast_messages_allowed=ch["broadcast"] and ch["broadcast_messages_allowed"],
+        send_paid_messages_stars=ch["send_paid_messages_stars"] if ch["megagroup"] else None,
     )
 
 
@@ -460,6 +478,9 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         recent_requesters=full.get("recent_requesters") or None,
         available_reactions=chat_reactions_to_tl(ch.get("available_reactions")),
         reactions_limit=ch.get("reactions_limit") or None,
+        restricted_sponsored=ch["restricted_sponsored"],
+        send_paid_messages_stars=ch["send_paid_messages_stars"],
+        paid_messages_available=ch["broadcast"] and ch["broadcast_messages_allowed"],
     )
     if full.get("exported_invite"):
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])

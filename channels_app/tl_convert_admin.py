@@ -182,6 +182,19 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionChangePhoto(
             prev_photo=photo_to_tl(d.get("prev")), new_photo=photo_to_tl(d.get("new"))
         )
+    if kind in ("change_peer_color", "change_profile_peer_color"):
+        cls = (
+            types.ChannelAdminLogEventActionChangeProfilePeerColor
+            if kind == "change_profile_peer_color"
+            else types.ChannelAdminLogEventActionChangePeerColor
+        )
+        return cls(prev_value=_peer_color(d["prev"]), new_value=_peer_color(d["new"]))
+    if kind == "change_emoji_status":
+        return types.ChannelAdminLogEventActionChangeEmojiStatus(
+            prev_value=_emoji_status(d["prev"]), new_value=_emoji_status(d["new"])
+        )
+    if kind == "toggle_autotranslation":
+        return types.ChannelAdminLogEventActionToggleAutotranslation(new_value=bool(d["new"]))
     if kind == "toggle_signatures":
         return types.ChannelAdminLogEventActionToggleSignatures(new_value=bool(d["new"]))
     if kind == "toggle_prehistory_hidden":
@@ -233,6 +246,15 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
             invite=tl_convert.exported_invite_to_tl(d.get("invite"))
         )
     return None
+
+
+def _peer_color(pair: list) -> object:
+    """An admin-log side of a color change: [color, background emoji] (an empty PeerColor when unset)."""
+    return tl_convert.peer_color_to_tl(*pair) or types.PeerColor()
+
+
+def _emoji_status(pair: list) -> object:
+    return tl_convert.emoji_status_to_tl(*pair) or types.EmojiStatusEmpty()
 
 
 def admin_log_to_tl(events: list[dict], viewer_id: int, viewer_member: dict | None, chats: list, users: list):

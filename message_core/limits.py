@@ -37,7 +37,8 @@ TYPING_FANOUT_MAX = 100
 PTS_GAP_GRACE_SECONDS = 5
 MAX_MESSAGE_ID = 2**31 - 1
 USERNAMES_MAX = 10  # a reorderUsernames vector
-SEARCH_QUERY_MAX = 128  # messages.search / channels.searchPosts / checkSearchPostsFlood
+SEARCH_QUERY_MAX = 256  # messages.search / searchGlobal / channels.searchPosts / checkSearchPostsFlood
+SEARCH_GLOBAL_LIMIT = 50  # messages.searchGlobal and channels.searchPosts pages
 
 # messages.search media filters: the media kinds each one finds ("url": a link entity).
 MEDIA_FILTER_KINDS = {

@@ -65,3 +65,8 @@ def history_window(limit: int, add_offset: int) -> tuple[int, int]:
 
 
 SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per page
+
+
+def like_pattern(q: str) -> str:
+    """An ILIKE pattern matching ``q`` anywhere, with q's own % and _ taken literally."""
+    return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

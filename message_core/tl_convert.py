@@ -152,3 +152,14 @@ def message_reactions_update_to_tl(peer, msg_id: int, reactions):
     return types.UpdateMessageReactions(
         peer=peer, msg_id=msg_id, reactions=reactions or types.MessageReactions(results=[])
     )
+
+
+def search_results_to_tl(messages: list, chats: list, users: list, *, next_rate: int | None):
+    """A searchGlobal / searchPosts page: a slice with the cursor's next rate while more
+    may follow (the count is then a lower bound), else the final list."""
+    if next_rate is not None:
+        return types.messages.MessagesSlice(
+            inexact=True, count=len(messages) + 1, next_rate=next_rate, messages=messages, topics=[],
+            chats=chats, users=users,
+        )  # fmt: skip
+    return types.messages.Messages(messages=messages, topics=[], chats=chats, users=users)

@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "compat", "reactions", "media", "topics")
+RPC_MODULES = ("messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics")
 
 
 class MessagesConfig(AppConfig):

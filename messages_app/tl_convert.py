@@ -7,7 +7,9 @@ rendered by ``channels_app.tl_convert`` (reused here, never rebuilt)."""
 
 from __future__ import annotations
 
+from accounts_app.access import user_access_hash
 from channels_app import tl_convert
+from message_core import tl_convert as core_tl
 from tl import types
 
 # --- peer bar, views, edit data, onlines ---------------------------------------------
@@ -159,3 +161,69 @@ def empty_emoji_list_to_tl(*, not_modified: bool):
 
 def empty_votes_list_to_tl():
     return types.messages.VotesList(count=0, votes=[], chats=[], users=[])
+
+
+# --- chat folders ---------------------------------------------------------------------------
+
+
+def _folder_input_peer(viewer_id: int, kind: str, peer_id: int, channel_hashes: dict[int, int]):
+    if kind == "c":
+        return types.InputPeerChannel(channel_id=peer_id, access_hash=channel_hashes.get(peer_id) or 0)
+    if peer_id == viewer_id:
+        return types.InputPeerSelf()
+    return types.InputPeerUser(user_id=peer_id, access_hash=user_access_hash(viewer_id, peer_id))
+
+
+def dialog_filter_to_tl(viewer_id: int, filter_id: int, folder: dict | None, chats: list):
+    """A stored folder (messages_app.dialog_filters) with its peers as the viewer's input
+    peers; ``None`` is "All chats"."""
+    if folder is None:
+        return types.DialogFilterDefault()
+    hashes = {c.id: getattr(c, "access_hash", 0) for c in chats}
+
+    def peers(key: str) -> list:
+        return [_folder_input_peer(viewer_id, k, i, hashes) for k, i in folder[key]]
+
+    title = types.TextWithEntities(
+        text=folder["title"], entities=core_tl.entities_to_tl(folder["title_entities"])
+    )
+    common = {
+        "title_noanimate": folder["title_noanimate"],
+        "id": filter_id,
+        "title": title,
+        "emoticon": folder["emoticon"],
+        "color": folder["color"],
+        "pinned_peers": peers("pinned"),
+        "include_peers": peers("include"),
+    }
+    if folder["chatlist"]:
+        return types.DialogFilterChatlist(**common)
+    return types.DialogFilter(**folder["flags"], **common, exclude_peers=peers("exclude"))
+
+
+def dialog_filters_to_tl(viewer_id: int, folders: list[tuple[int, dict | None]], chats: list):
+    return types.messages.DialogFilters(
+        filters=[dialog_filter_to_tl(viewer_id, fid, folder, chats) for fid, folder in folders]
+    )
+
+
+def suggested_filters_to_tl(viewer_id: int, suggestions: list[tuple[dict, str]]):
+    return [
+        types.DialogFilterSuggested(filter=dialog_filter_to_tl(viewer_id, 0, folder, []), description=text)
+        for folder, text in suggestions
+    ]
+
+
+def dialog_filter_update_to_tl(viewer_id: int, filter_id: int, folder: dict | None, chats: list):
+    return types.UpdateDialogFilter(
+        id=filter_id, filter=dialog_filter_to_tl(viewer_id, filter_id, folder, chats) if folder else None
+    )
+
+
+def dialog_filter_order_update_to_tl(order: list[int]):
+    return types.UpdateDialogFilterOrder(order=order)
+
+
+def empty_saved_dialogs_to_tl():
+    """Saved Messages are one chat with oneself here: no sublists by origin peer."""
+    return types.messages.SavedDialogs(dialogs=[], messages=[], chats=[], users=[])

@@ -48,6 +48,20 @@ from .common import (
 from .dialogs import count_unread
 from .membership import activate_members, search_user_ids, upsert_members
 
+# What a new channel starts with for the appearance and paid settings (actions/settings).
+NEW_CHANNEL_APPEARANCE = {
+    "color": None,
+    "color_background_emoji_id": None,
+    "profile_color": None,
+    "profile_background_emoji_id": None,
+    "emoji_status_document_id": None,
+    "emoji_status_until": None,
+    "autotranslation": False,
+    "restricted_sponsored": False,
+    "send_paid_messages_stars": None,
+    "broadcast_messages_allowed": False,
+}
+
 
 def _clean_title(title: str) -> str:
     title = (title or "").strip()
@@ -140,6 +154,7 @@ async def do_create_channel(
         "available_reactions": None,
         "reactions_limit": 0,
         "photo": None,
+        **NEW_CHANNEL_APPEARANCE,
     }
 
     async def body(conn, msg_id, pts):

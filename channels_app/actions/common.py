@@ -21,7 +21,9 @@ CHANNEL_COLUMNS = (
     "id, access_hash, title, about, username, creator_user_id, broadcast, megagroup, forum, signatures,"
     " pre_history_hidden, participants_hidden, noforwards, slowmode_seconds, ttl_period, date,"
     " participants_count, admins_count, kicked_count, banned_count, default_banned_rights,"
-    " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit, photo"
+    " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit, photo,"
+    " color, color_background_emoji_id, profile_color, profile_background_emoji_id, emoji_status_document_id,"
+    " emoji_status_until, autotranslation, restricted_sponsored, send_paid_messages_stars, broadcast_messages_allowed"
 )
 MEMBER_COLUMNS = (
     "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"

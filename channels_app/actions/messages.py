@@ -11,7 +11,7 @@ import json
 
 from media_app import actions as media_holders
 from message_core import limits
-from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
+from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
 from tl.errors import MediaPrevInvalidError
 
 from .. import db, notify
@@ -808,10 +808,6 @@ async def do_delete_topic_history(
     return event, more
 
 
-def _like(q: str) -> str:
-    return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 async def get_history(
     viewer_id: int,
     channel_id: int,
@@ -875,7 +871,7 @@ async def get_history(
         if q or media_kinds:
             if q:
                 extra += " AND message ILIKE %s"
-                params.append(_like(q))
+                params.append(like_pattern(q))
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []

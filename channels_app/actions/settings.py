@@ -15,7 +15,10 @@ from message_core.clock import now
 from tl.errors import (
     ChatAboutNotModifiedError,
     ChatNotModifiedError,
+    ColorInvalidError,
+    EmojiStatusInvalidError,
     RpcError,
+    StarsAmountInvalidError,
     StickersetInvalidError,
 )
 
@@ -42,6 +45,10 @@ from .common import (
 )
 
 SLOWMODE_SECONDS = (0, 10, 30, 60, 300, 900, 3600)
+# Accent colors clients offer (Telegram's app config lists the palette; ids stay small).
+PEER_COLOR_MAX = 20
+PAID_MESSAGE_STARS_MAX = 10_000  # TDesktop's default app config
+BROADCAST_MESSAGES_OFF = -1  # updatePaidMessagesPrice on a broadcast: direct messages off
 UNPIN_ALL_PAGE = 1000
 
 
@@ -341,6 +348,96 @@ async def check_sticker_set(actor_user_id: int | None, channel_id: int, *, empty
     require_right(actor_user_id, member, "change_info")
     if not empty:
         raise StickersetInvalidError()
+
+
+# ---- appearance and paid settings ----
+
+
+async def do_update_color(
+    actor_user_id: int | None,
+    channel_id: int,
+    *,
+    for_profile: bool,
+    color: int | None,
+    background_emoji_id: int | None,
+) -> dict:
+    """channels.updateColor: the name color or the profile color, each with an optional
+    background emoji; an explicit color 0 is kept (it is not "no color")."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if color is not None and not 0 <= color <= PEER_COLOR_MAX:
+        raise ColorInvalidError()
+    keys = (
+        ("profile_color", "profile_background_emoji_id")
+        if for_profile
+        else ("color", "color_background_emoji_id")
+    )
+    new = {keys[0]: color, keys[1]: background_emoji_id or None}
+    if all(channel[k] == v for k, v in new.items()):
+        raise ChatNotModifiedError()
+    log_type = "change_profile_peer_color" if for_profile else "change_peer_color"
+    return await _set_columns(
+        channel_id, actor_user_id, new, log_type,
+        {"prev": [channel[k] for k in keys], "new": [new[k] for k in keys]},
+    )  # fmt: skip
+
+
+async def do_update_emoji_status(
+    actor_user_id: int | None, channel_id: int, document_id: int | None, until: int | None
+) -> dict:
+    """channels.updateEmojiStatus: a custom emoji (document id, optional expiry) or none."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if document_id is not None and (document_id == 0 or (until is not None and until < 0)):
+        raise EmojiStatusInvalidError()
+    new = {"emoji_status_document_id": document_id, "emoji_status_until": until if document_id else None}
+    if all(channel[k] == v for k, v in new.items()):
+        raise ChatNotModifiedError()
+    prev = [channel["emoji_status_document_id"], channel["emoji_status_until"]]
+    return await _set_columns(
+        channel_id, actor_user_id, new, "change_emoji_status", {"prev": prev, "new": list(new.values())}
+    )
+
+
+async def do_toggle_autotranslation(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
+    return await _toggle(
+        actor_user_id, channel_id, "autotranslation", enabled, right="change_info",
+        log_type="toggle_autotranslation", broadcast_only=True,
+    )  # fmt: skip
+
+
+async def do_restrict_sponsored_messages(
+    actor_user_id: int | None, channel_id: int, restricted: bool
+) -> dict:
+    """Sponsored messages are shown in broadcasts; this server shows none, but the
+    switch is the owner's to keep and see (ChannelFull.restricted_sponsored)."""
+    return await _toggle(
+        actor_user_id, channel_id, "restricted_sponsored", restricted, right="change_info", log_type=None,
+        broadcast_only=True,
+    )  # fmt: skip
+
+
+async def do_update_paid_messages_price(
+    actor_user_id: int | None, channel_id: int, stars: int, *, broadcast_messages_allowed: bool
+) -> dict:
+    """channels.updatePaidMessagesPrice: a megagroup's price per message (0 is free), or
+    a broadcast's direct messages (allowed, with a price; -1 turns them off)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    require_right(actor_user_id, member, "change_info")
+    if channel["broadcast"] and stars == BROADCAST_MESSAGES_OFF:
+        new = {"send_paid_messages_stars": None, "broadcast_messages_allowed": False}
+    elif not 0 <= stars <= PAID_MESSAGE_STARS_MAX:
+        raise StarsAmountInvalidError()
+    elif channel["broadcast"]:
+        new = {
+            "send_paid_messages_stars": stars,
+            "broadcast_messages_allowed": bool(broadcast_messages_allowed),
+        }
+    else:
+        new = {"send_paid_messages_stars": stars or None}
+    if all(channel[k] == v for k, v in new.items()):
+        raise ChatNotModifiedError()
+    return await _set_columns(channel_id, actor_user_id, new, None, {})
 
 
 async def do_convert_to_gigagroup(actor_user_id: int | None, channel_id: int) -> dict:

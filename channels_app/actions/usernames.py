@@ -10,6 +10,7 @@ keeps the display form.
 from __future__ import annotations
 
 from message_core import limits
+from message_core.text import like_pattern
 from tl.errors import RpcError, UsernameInvalidError, UsernameNotModifiedError, UsernameOccupiedError
 
 from .. import db
@@ -167,30 +168,27 @@ async def search_public_channels(viewer_id: int, q: str, limit: int) -> tuple[li
     limit = max(0, min(limit, SEARCH_LIMIT_MAX))
     if len(q) < 2 or not limit:
         return [], []
-    pattern = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    pattern = like_pattern(q.lower())
+    prefix = pattern[1:]  # the same escaping, anchored at the start
     mine_ids = await _member_channel_ids(viewer_id, "active")
     async with db.connection() as conn:
         mine: list[dict] = []
         if mine_ids:
             cur = await conn.execute(
                 f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s) AND NOT deleted"
-                " AND (title ILIKE %s OR username ILIKE %s) ORDER BY participants_count DESC, id LIMIT %s",
-                (mine_ids, pattern, pattern, limit),
+                " AND (lower(title) LIKE %s OR lower(username) LIKE %s) ORDER BY participants_count DESC, id LIMIT %s",
+                (mine_ids, pattern, prefix, limit),
             )
             mine = await cur.fetchall()
+        # Public channels by a title fragment or a username prefix (the trigram indexes
+        # channels_public_title_trgm_idx / channels_public_username_trgm_idx).
         cur = await conn.execute(
-            "SELECT channel_id FROM channel_usernames WHERE username_lower LIKE %s ORDER BY username_lower LIMIT %s",
-            (pattern.lower(), limit * 4),
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE username <> '' AND NOT deleted"
+            " AND (lower(title) LIKE %s OR lower(username) LIKE %s)"
+            " ORDER BY participants_count DESC, id LIMIT %s",
+            (pattern, prefix, limit * 2),
         )
-        by_name = [r["channel_id"] for r in await cur.fetchall()]
-        public: list[dict] = []
-        if by_name:
-            cur = await conn.execute(
-                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s) AND NOT deleted AND username <> ''"
-                " ORDER BY participants_count DESC, id LIMIT %s",
-                (by_name, limit * 2),
-            )
-            public = await cur.fetchall()
+        public = await cur.fetchall()
         cur = await conn.execute(
             "SELECT channel_id, status FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s",
             ([c["id"] for c in public] or [0], viewer_id),

@@ -10,7 +10,7 @@ from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import viewer
 from tl import functions
-from tl.errors import BoostsRequiredError, MegagroupGeoRequiredError, NotImplementedRpcError
+from tl.errors import MegagroupGeoRequiredError
 
 from .. import tl_convert
 from ..actions import admin
@@ -74,14 +74,6 @@ async def read_message_contents(ctx, req: functions.channels.ReadMessageContents
     return True
 
 
-@rpc(functions.channels.GetChannelRecommendations)
-async def get_channel_recommendations(ctx, req: functions.channels.GetChannelRecommendations):
-    me = viewer(ctx)
-    if req.channel is not None:
-        await checked_channel(me, req.channel, preview=True)
-    return tl_convert.chats_to_tl([])
-
-
 @rpc(functions.channels.GetGroupsForDiscussion)
 async def get_groups_for_discussion(ctx, req: functions.channels.GetGroupsForDiscussion):
     """Linked discussion groups are not modelled: no group is offered."""
@@ -119,33 +111,3 @@ async def edit_location(ctx, req: functions.channels.EditLocation):
     me = viewer(ctx)
     await _require(me, req.channel, "change_info")
     raise MegagroupGeoRequiredError()
-
-
-@rpc(
-    functions.channels.UpdateColor,
-    functions.channels.UpdateEmojiStatus,
-    functions.channels.ToggleAutotranslation,
-    functions.channels.RestrictSponsoredMessages,
-)
-async def boost_gated(ctx, req):
-    """Features Telegram unlocks with channel boosts: there are no boosts here, so every
-    channel is below the level they need, which is what clients are told."""
-    me = viewer(ctx)
-    await _require(me, req.channel, "change_info")
-    raise BoostsRequiredError()
-
-
-@rpc(
-    functions.channels.UpdatePaidMessagesPrice,
-    functions.channels.SetDiscussionGroup,
-    functions.channels.SearchPosts,
-)
-async def not_modelled(ctx, req):
-    """Paid messages, linked discussion groups and global post search have no model
-    here yet: the rights are checked, then the client is told plainly."""
-    me = viewer(ctx)
-    if isinstance(req, functions.channels.SetDiscussionGroup):
-        await _require(me, req.broadcast, "change_info")
-    elif isinstance(req, functions.channels.UpdatePaidMessagesPrice):
-        await _require(me, req.channel, "change_info")
-    raise NotImplementedRpcError()

@@ -10,7 +10,7 @@ from media_app import tl_convert as media_tl
 from message_core import tl_convert as core_tl
 from message_core.context import answer_without_updates, viewer
 from tl import functions, types
-from tl.errors import PhotoInvalidError
+from tl.errors import EmojiStatusInvalidError, PhotoInvalidError
 
 from .. import rights, tl_convert, tl_convert_admin
 from ..access import is_channel_peer
@@ -103,6 +103,50 @@ _toggle_handler(functions.channels.ToggleJoinRequest, settings.do_toggle_join_re
 _toggle_handler(functions.messages.ToggleNoForwards, settings.do_toggle_noforwards)
 _toggle_handler(functions.channels.ToggleAntiSpam, settings.do_toggle_antispam)
 _toggle_handler(functions.channels.ToggleForum, settings.do_toggle_forum)
+_toggle_handler(functions.channels.ToggleAutotranslation, settings.do_toggle_autotranslation)
+_toggle_handler(
+    functions.channels.RestrictSponsoredMessages, settings.do_restrict_sponsored_messages, "restricted"
+)
+
+
+@rpc(functions.channels.UpdateColor)
+async def update_color(ctx, req: functions.channels.UpdateColor):
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    await settings.do_update_color(
+        me, channel["id"], for_profile=req.for_profile, color=req.color,
+        background_emoji_id=req.background_emoji_id,
+    )  # fmt: skip
+    return await state_updates(me, channel["id"])
+
+
+@rpc(functions.channels.UpdateEmojiStatus)
+async def update_emoji_status(ctx, req: functions.channels.UpdateEmojiStatus):
+    """A plain custom emoji or none; collectible statuses need gifts, which do not exist here."""
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    status = req.emoji_status
+    if isinstance(status, types.EmojiStatus):
+        document_id, until = status.document_id, status.until
+    elif isinstance(status, types.EmojiStatusEmpty):
+        document_id = until = None
+    else:
+        raise EmojiStatusInvalidError()
+    await settings.do_update_emoji_status(me, channel["id"], document_id, until)
+    return await state_updates(me, channel["id"])
+
+
+@rpc(functions.channels.UpdatePaidMessagesPrice)
+async def update_paid_messages_price(ctx, req: functions.channels.UpdatePaidMessagesPrice):
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    await settings.do_update_paid_messages_price(
+        me,
+        channel["id"],
+        req.send_paid_messages_stars,
+        broadcast_messages_allowed=req.broadcast_messages_allowed,
+    )
+    return await state_updates(me, channel["id"])
 
 
 @rpc(functions.channels.SetStickers, functions.channels.SetEmojiStickers)

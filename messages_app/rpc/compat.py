@@ -39,7 +39,6 @@ from private_app import actions as private_actions
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    NotImplementedRpcError,
     OptionInvalidError,
     OptionsTooMuchError,
     SendAsPeerInvalidError,
@@ -566,7 +565,8 @@ async def read_poll_votes(ctx, req: functions.messages.ReadPollVotes):
 @rpc(functions.messages.SetHistoryTTL)
 async def set_history_ttl(ctx, req: functions.messages.SetHistoryTTL):
     """There is no auto-delete pipeline: turning the timer off (where it is off) changes
-    nothing; turning it on is refused plainly rather than shown and never applied."""
+    nothing; any other period is refused as TTL_PERIOD_INVALID (the only valid one here
+    is 0) rather than shown and never applied."""
     me = viewer(ctx)
     if not 0 <= req.period <= HISTORY_TTL_MAX:
         raise TtlPeriodInvalidError()
@@ -577,10 +577,10 @@ async def set_history_ttl(ctx, req: functions.messages.SetHistoryTTL):
         _, member = await admin.load_for_actor(p.channel_id, me)
         admin.require_right(me, member, "change_info")
         if req.period or p.channel["ttl_period"]:
-            raise NotImplementedRpcError()
+            raise TtlPeriodInvalidError()
         return tl_convert.updates_to_tl([], [], await chats_for(me, [p.channel_id]))
     if req.period:
-        raise NotImplementedRpcError()
+        raise TtlPeriodInvalidError()
     return _empty_updates()
 
 
@@ -588,10 +588,8 @@ async def set_history_ttl(ctx, req: functions.messages.SetHistoryTTL):
 async def set_default_history_ttl(ctx, req: functions.messages.SetDefaultHistoryTTL):
     """messages.getDefaultHistoryTTL answers 0; only that can be "set"."""
     viewer(ctx)
-    if not 0 <= req.period <= HISTORY_TTL_MAX:
+    if not 0 <= req.period <= HISTORY_TTL_MAX or req.period:
         raise TtlPeriodInvalidError()
-    if req.period:
-        raise NotImplementedRpcError()
     return True
 
 

@@ -17,6 +17,7 @@ from tl import functions, types
 from tl.errors import FolderIdInvalidError, LimitInvalidError, PeerIdInvalidError
 
 from .. import drafts, pins, update_kinds
+from .. import tl_convert as messages_tl
 from ..peers import dialog_ref, dialog_user_peer, is_user_peer, peer_user_id
 
 
@@ -139,9 +140,8 @@ async def get_pinned_dialogs(ctx, req: functions.messages.GetPinnedDialogs):
 async def get_saved_dialogs(ctx, req):
     # Saved Messages are one private chat with oneself here; their sublists by origin
     # peer (what these methods list) are not modelled.
-    from accounts_app import tl_convert as accounts_tl
-
-    return accounts_tl.empty_saved_dialogs_to_tl()
+    viewer(ctx)
+    return messages_tl.empty_saved_dialogs_to_tl()
 
 
 @rpc(functions.messages.ToggleDialogPin)

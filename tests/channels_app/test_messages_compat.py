@@ -160,7 +160,7 @@ async def test_channel_peer_answers_and_wrong_hash(users):
     theme = await answer(a, M.SetChatTheme(peer=peer, theme=types.InputChatThemeEmpty()))
     assert theme.updates == [] and [x.id for x in theme.chats] == [ch.id]
     assert (await answer(a, M.SetHistoryTTL(peer=peer, period=0))).updates == []
-    with pytest.raises(RpcError, match="NOT_IMPLEMENTED"):
+    with pytest.raises(RpcError, match="TTL_PERIOD_INVALID"):  # no auto-delete here: only 0
         await answer(a, M.SetHistoryTTL(peer=peer, period=86400))
     with pytest.raises(RpcError, match="TTL_PERIOD_INVALID"):
         await answer(a, M.SetHistoryTTL(peer=peer, period=-1))
@@ -267,7 +267,7 @@ async def test_peerless_answers(users):
         await answer(a, M.GetSavedReactionTags(hash=tags.hash)), types.messages.SavedReactionTagsNotModified
     )
     assert await answer(a, M.SetDefaultHistoryTTL(period=0)) is True
-    with pytest.raises(RpcError, match="NOT_IMPLEMENTED"):
+    with pytest.raises(RpcError, match="TTL_PERIOD_INVALID"):
         await answer(a, M.SetDefaultHistoryTTL(period=86400))
     assert await answer(a, M.ReportMusicListen(id=types.InputDocumentEmpty(), listened_duration=3)) is True
     assert isinstance(

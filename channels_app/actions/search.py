@@ -1,0 +1,146 @@
+"""Text search over channel messages across channels: the user's own memberships
+(messages.searchGlobal) and public channels and supergroups (channels.searchPosts).
+
+Both page newest first with Telegram's seek cursor (offset_rate = a date, then the
+peer and the message id of the last result), so a page is one ordered, limited
+statement; the ILIKE filter is served by ``channel_messages_body_trgm_idx``.
+"""
+
+from __future__ import annotations
+
+from message_core import limits
+from message_core.text import like_pattern
+
+from .. import db
+from ..rights import banned_bit
+from .common import CHANNEL_COLUMNS, MESSAGE_COLUMNS
+
+CHANNEL_RANK = 1  # the cursor's kind rank: private results (0) sort below channel ones at one date
+
+_COLUMNS = ", ".join(f"m.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
+
+
+async def member_channel_ids(
+    user_id: int, *, broadcasts: bool = True, groups: bool = True, folder_id: int | None = None
+) -> list[int]:
+    """The user's active channels (at most CHANNELS_PER_USER_MAX), of the kinds asked,
+    in one dialog folder (0 main, 1 archive) or all."""
+    sql = (
+        "SELECT i.channel_id FROM user_channel_member_index i"
+        " JOIN channel_dialogs d ON d.user_id = i.user_id AND d.channel_id = i.channel_id"
+        " WHERE i.user_id = %(u)s AND i.status = 'active' AND NOT i.deleted"
+    )
+    if not broadcasts:
+        sql += " AND NOT i.broadcast"
+    if not groups:
+        sql += " AND i.broadcast"
+    if folder_id is not None:
+        sql += " AND d.folder_id = %(f)s"
+    rows = await db.fetchall(
+        sql + " ORDER BY i.channel_id LIMIT %(n)s",
+        {"u": user_id, "f": folder_id, "n": limits.CHANNELS_PER_USER_MAX},
+    )
+    return [r["channel_id"] for r in rows]
+
+
+def _cursor_sql(cursor: tuple[int, int, int, int] | None, params: dict) -> str:
+    if cursor is None:
+        return ""
+    params.update(c_rate=cursor[0], c_rank=cursor[1], c_peer=cursor[2], c_id=cursor[3])
+    return (
+        f" AND (m.date, {CHANNEL_RANK}, m.channel_id, m.id)"
+        " < (%(c_rate)s::int, %(c_rank)s::int, %(c_peer)s::bigint, %(c_id)s::int)"
+    )
+
+
+def _dates_sql(min_date: int, max_date: int, params: dict) -> str:
+    sql = ""
+    if min_date:
+        params["min_date"] = min_date
+        sql += " AND m.date >= %(min_date)s"
+    if max_date:
+        params["max_date"] = max_date
+        sql += " AND m.date <= %(max_date)s"
+    return sql
+
+
+async def search_member_channels(
+    viewer_id: int,
+    q: str,
+    *,
+    broadcasts: bool = True,
+    groups: bool = True,
+    folder_id: int | None = None,
+    cursor: tuple[int, int, int, int] | None = None,
+    limit: int = limits.SEARCH_GLOBAL_LIMIT,
+    min_date: int = 0,
+    max_date: int = 0,
+) -> list[dict]:
+    """Messages containing ``q`` in channels the viewer is an active member of and may
+    read (never above a hidden-history bound), newest first, at most ``limit``."""
+    ids = await member_channel_ids(viewer_id, broadcasts=broadcasts, groups=groups, folder_id=folder_id)
+    if not ids or limit <= 0:
+        return []
+    params: dict = {
+        "ids": ids,
+        "u": viewer_id,
+        "p": like_pattern(q),
+        "limit": limit,
+        "vm": banned_bit("view_messages"),
+    }
+    sql = (
+        f"SELECT {_COLUMNS} FROM channel_messages m"
+        " JOIN channel_members mem ON mem.channel_id = m.channel_id AND mem.user_id = %(u)s"
+        " AND mem.status = 'active' AND (mem.banned_rights & %(vm)s) = 0"
+        " WHERE m.channel_id = ANY(%(ids)s) AND m.id > mem.available_min_id AND NOT m.deleted"
+        " AND m.action IS NULL AND m.message ILIKE %(p)s"
+        + _cursor_sql(cursor, params)
+        + _dates_sql(min_date, max_date, params)
+        + " ORDER BY m.date DESC, m.channel_id DESC, m.id DESC LIMIT %(limit)s"
+    )
+    return await db.fetchall(sql, params)
+
+
+async def search_public_posts(
+    viewer_id: int,
+    q: str,
+    *,
+    cursor: tuple[int, int, int, int] | None = None,
+    limit: int = limits.SEARCH_GLOBAL_LIMIT,
+) -> list[dict]:
+    """Messages containing ``q`` (a word or a #hashtag) in public channels and
+    supergroups (a username, not deleted), newest first; hidden history is not public."""
+    if limit <= 0:
+        return []
+    params: dict = {"p": like_pattern(q), "limit": limit}
+    sql = (
+        f"SELECT {_COLUMNS} FROM channel_messages m JOIN channels c ON c.id = m.channel_id"
+        " WHERE c.username <> '' AND NOT c.deleted AND NOT c.pre_history_hidden"
+        " AND NOT m.deleted AND m.action IS NULL AND m.message ILIKE %(p)s"
+        + _cursor_sql(cursor, params)
+        + " ORDER BY m.date DESC, m.channel_id DESC, m.id DESC LIMIT %(limit)s"
+    )
+    rows = await db.fetchall(sql, params)
+    if not rows:
+        return []
+    # A user the channel banned does not see its posts in search either.
+    members = await db.fetchall(
+        "SELECT channel_id, status FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s",
+        (sorted({r["channel_id"] for r in rows}), viewer_id),
+    )
+    barred = {m["channel_id"] for m in members if m["status"] in ("kicked", "banned")}
+    return [r for r in rows if r["channel_id"] not in barred]
+
+
+RECOMMENDATIONS_MAX = 10  # Telegram's recommended_channels_limit_default
+
+
+async def recommend_channels(viewer_id: int, source_channel_id: int | None) -> list[dict]:
+    """Public broadcasts to suggest, the largest first: not the source itself and, with
+    no source, none the viewer already follows."""
+    exclude = [source_channel_id] if source_channel_id else await member_channel_ids(viewer_id)
+    return await db.fetchall(
+        f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE broadcast AND username <> '' AND NOT deleted"
+        " AND NOT (id = ANY(%s)) ORDER BY participants_count DESC, id LIMIT %s",
+        (exclude or [0], RECOMMENDATIONS_MAX),
+    )
