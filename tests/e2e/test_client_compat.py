@@ -193,6 +193,10 @@ async def test_get_channels_for_a_channel_the_user_cannot_see(edge_server, edge_
     _carol, c = await telethon_login(edge_server, "Carol", clients)
     channel, ic = await megagroup(a, alice, [bob])
     with pytest.raises(ChannelPrivateError):
+        await c(
+            functions.channels.GetChannelsRequest([types.InputChannel(channel.id, channel.access_hash ^ 1)])
+        )
+    with pytest.raises(ChannelInvalidError):  # a zero hash from a client (issue 22)
         await c(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))
     with pytest.raises(ChannelInvalidError):
         await c(functions.channels.GetChannelsRequest([types.InputChannel(channel.id + 100_000, 0)]))

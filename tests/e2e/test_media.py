@@ -99,7 +99,9 @@ async def test_broadcast_and_private_media_reach_an_offline_member(edge_server, 
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     channel = await _megagroup(a, alice, [bob], broadcast=True, title="News")
     state = await b(functions.updates.GetStateRequest())
-    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    b_channel = (
+        await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, channel.access_hash)]))
+    ).chats[0]
     full = await b(functions.channels.GetFullChannelRequest(b_channel))
     pts = full.full_chat.pts
     await b.disconnect()  # offline while Alice posts
@@ -206,7 +208,9 @@ async def test_chat_photo_and_profile_photo(edge_server, edge_db, clients):
     service = next(u.message for u in done.updates if isinstance(u, types.UpdateNewChannelMessage))
     assert isinstance(service.action, types.MessageActionChatEditPhoto)
 
-    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    b_channel = (
+        await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, channel.access_hash)]))
+    ).chats[0]
     assert isinstance(b_channel.photo, types.ChatPhoto) and b_channel.photo.stripped_thumb
     full = await b(functions.channels.GetFullChannelRequest(b_channel))
     assert isinstance(full.full_chat.chat_photo, types.Photo)
@@ -217,7 +221,9 @@ async def test_chat_photo_and_profile_photo(edge_server, edge_db, clients):
     with pytest.raises(errors.ChatAdminRequiredError):
         await b(functions.channels.EditPhotoRequest(b_channel, types.InputChatPhotoEmpty()))
     await a(functions.channels.EditPhotoRequest(channel, types.InputChatPhotoEmpty()))
-    b_channel = (await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, 0)]))).chats[0]
+    b_channel = (
+        await b(functions.channels.GetChannelsRequest([types.InputChannel(channel.id, channel.access_hash)]))
+    ).chats[0]
     assert isinstance(b_channel.photo, types.ChatPhotoEmpty)
 
     # Profile photos: set, seen by others on the user, downloadable, listed, deleted.
