@@ -154,15 +154,21 @@ async def with_pts(
     runs again on a fresh range.
     """
     for attempt in range(PTS_ATTEMPTS):
-        if message_ids:
-            last_id, last_pts = await counters.allocate(
-                [(counters.msg_id_key(channel_id), message_ids), (counters.pts_key(channel_id), pts_count)],
-                journal_channel=channel_id,
-            )
-        else:
-            last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
+        last_pts = None
         try:
+            # The connection first: a range allocated while the request still queued for
+            # the pool would hold every later event of the channel back (push_order).
             async with db.connection() as conn:
+                if message_ids:
+                    last_id, last_pts = await counters.allocate(
+                        [
+                            (counters.msg_id_key(channel_id), message_ids),
+                            (counters.pts_key(channel_id), pts_count),
+                        ],
+                        journal_channel=channel_id,
+                    )
+                else:
+                    last_id, last_pts = None, await counters.next_pts(channel_id, pts_count)
                 if single_statement:
                     result = await body(conn, last_id, last_pts)
                 else:
@@ -176,7 +182,8 @@ async def with_pts(
             log.info("channel %d: pts %d was filled before its commit; retrying", channel_id, last_pts)
             continue
         except BaseException:
-            await _give_up(channel_id, last_pts, pts_count)
+            if last_pts is not None:
+                await _give_up(channel_id, last_pts, pts_count)
             raise
         counters.settle_soon(channel_id, last_pts, pts_count)
         return result

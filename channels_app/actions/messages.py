@@ -382,11 +382,13 @@ async def do_send_message(
         duplicate = True
     else:
         duplicate = False
+        # Published before the bookkeeping below, each of which waits for a pooled
+        # connection: later events of the channel wait for this one (push_order).
+        await _publish_new(events, sender_id)
         if media:
             await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
         if topic_id:
             await topics.touch_topic(channel_id, topic_id, events[0].message["id"], events[0].message["date"])
-        await _publish_new(events, sender_id)
         mentioned = mentioned_user_ids(events[0].message)
         if mentioned:
             await mentions.record_mentions(channel_id, events[0].message["id"], sender_id, mentioned)

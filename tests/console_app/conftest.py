@@ -25,9 +25,17 @@ def run(coro_fn, *args, **kwargs):
 @pytest.fixture
 def console(transactional_db):
     """Committed tables (the domain's own pool must see them), no counters under our
-    Redis prefix, the staff groups, and a recorder of what the domain published."""
+    Redis prefix, the staff groups, and a recorder of what the domain published.
+
+    With the counters gone, channel ids start over on the emptied tables: the Redis
+    state kept per channel id (published push positions, the pts journal) goes too, or
+    a later test's channel would inherit an earlier one's stream position."""
     client = redis.Redis.from_url(settings.REDIS_URL)
-    keys = list(client.scan_iter(match=f"{counters.prefix()}:counter:*", count=1000))
+    keys = [
+        k
+        for kind in ("counter", "push_order", "pts_pending")
+        for k in client.scan_iter(match=f"{counters.prefix()}:{kind}*", count=1000)
+    ]
     if keys:
         client.delete(*keys)
     client.close()
