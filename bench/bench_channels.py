@@ -38,9 +38,15 @@ def pct(values: list[float], p: float) -> float:
 
 
 def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process (to tell server time from client time)."""
+    """utime + stime of a process and its live descendants (a listener with several
+    workers), to tell server time from client time."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return own + sum(cpu_seconds(int(c)) for c in children if Path(f"/proc/{c}").exists())
 
 
 def setup_django() -> None:

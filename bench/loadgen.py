@@ -158,8 +158,13 @@ async def run(args) -> None:
     write_key(key, RsaKey.generate())
     # No per-key request rate limit: the point is the server's capacity, not its FLOOD_WAIT.
     env = {"TELESRV_DB_NAME": os.environ["TELESRV_DB_NAME"], "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
-           "TELESRV_LOG_LEVEL": "WARNING", "TELESRV_RPC_RATE_PER_KEY": "0"}  # fmt: skip
+           "TELESRV_LOG_LEVEL": "WARNING", "TELESRV_RPC_RATE_PER_KEY": "0",
+           "TELESRV_MTPROTO_WORKERS": str(args.workers), "TELESRV_MTPROTO_HEALTH_PORT": "0"}  # fmt: skip
     server = harness.start_edge(env, key, tmp / "edge.log")
+    for _ in range(300):  # every worker listening, or the first one gets all connections
+        if server.log().count("health and metrics on") >= args.workers:
+            break
+        await asyncio.sleep(0.1)
     stop = asyncio.Event()
     members: list[Member] = []
     try:
@@ -253,6 +258,7 @@ def main() -> None:
     ap.add_argument(
         "--rate", type=float, default=0.0, help="open loop: sends per second in total (0: closed loop)"
     )
+    ap.add_argument("--workers", type=int, default=1, help="listener worker processes (runmtproto --workers)")
     args = ap.parse_args()
     setup_django()
     asyncio.run(run(args))

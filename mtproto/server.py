@@ -343,9 +343,12 @@ class MTProtoServer:
 
     # --- running ------------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        """Listen; return the bound port."""
-        self._server = await asyncio.start_server(self._on_connect, host, port, reuse_address=True)
+    async def start(self, host: str = "127.0.0.1", port: int = 0, *, reuse_port: bool = False) -> int:
+        """Listen; return the bound port. ``reuse_port``: one of several processes
+        listening on the same port (SO_REUSEPORT)."""
+        self._server = await asyncio.start_server(
+            self._on_connect, host, port, reuse_address=True, reuse_port=reuse_port or None
+        )
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         return self._server.sockets[0].getsockname()[1]
 

@@ -184,6 +184,8 @@ MTPROTO_PORT = int(env("MTPROTO_PORT", "4430"))
 MTPROTO_PUBLIC_HOST = env("MTPROTO_PUBLIC_HOST", MTPROTO_HOST)
 MTPROTO_PUBLIC_PORT = int(env("MTPROTO_PUBLIC_PORT", str(MTPROTO_PORT)))
 MTPROTO_DC_ID = int(env("DC_ID", "2"))
+# Listener processes on the port (SO_REUSEPORT); one per core uses the machine.
+MTPROTO_WORKERS = int(env("MTPROTO_WORKERS", "1"))
 # Each listener's small HTTP port: /healthz, /readyz, /metrics (-1 turns it off).
 MTPROTO_HEALTH_HOST = env("MTPROTO_HEALTH_HOST", "127.0.0.1")
 MTPROTO_HEALTH_PORT = int(env("MTPROTO_HEALTH_PORT", "9430"))

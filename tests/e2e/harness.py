@@ -95,7 +95,8 @@ def start_edge(
     # tests and bench/ scripts run their servers with a throwaway key of their own.
     env.setdefault("TELESRV_SECRET_KEY", TEST_SECRET_KEY)
     # Its /healthz, /readyz and /metrics port (tests/e2e/test_operations.py scrapes it).
-    env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
+    if "TELESRV_MTPROTO_HEALTH_PORT" not in env_overrides:
+        env["TELESRV_MTPROTO_HEALTH_PORT"] = str(free_port())
     env.setdefault("TELESRV_TEST_PHONE_NUMBERS", "1")
     env.setdefault("TELESRV_LOG_LOGIN_CODES", "1")  # tests read real codes from the server log
     log_file = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)

@@ -8,16 +8,19 @@ Beside it, a small HTTP port answers ``/healthz``, ``/readyz`` and ``/metrics``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
 import os
 import signal
+import sys
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from edge_app import background, current, health_http, metrics, push
+from edge_app import background, current, health_http, metrics, push, workers
 from edge_app.dispatcher import EdgeDispatcher
 from edge_app.keystore import PostgresAuthKeyStore
 from edge_app.management.commands.rsakey import key_path, load_key
@@ -61,18 +64,63 @@ class Command(BaseCommand):
             " (default: TELESRV_MTPROTO_HEALTH_PORT, %(default)s)",
         )
 
-    def handle(self, *args, host, port, health_host, health_port, **options):
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=settings.MTPROTO_WORKERS,
+            help="listener processes sharing the port (SO_REUSEPORT), one per core is the rule;"
+            " worker i serves health on the health port + i (default: TELESRV_MTPROTO_WORKERS,"
+            " %(default)s)",
+        )
+        # Set by the supervisor for each worker it starts.
+        parser.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
+
+    def handle(self, *args, host, port, health_host, health_port, workers, worker_index, **options):
         refuse_unsafe_settings()
         rsa_key = load_key(key_path())  # a clear CommandError if it is missing
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
+        if workers > 1 and worker_index is None:
+            self._supervise(host, port, health_port, workers)
+            return
         try:
             import uvloop
         except ImportError:
             run = asyncio.run
         else:
             run = uvloop.run
-        run(self._serve(host, port, rsa_key, health_host, health_port))
+        run(self._serve(host, port, rsa_key, health_host, health_port, worker_index))
 
-    async def _serve(self, host: str, port: int, rsa_key, health_host: str, health_port: int) -> None:
+    def _supervise(self, host: str, port: int, health_port: int, count: int) -> None:
+        try:
+            holder, port = workers.reserve_port(host, port)
+        except OSError as exc:
+            raise CommandError(f"cannot bind {host}:{port} ({exc})") from None
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+
+        def argv_of(i: int) -> list[str]:
+            worker_health = health_port + i if health_port > 0 else health_port
+            return [sys.executable, manage, "runmtproto", "--host", host, "--port", str(port),
+                    "--health-port", str(worker_health), "--workers", str(count), "--worker-index", str(i)]  # fmt: skip
+
+        self.stdout.write(f"{count} MTProto listener workers on {host}:{port}")
+        self.stdout.flush()
+        try:
+            status = workers.supervise(count, argv_of, write=self.stderr.write)
+        finally:
+            holder.close()
+        if status:
+            raise CommandError("the listener workers keep failing to start")
+
+    async def _serve(
+        self,
+        host: str,
+        port: int,
+        rsa_key,
+        health_host: str,
+        health_port: int,
+        worker_index: int | None = None,
+    ) -> None:
         try:
             store = await PostgresAuthKeyStore.open()
         except Exception as exc:
@@ -91,7 +139,7 @@ class Command(BaseCommand):
             frame_deadline=settings.MTPROTO_FRAME_DEADLINE,
             max_frame_bytes=settings.MTPROTO_MAX_FRAME_BYTES,
         )
-        bound = await server.start(host, port)
+        bound = await server.start(host, port, reuse_port=worker_index is not None)
         health_server = None
         if health_port >= 0:
             try:
@@ -117,7 +165,12 @@ class Command(BaseCommand):
         tasks = [
             loop.create_task(push.run_subscriber(server, ready)),
             loop.create_task(_expire_keys(store)),
-            *(loop.create_task(job(), name=name) for name, job in background.jobs().items()),
+            # One worker of a machine runs the background jobs; the others only serve.
+            *(
+                loop.create_task(job(), name=name)
+                for name, job in background.jobs().items()
+                if not worker_index
+            ),
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ready.wait(), 10)
