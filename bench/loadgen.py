@@ -1,264 +1,277 @@
-"""Megagroup load generator on the project's own raw MTProto client (prints figures).
+"""Send load generator on the project's own raw MTProto client (prints figures).
 
-Unlike bench_channels.py (real Telethon clients, which spend as much CPU as the server),
-this drives the listener with pre-created auth keys and logged-in sessions over
-``tests/e2e/harness.RawClient``: requests are built once per send from a template,
-answers and pushes are matched by scanning decrypted bytes (no TL decoding), so the
-generator's own CPU stays small against the server's.
+Unlike bench_channels.py and bench_private.py (real Telethon clients, which spend as
+much CPU as the server), this drives the listener over ``bench/rawload.py`` connections:
+pre-created logged-in auth keys, requests built from a template, answers and pushes
+matched by their bytes, so the generator's own CPU stays small against the server's.
 
-Each member has one connection; every member sends (closed loop, ``--inflight``
-requests outstanding per connection, or open loop at ``--rate`` sends/s in total) and
-every member receives every other member's messages live. Printed: throughput,
-p50/p99/p99.9 send latency, live-delivery latency (send -> push at each other member)
-and how many pushes arrived, server CPU seconds per send, rows written per send.
+Scenarios:
+- ``megagroup`` (default): ``--members`` users in one megagroup, one connection each,
+  every member sending and receiving every other member's messages live.
+- ``private``: ``--members`` users in pairs, each sending to its partner.
+
+Load: closed loop (``--inflight`` requests outstanding per connection) or open loop at
+``--rate`` sends/s in total; ``--sweep 200,400,...`` runs one open-loop step per rate
+on the same server and ``--plot FILE.png`` draws throughput against latency.
+``--difference``: one more member's connection calls
+``updates.getChannelDifference(limit=100)`` back to back during the megagroup load.
+
+Printed per run: throughput, p50/p99/p99.9 send latency, live-delivery latency (send ->
+push at each recipient) and how many pushes arrived, server CPU seconds per send (all
+listener workers), generator CPU, rows written per send.
 
     TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
-        .venv/bin/python bench/loadgen.py --members 8 --seconds 10 --inflight 4
+        .venv/bin/python bench/loadgen.py --members 8 --seconds 10 --inflight 4 [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
-import os
-import re
-import struct
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
-os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
-os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_channels import cpu_seconds, pct, setup_django  # noqa: E402
-
-# The text of every message: "LG<member>-<seq>-<send time, ns>"; found again in the
-# raw bytes of each push without decoding it.
-MARK = re.compile(rb"LG(\d+)-(\d+)-(\d+)")
+# rawload first: it sets the bench's environment before Django is imported.
+from bench.rawload import Conn, make_users, print_profile, mark, pct, rows_written, start_listener  # noqa: I001
+from bench.bench_channels import cpu_seconds, setup_django
 
 
-async def prepare(members: int):
-    """Users, permanent auth keys logged in as them, and one megagroup of all of them."""
-    from asgiref.sync import sync_to_async
-
-    from accounts_app.actions import do_create_user
-    from accounts_app.models import Authorization
+async def prepare(args):
+    """The users and, for the megagroup scenario, the group of all of them (plus the
+    difference reader, who is a member too)."""
+    from accounts_app.access import user_access_hash
     from channels_app import actions
-    from edge_app.keystore import PostgresAuthKeyStore
-    from mtproto import crypto
-    from mtproto.keys import AuthKey
+    from tl import functions, types
 
-    store = await PostgresAuthKeyStore.open(max_size=2)
-    stamp = int(time.time()) % 100000
-    users = []
-    for i in range(members):
-        user = await sync_to_async(do_create_user)(f"77{stamp:05d}{i:04d}", f"L{i}")
-        key = os.urandom(256)
-        await store.put(AuthKey.create(key))
-        await sync_to_async(Authorization.objects.create)(
-            perm_auth_key_id=crypto.auth_key_id_of(key),
-            user=user,
-            hash=struct.unpack("<q", os.urandom(8))[0],
+    extra = 1 if args.difference else 0
+    users = await make_users(args.members + extra)
+    templates = {}
+    channel = None
+    if args.scenario == "megagroup":
+        change = await actions.do_create_channel(
+            users[0][0], "loadgen", megagroup=True, invite_user_ids=[u for u, _ in users[1:]]
         )
-        users.append((user.id, key))
-    await store.close()
-    change = await actions.do_create_channel(
-        users[0][0], "loadgen", megagroup=True, invite_user_ids=[u for u, _ in users[1:]]
+        channel = change.channel
+        peer = types.InputPeerChannel(channel_id=channel["id"], access_hash=channel["access_hash"])
+        for i in range(args.members):
+            templates[i] = peer
+    else:
+        for i in range(args.members):
+            partner = i ^ 1 if (i ^ 1) < args.members else 0
+            uid, pid = users[i][0], users[partner][0]
+            templates[i] = types.InputPeerUser(user_id=pid, access_hash=user_access_hash(uid, pid))
+
+    def send_body(i: int, seq: int) -> bytes:
+        return functions.messages.SendMessage(
+            peer=templates[i], message=mark(i, seq), random_id=(i << 40) | seq
+        ).to_bytes()
+
+    return users, channel, send_body
+
+
+class Load:
+    def __init__(self, conns: list[Conn], send_body) -> None:
+        self.conns = conns
+        self.send_body = send_body
+        self.seq = [0] * len(conns)
+
+    def send(self, i: int) -> None:
+        self.seq[i] += 1
+        self.conns[i].call(self.send_body(i, self.seq[i]))
+
+    async def closed_loop(self, inflight: int, until: float) -> None:
+        async def one(i: int, c: Conn) -> None:
+            while time.perf_counter() < until:
+                while len(c.pending) < inflight:
+                    self.send(i)
+                c.answered.clear()
+                await c.answered.wait()
+
+        await asyncio.gather(*(one(i, c) for i, c in enumerate(self.conns)))
+
+    async def open_loop(self, rate: float, until: float) -> None:
+        interval, n = 1.0 / rate, 0
+        start = time.perf_counter()
+        while time.perf_counter() < until:
+            self.send(n % len(self.conns))
+            n += 1
+            delay = start + n * interval - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+
+
+async def difference_reader(conn: Conn, channel: dict, load: Load, stop: asyncio.Event, into: list) -> None:
+    """getChannelDifference(limit=100) back to back, from 100 events behind the newest."""
+    from tl import functions, types
+
+    ic = types.InputChannel(channel_id=channel["id"], access_hash=channel["access_hash"])
+    while not stop.is_set():
+        pts = max(1, sum(load.seq) - 100)
+        conn.call(
+            functions.updates.GetChannelDifference(
+                channel=ic, filter=types.ChannelMessagesFilterEmpty(), pts=pts, limit=100
+            ).to_bytes(),
+            into,
+        )
+        conn.answered.clear()
+        try:
+            await asyncio.wait_for(conn.answered.wait(), 10)
+        except TimeoutError:
+            continue
+
+
+async def one_step(args, server, conns, load: Load, reader, channel, rate: float) -> dict:
+    senders = conns[: args.members]
+    for c in conns:
+        c.latencies.clear()
+        c.deliveries.clear()
+    load.seq = [0] * len(senders)
+    diff_lat: list[float] = []
+    stop_reader = asyncio.Event()
+    reading = (
+        asyncio.create_task(difference_reader(reader, channel, load, stop_reader, diff_lat))
+        if reader
+        else None
     )
-    return users, change.channel
+    rows0 = await rows_written()
+    cpu0, own0 = cpu_seconds(server.proc.pid), time.process_time()
+    t0 = time.perf_counter()
+    until = t0 + args.seconds
+    if rate:
+        await load.open_loop(rate, until)
+    else:
+        await load.closed_loop(args.inflight, until)
+    elapsed = time.perf_counter() - t0
+    stop_reader.set()
+    sent = sum(load.seq)
+    expected = sent * (len(senders) - 1) if args.scenario == "megagroup" else sent
+    settle0 = time.perf_counter()
+    while time.perf_counter() - settle0 < 15 and (
+        any(c.pending for c in senders) or sum(len(c.deliveries) for c in senders) < expected
+    ):
+        await asyncio.sleep(0.05)
+    server_cpu = cpu_seconds(server.proc.pid) - cpu0
+    own_cpu = time.process_time() - own0
+    if reading:
+        await asyncio.wait_for(reading, 15)
+    await asyncio.sleep(1.5)  # statistics reach pg_stat_user_tables about once a second
+    rows = await rows_written() - rows0
+    lat = [x for c in senders for x in c.latencies]
+    dlv = [x for c in senders for x in c.deliveries]
+    return {
+        "rate": rate,
+        "sent": sent,
+        "elapsed": elapsed,
+        "throughput": sent / elapsed,
+        "errors": sum(c.errors for c in senders),
+        "error": next((c.last_error for c in senders if c.last_error), ""),
+        "lat": lat,
+        "dlv": dlv,
+        "expected": expected,
+        "server_cpu": server_cpu,
+        "own_cpu": own_cpu,
+        "rows": rows,
+        "diff": diff_lat,
+    }
 
 
-class Member:
-    """One logged-in connection: sends, and matches answers and pushes by their bytes."""
-
-    def __init__(self, index: int, client, send_template) -> None:
-        self.index = index
-        self.client = client
-        self.template = send_template
-        self.seq = 0
-        self.pending: dict[int, float] = {}  # msg_id -> send time (perf_counter)
-        self.latencies: list[float] = []
-        self.errors = 0
-        self.deliveries: list[float] = []  # seconds from send to this member's push
-        self.answered = asyncio.Event()
-        self.to_ack: list[int] = []
-
-    def send_one(self) -> None:
-        self.seq += 1
-        text = f"LG{self.index}-{self.seq}-{time.time_ns()}".encode()
-        msg_id = self.client.send(self.template(text, (self.index << 40) | self.seq))
-        self.pending[msg_id] = time.perf_counter()
-
-    def on_body(self, msg_id: int, seq: int, body: bytes) -> None:
-        if seq & 1:
-            self.to_ack.append(msg_id)
-        (cid,) = struct.unpack_from("<I", body)
-        if cid == 0xF35C6D01:  # rpc_result: req_msg_id, then the result
-            (req,) = struct.unpack_from("<q", body, 4)
-            sent = self.pending.pop(req, None)
-            if sent is not None:
-                self.latencies.append(time.perf_counter() - sent)
-                if struct.unpack_from("<I", body, 12)[0] == 0x2144CA19:
-                    self.errors += 1
-                self.answered.set()
-            return
-        if cid == 0x3072CFA1:  # gzip_packed push
-            body = gzip.decompress(_tl_bytes(body, 4))
-        now = time.time_ns()
-        for m in MARK.finditer(body):
-            if int(m.group(1)) != self.index:
-                self.deliveries.append((now - int(m.group(3))) / 1e9)
-
-    async def receive(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                messages = await self.client.recv(timeout=1.0)
-            except TimeoutError:
-                continue
-            except (ConnectionError, asyncio.IncompleteReadError):
-                return
-            for msg_id, seq, body in messages:
-                self.on_body(msg_id, seq, body)
-            if self.to_ack:
-                ids, self.to_ack = self.to_ack, []
-                self.client.send(struct.pack("<III", 0x62D6B459, 0x1CB5C415, len(ids)) +
-                                 struct.pack(f"<{len(ids)}q", *ids), content=False)  # fmt: skip
+def report(args, r: dict) -> None:
+    mode = f"open loop at {r['rate']:.0f}/s" if r["rate"] else f"closed loop, {args.inflight} in flight each"
+    what = "megagroup" if args.scenario == "megagroup" else "private"
+    print(f"{what} send, {args.members} online members, {args.workers} listener worker(s) ({mode}):"
+          f" {r['sent']} sends in {r['elapsed']:.1f}s -> {r['throughput']:.0f} msg/s; {r['errors']} errors"
+          + (f" ({r['error']})" if r["error"] else ""))  # fmt: skip
+    if r["lat"]:
+        lat = r["lat"]
+        print(f"  send latency p50 {pct(lat, 50) * 1e3:.1f} ms, p99 {pct(lat, 99) * 1e3:.1f} ms,"
+              f" p99.9 {pct(lat, 99.9) * 1e3:.1f} ms")  # fmt: skip
+    if r["dlv"]:
+        dlv = r["dlv"]
+        print(f"  live delivery: {len(dlv)} of {r['expected']} pushes arrived; send->push p50"
+              f" {pct(dlv, 50) * 1e3:.1f} ms, p99 {pct(dlv, 99) * 1e3:.1f} ms,"
+              f" p99.9 {pct(dlv, 99.9) * 1e3:.1f} ms")  # fmt: skip
+    if r["diff"]:
+        d = r["diff"]
+        print(f"  getChannelDifference(limit=100) under this load: {len(d)} calls, p50"
+              f" {pct(d, 50) * 1e3:.1f} ms, p99 {pct(d, 99) * 1e3:.1f} ms")  # fmt: skip
+    sent = max(r["sent"], 1)
+    print(f"  server CPU {r['server_cpu']:.2f}s = {r['server_cpu'] / sent * 1e3:.2f} ms per send;"
+          f" load generator CPU {r['own_cpu']:.2f}s; rows written per send {r['rows'] / sent:.1f}")  # fmt: skip
 
 
-def _tl_bytes(data: bytes, offset: int) -> bytes:
-    n = data[offset]
-    if n < 254:
-        return data[offset + 1 : offset + 1 + n]
-    n = int.from_bytes(data[offset + 1 : offset + 4], "little")
-    return data[offset + 4 : offset + 4 + n]
+def plot(path: str, args, results: list[dict]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    xs = [r["throughput"] for r in results]
+    for p, style in ((50, "o-"), (99, "s-"), (99.9, "^--")):
+        ax.plot(xs, [pct(r["lat"], p) * 1e3 for r in results], style, label=f"send p{p:g}")
+    ax.plot(xs, [pct(r["dlv"], 99) * 1e3 if r["dlv"] else 0 for r in results], "d:", label="delivery p99")
+    ax.axhline(150, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("achieved sends per second")
+    ax.set_ylabel("latency (ms)")
+    ax.set_yscale("log")
+    what = "megagroup" if args.scenario == "megagroup" else "private"
+    ax.set_title(f"{what} sends, {args.members} members online, {args.workers} worker(s), this 2-core box")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot written to {path}")
 
 
 async def run(args) -> None:
-    from edge_app.management.commands.rsakey import write_key
-    from mtproto.crypto import RsaKey
-    from tests.e2e import harness
-    from tl import functions, types
-
-    users, channel = await prepare(args.members)
-    peer = types.InputPeerChannel(channel_id=channel["id"], access_hash=channel["access_hash"])
-
-    def template(text: bytes, random_id: int) -> bytes:
-        return functions.messages.SendMessage(
-            peer=peer, message=text.decode(), random_id=random_id
-        ).to_bytes()
-
-    tmp = Path(tempfile.mkdtemp(prefix="loadgen-"))
-    key = tmp / "server_rsa.pem"
-    write_key(key, RsaKey.generate())
-    # No per-key request rate limit: the point is the server's capacity, not its FLOOD_WAIT.
-    env = {"TELESRV_DB_NAME": os.environ["TELESRV_DB_NAME"], "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
-           "TELESRV_LOG_LEVEL": "WARNING", "TELESRV_RPC_RATE_PER_KEY": "0",
-           "TELESRV_MTPROTO_WORKERS": str(args.workers), "TELESRV_MTPROTO_HEALTH_PORT": "0"}  # fmt: skip
-    server = harness.start_edge(env, key, tmp / "edge.log")
-    for _ in range(300):  # every worker listening, or the first one gets all connections
-        if server.log().count("health and metrics on") >= args.workers:
-            break
-        await asyncio.sleep(0.1)
+    users, channel, send_body = await prepare(args)
+    server = start_listener(
+        args.workers, **({"TELESRV_MTPROTO_PROFILE": args.profile} if args.profile else {})
+    )
     stop = asyncio.Event()
-    members: list[Member] = []
+    conns: list[Conn] = []
     try:
-        for i, (_uid, auth_key) in enumerate(users):
-            client = await harness.RawClient(server.host, server.port, auth_key, kind="abridged").connect()
-            await client.handshake()
-            m = Member(i, client, template)
-            members.append(m)
-            # Any authorized call makes the session a push target.
-            client.send(functions.updates.GetState().to_bytes())
-            await client.expect(0xF35C6D01, timeout=30)
-        receivers = [asyncio.create_task(m.receive(stop)) for m in members]
-
-        async def closed_loop(m: Member, until: float) -> None:
-            while time.perf_counter() < until:
-                while len(m.pending) < args.inflight:
-                    m.send_one()
-                m.answered.clear()
-                await m.answered.wait()
-
-        async def open_loop(until: float) -> None:
-            interval, n = 1.0 / args.rate, 0
-            start = time.perf_counter()
-            while time.perf_counter() < until:
-                members[n % len(members)].send_one()
-                n += 1
-                delay = start + n * interval - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-
-        rows0 = await rows_written()
-        cpu0, own0 = cpu_seconds(server.proc.pid), time.process_time()
-        t0 = time.perf_counter()
-        until = t0 + args.seconds
-        if args.rate:
-            await open_loop(until)
-        else:
-            await asyncio.gather(*(closed_loop(m, until) for m in members))
-        elapsed = time.perf_counter() - t0
-        # Answers and pushes still in flight (bounded wait).
-        sent = sum(m.seq for m in members)
-        expected = sent * (len(members) - 1)
-        settle0 = time.perf_counter()
-        while time.perf_counter() - settle0 < 15 and (
-            any(m.pending for m in members) or sum(len(m.deliveries) for m in members) < expected
-        ):
-            await asyncio.sleep(0.05)
-        server_cpu = cpu_seconds(server.proc.pid) - cpu0
-        own_cpu = time.process_time() - own0
+        for i, (_uid, keys) in enumerate(users):
+            conns.append(await Conn.open(i, server, keys[0]))
+        receivers = [asyncio.create_task(c.receive(stop)) for c in conns]
+        reader = conns[args.members] if args.difference else None
+        load = Load(conns[: args.members], send_body)
+        rates = [float(x) for x in args.sweep.split(",")] if args.sweep else [args.rate]
+        results = []
+        for rate in rates:
+            r = await one_step(args, server, conns, load, reader, channel, rate)
+            report(args, r)
+            results.append(r)
+        if args.plot and len(results) > 1:
+            plot(args.plot, args, results)
         stop.set()
         await asyncio.gather(*receivers, return_exceptions=True)
-        await asyncio.sleep(1.5)  # statistics reach pg_stat_user_tables about once a second
-        rows = await rows_written() - rows0
-
-        lat = [x for m in members for x in m.latencies]
-        dlv = [x for m in members for x in m.deliveries]
-        errors = sum(m.errors for m in members)
-        mode = f"open loop at {args.rate}/s" if args.rate else f"closed loop, {args.inflight} in flight each"
-        print(f"megagroup send, {len(members)} online members ({mode}): {sent} sends in {elapsed:.1f}s"
-              f" -> {sent / elapsed:.0f} msg/s; {errors} errors")  # fmt: skip
-        if lat:
-            print(f"  send latency p50 {pct(lat, 50) * 1e3:.1f} ms, p99 {pct(lat, 99) * 1e3:.1f} ms,"
-                  f" p99.9 {pct(lat, 99.9) * 1e3:.1f} ms")  # fmt: skip
-        if dlv:
-            print(f"  live delivery: {len(dlv)} of {expected} pushes arrived; send->push p50"
-                  f" {pct(dlv, 50) * 1e3:.1f} ms, p99 {pct(dlv, 99) * 1e3:.1f} ms,"
-                  f" p99.9 {pct(dlv, 99.9) * 1e3:.1f} ms")  # fmt: skip
-        print(f"  server CPU {server_cpu:.2f}s = {server_cpu / max(sent, 1) * 1e3:.2f} ms per send;"
-              f" load generator CPU {own_cpu:.2f}s; rows written per send {rows / max(sent, 1):.1f}")  # fmt: skip
     finally:
         stop.set()
-        for m in members:
-            m.client.close()
+        for c in conns:
+            c.close()
         server.stop()
-
-
-async def rows_written() -> int:
-    from channels_app import db
-
-    row = await db.fetchone(
-        "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS n FROM pg_stat_user_tables"
-    )
-    return int(row["n"])
+        if args.profile:
+            print_profile(args.profile if args.workers == 1 else f"{args.profile}.0")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--members", type=int, default=8, help="online members, each sending and receiving")
-    ap.add_argument("--seconds", type=float, default=10.0, help="how long to send")
+    ap.add_argument("--scenario", choices=("megagroup", "private"), default="megagroup")
+    ap.add_argument("--members", type=int, default=8, help="online users, each sending and receiving")
+    ap.add_argument("--seconds", type=float, default=10.0, help="how long to send (per step)")
     ap.add_argument("--inflight", type=int, default=4, help="closed loop: requests outstanding per member")
-    ap.add_argument(
-        "--rate", type=float, default=0.0, help="open loop: sends per second in total (0: closed loop)"
-    )
+    ap.add_argument("--rate", type=float, default=0.0, help="open loop: sends/s in total (0: closed loop)")
+    ap.add_argument("--sweep", default="", help="open-loop rates to step through, e.g. 200,400,800")
+    ap.add_argument("--plot", default="", help="with --sweep: write a throughput/latency PNG here")
+    ap.add_argument("--difference", action="store_true", help="measure getChannelDifference under the load")
     ap.add_argument("--workers", type=int, default=1, help="listener worker processes (runmtproto --workers)")
+    ap.add_argument(
+        "--profile", default="", help="profile the listener (cProfile) into this file and print it"
+    )
     args = ap.parse_args()
     setup_django()
     asyncio.run(run(args))

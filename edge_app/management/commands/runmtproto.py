@@ -89,7 +89,25 @@ class Command(BaseCommand):
             run = asyncio.run
         else:
             run = uvloop.run
-        run(self._serve(host, port, rsa_key, health_host, health_port, worker_index))
+        serving = self._serve(host, port, rsa_key, health_host, health_port, worker_index)
+        profile_to = os.environ.get("TELESRV_MTPROTO_PROFILE")
+        if not profile_to:
+            run(serving)
+            return
+        # Where the listener's CPU goes (bench/ and docs/performance.md): cProfile over the
+        # whole run, written at a clean stop (SIGINT/SIGTERM); one file per worker.
+        import cProfile
+        import time
+
+        if worker_index is not None:
+            profile_to = f"{profile_to}.{worker_index}"
+        profiler = cProfile.Profile(time.process_time)  # CPU, not the idle loop
+        profiler.enable()
+        try:
+            run(serving)
+        finally:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
 
     def _supervise(self, host: str, port: int, health_port: int, count: int) -> None:
         try:
