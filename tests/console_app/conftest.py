@@ -1,12 +1,11 @@
 import asyncio
 
 import pytest
-import redis
-from django.conf import settings
 from django.contrib.auth.models import User as StaffUser
 from django.core.management import call_command
 
 from channels_app import counters, db, notify
+from tests.channel_state import forget_channel_state
 
 
 def run(coro_fn, *args, **kwargs):
@@ -24,21 +23,9 @@ def run(coro_fn, *args, **kwargs):
 
 @pytest.fixture
 def console(transactional_db):
-    """Committed tables (the domain's own pool must see them), no counters under our
-    Redis prefix, the staff groups, and a recorder of what the domain published.
-
-    With the counters gone, channel ids start over on the emptied tables: the Redis
-    state kept per channel id (published push positions, the pts journal) goes too, or
-    a later test's channel would inherit an earlier one's stream position."""
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    keys = [
-        k
-        for kind in ("counter", "push_order", "pts_pending")
-        for k in client.scan_iter(match=f"{counters.prefix()}:{kind}*", count=1000)
-    ]
-    if keys:
-        client.delete(*keys)
-    client.close()
+    """Committed tables (the domain's own pool must see them), no per-channel state under
+    our Redis prefix, the staff groups, and a recorder of what the domain published."""
+    forget_channel_state()
     call_command("create_staff_groups", stdout=open("/dev/null", "w"))  # noqa: SIM115
     published: list[tuple[str, dict]] = []
 
