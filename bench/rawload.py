@@ -87,8 +87,9 @@ async def make_users(count: int, keys_per_user: int = 1, tag: str = "L") -> list
 
 
 def start_listener(workers: int = 1, **env: str):
-    """``runmtproto`` in a child process (no per-key rate limit: the point is capacity,
-    not FLOOD_WAIT), every worker listening before this returns."""
+    """``runmtproto`` in a child process (no per-key rate limit or per-address connection
+    cap: the point is capacity, not FLOOD_WAIT), every worker listening before this
+    returns."""
     from edge_app.management.commands.rsakey import write_key
     from mtproto.crypto import RsaKey
     from tests.e2e import harness
@@ -102,6 +103,8 @@ def start_listener(workers: int = 1, **env: str):
             "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
             "TELESRV_LOG_LEVEL": "WARNING",
             "TELESRV_RPC_RATE_PER_KEY": "0",
+            # Every benchmark connection comes from 127.0.0.1.
+            "TELESRV_MTPROTO_MAX_CONNECTIONS_PER_IP": "100000",
             "TELESRV_MTPROTO_WORKERS": str(workers),
             "TELESRV_MTPROTO_HEALTH_PORT": "0",
             **env,

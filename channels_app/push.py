@@ -22,6 +22,7 @@ from tl.runtime import Reader
 
 from . import db, notify, tl_convert
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
+from .actions.mentions import mentioned_user_ids
 from .chat_context import chats_for
 from .domain import ChannelEvent
 
@@ -317,17 +318,26 @@ async def _render_and_push(payload: dict, edge) -> None:
 
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
+    # In a big channel most viewers see the same update: rendered once per view.
+    shared: dict[tuple, object] = {}
+    mentioned = set(mentioned_user_ids(ev.message)) if ev.message else set()
     for user_id, member in members.items():
         sessions = _sessions(edge, user_id, exclude)
         if not sessions:
             continue
         try:
-            users = await users_for(user_id, refs_u)
+            users = await users_for(user_id, refs_u) if refs_u else []
             if own_chat_only:
                 chats = await _channel_chats(channel, user_id, member, rendered)
             else:
                 chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
-            updates = tl_convert.updates_to_tl([tl_convert.event_to_update(ev, user_id)], users, chats)
+            view = tl_convert.event_view(ev, user_id, mentioned)
+            update = shared.get(view) if view is not None else None
+            if update is None:
+                update = tl_convert.event_to_update(ev, user_id)
+                if view is not None:
+                    shared[view] = update
+            updates = tl_convert.updates_to_tl([update], users, chats)
         except Exception:
             render_failed()
             log.exception("rendering channel event %s@%d for %d failed", ev.type, ev.pts, user_id)

@@ -245,6 +245,19 @@ def message_reactions_to_update(channel_id: int, msg_id: int, summary: dict | No
     return message_reactions_update_to_tl(types.PeerChannel(channel_id=channel_id), msg_id, reactions)
 
 
+def event_view(ev: ChannelEvent, viewer_id: int, mentioned: set[int]) -> tuple | None:
+    """What of ``event_to_update(ev, viewer_id)`` depends on the viewer (``mentioned``:
+    the message's mentioned user ids): viewers with the same view get an equal update.
+    None: the viewer's own reaction choice is in it."""
+    m = ev.message
+    if ev.type not in ("new_message", "edit_message") or not m:
+        return ()
+    if m.get("reactions") is not None:
+        return None
+    sender = m.get("sender_user_id")
+    return (bool(sender) and sender == viewer_id, viewer_id in mentioned)
+
+
 def event_to_update(ev: ChannelEvent, viewer_id: int):
     if ev.type == "new_message":
         # A new message that mentions the viewer is an unread mention for them.

@@ -263,7 +263,9 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
     for m in messages:
         if not m:
             continue
-        if m.get("sender_user_id"):
+        # A broadcast post names no sender (from_id is empty): the admin who posted is
+        # neither needed by nor shown to subscribers.
+        if m.get("sender_user_id") and not m.get("post"):
             user_ids.add(m["sender_user_id"])
         channel_ids.add(m["channel_id"])
         for r in (m.get("reactions") or {}).get("recent") or ():

@@ -177,3 +177,43 @@ async def test_write_forbidden_for_non_member_of_public_and_private(chan):
         await actions.do_send_message(C, g["id"], "x", random_id=1)
     # public preview: a non-member may read the history
     assert (await actions.get_history(C, g["id"])).messages
+
+
+async def test_a_pushed_message_is_rendered_once_per_view():
+    """The live push renders one update per view (sender, mentioned, everyone else) and
+    shares it: viewers with one view must get byte-equal updates, the others not."""
+    import dataclasses
+
+    from channels_app import tl_convert
+    from channels_app.domain import ChannelEvent
+
+    D = 24
+    m = {
+        "channel_id": 7, "id": 5, "sender_user_id": A, "date": 1_700_000_000, "message": "hi B",
+        "entities": [{"type": "mentionName", "offset": 3, "length": 1, "user_id": B}],
+    }  # fmt: skip
+    ev = ChannelEvent(channel_id=7, pts=9, pts_count=1, type="new_message", date=m["date"], message=m)
+    mentioned = {B}
+
+    def rendered(viewer):
+        return tl_convert.event_to_update(ev, viewer).to_bytes()
+
+    assert tl_convert.event_view(ev, C, mentioned) == tl_convert.event_view(ev, D, mentioned)
+    assert rendered(C) == rendered(D)
+    for other in (A, B):
+        assert tl_convert.event_view(ev, other, mentioned) != tl_convert.event_view(ev, C, mentioned)
+        assert rendered(other) != rendered(C)
+    # The viewer's own reaction choice is in a read-path summary: never shared.
+    chosen = dataclasses.replace(ev, message={**m, "reactions": {"results": []}})
+    assert tl_convert.event_view(chosen, C, mentioned) is None
+
+
+async def test_a_broadcast_post_does_not_name_its_poster():
+    from channels_app.actions.common import message_refs
+
+    users: set[int] = set()
+    chats: set[int] = set()
+    message_refs([{"channel_id": 7, "id": 2, "sender_user_id": A, "post": True}], users, chats)
+    assert users == set() and chats == {7}
+    message_refs([{"channel_id": 8, "id": 2, "sender_user_id": A}], users, chats)
+    assert users == {A}
