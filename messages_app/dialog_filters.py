@@ -14,13 +14,17 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 from django.db import transaction
 
+from accounts_app.notify_settings import get_settings, is_muted
 from accounts_app.updates import do_append_user_update
+from message_core.clock import now
+from message_core.folder_rule import FolderRule
 from message_core.text import utf16_len
 from tl.errors import (
     DialogFiltersTooMuchError,
     FilterIdInvalidError,
     FilterIncludeEmptyError,
     FilterTitleEmptyError,
+    FolderIdInvalidError,
     LimitInvalidError,
 )
 
@@ -138,6 +142,30 @@ async def do_reorder_filters(user_id: int, order: list[int], *, exclude=None) ->
     applied = await sync_to_async(write)()
     await do_append_user_update(user_id, FILTER_ORDER, {"order": applied}, exclude=exclude)
     return applied
+
+
+def _load_rule(user_id: int, filter_id: int) -> FolderRule:
+    row = DialogFilter.objects.filter(user_id=user_id, filter_id=filter_id).first()
+    if row is None or filter_id == DEFAULT_ID:
+        raise FolderIdInvalidError()
+    data = row.data
+    flags = data.get("flags") or {}
+    muted = {}
+    if flags.get("exclude_muted"):
+        muted = {k: is_muted(get_settings(user_id, k), now()) for k in ("users", "chats", "broadcasts")}
+    return FolderRule(
+        pinned=tuple(dict.fromkeys((k, int(i)) for k, i in data.get("pinned") or ())),
+        include=frozenset((k, int(i)) for k, i in data.get("include") or ()),
+        exclude=frozenset((k, int(i)) for k, i in data.get("exclude") or ()),
+        flags={k: bool(flags.get(k)) for k in SWITCHES},
+        muted_by_default=muted,
+    )
+
+
+async def folder_rule(user_id: int, filter_id: int) -> FolderRule:
+    """The rule messages.getDialogs applies for ``folder_id >= 2``: the user's stored
+    folder of that id; FOLDER_ID_INVALID when there is none."""
+    return await sync_to_async(_load_rule)(user_id, filter_id)
 
 
 def suggested_filters() -> list[tuple[dict, str]]:
