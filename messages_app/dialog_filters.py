@@ -26,6 +26,7 @@ from tl.errors import (
     FilterTitleEmptyError,
     FolderIdInvalidError,
     LimitInvalidError,
+    MessageTooLongError,
 )
 
 from .models import DialogFilter
@@ -47,7 +48,7 @@ def _check(data: dict) -> dict:
     if not title:
         raise FilterTitleEmptyError()
     if utf16_len(title) > TITLE_MAX:
-        raise LimitInvalidError()
+        raise MessageTooLongError()  # the method's documented error for a long title
     pinned, include, exclude = (
         list(dict.fromkeys(map(tuple, data.get(k) or ()))) for k in ("pinned", "include", "exclude")
     )
@@ -168,18 +169,26 @@ async def folder_rule(user_id: int, filter_id: int) -> FolderRule:
     return await sync_to_async(_load_rule)(user_id, filter_id)
 
 
-def suggested_filters() -> list[tuple[dict, str]]:
-    """What clients offer on the folders page: one folder per chat kind."""
-    return [
-        (
-            _check({"title": "Channels", "emoticon": "📢", "flags": {"broadcasts": True}}),
-            "Channels you follow",
-        ),
-        (_check({"title": "Groups", "emoticon": "👥", "flags": {"groups": True}}), "All your groups"),
-        (
-            _check(
-                {"title": "Personal", "emoticon": "👤", "flags": {"contacts": True, "non_contacts": True}}
-            ),
-            "Private chats only",
-        ),
-    ]
+_SUGGESTIONS = (
+    ({"title": "Unread", "emoticon": "✅", "flags": {**dict.fromkeys(CATEGORY_FLAGS, True), "exclude_read": True}},
+     "New messages from all chats"),
+    ({"title": "Personal", "emoticon": "👤", "flags": {"contacts": True, "non_contacts": True}},
+     "Only messages from private chats"),
+    ({"title": "Groups", "emoticon": "👥", "flags": {"groups": True}}, "All your groups"),
+    ({"title": "Channels", "emoticon": "📢", "flags": {"broadcasts": True}}, "Channels you follow"),
+)  # fmt: skip
+
+
+def _rules_of(folder: dict) -> tuple:
+    return (
+        tuple(sorted(k for k, v in folder["flags"].items() if v)),
+        bool(folder["pinned"] or folder["include"]),
+    )
+
+
+async def suggested_filters(user_id: int) -> list[tuple[dict, str]]:
+    """What clients offer on the folders page: one folder per chat kind and one of
+    unread chats, less the ones whose rules the user already has as a folder."""
+    have = {_rules_of(f) for _, f in await get_filters(user_id) if f}
+    suggestions = [(_check(data), text) for data, text in _SUGGESTIONS]
+    return [(f, text) for f, text in suggestions if _rules_of(f) not in have]
