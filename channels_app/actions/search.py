@@ -9,7 +9,7 @@ statement; the ILIKE filter is served by ``channel_messages_body_trgm_idx``.
 from __future__ import annotations
 
 from message_core import limits
-from message_core.text import like_pattern
+from message_core.text import SEARCH_WINDOW, like_pattern
 
 from .. import db
 from ..rights import banned_bit
@@ -94,6 +94,13 @@ async def search_member_channels(
         params |= named
         if "url" not in media_kinds:
             where += " AND m.media IS NOT NULL"  # channel_messages_media_date_idx's rows
+        elif not q:
+            # Links have no index: each channel's newest SEARCH_WINDOW ids, as
+            # messages.search scans one chat (the text's trigram index serves it with q).
+            params["window"] = SEARCH_WINDOW
+            where += (
+                " AND m.id > (SELECT c.top_message_id FROM channels c WHERE c.id = m.channel_id) - %(window)s"
+            )
         where += sql
     sql = (
         f"SELECT {_COLUMNS} FROM channel_messages m"
