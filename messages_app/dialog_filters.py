@@ -14,14 +14,19 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 from django.db import transaction
 
+from accounts_app.notify_settings import get_settings, is_muted
 from accounts_app.updates import do_append_user_update
+from message_core.clock import now
+from message_core.folder_rule import FolderRule
 from message_core.text import utf16_len
 from tl.errors import (
     DialogFiltersTooMuchError,
     FilterIdInvalidError,
     FilterIncludeEmptyError,
     FilterTitleEmptyError,
+    FolderIdInvalidError,
     LimitInvalidError,
+    MessageTooLongError,
 )
 
 from .models import DialogFilter
@@ -43,7 +48,7 @@ def _check(data: dict) -> dict:
     if not title:
         raise FilterTitleEmptyError()
     if utf16_len(title) > TITLE_MAX:
-        raise LimitInvalidError()
+        raise MessageTooLongError()  # the method's documented error for a long title
     pinned, include, exclude = (
         list(dict.fromkeys(map(tuple, data.get(k) or ()))) for k in ("pinned", "include", "exclude")
     )
@@ -140,18 +145,50 @@ async def do_reorder_filters(user_id: int, order: list[int], *, exclude=None) ->
     return applied
 
 
-def suggested_filters() -> list[tuple[dict, str]]:
-    """What clients offer on the folders page: one folder per chat kind."""
-    return [
-        (
-            _check({"title": "Channels", "emoticon": "📢", "flags": {"broadcasts": True}}),
-            "Channels you follow",
-        ),
-        (_check({"title": "Groups", "emoticon": "👥", "flags": {"groups": True}}), "All your groups"),
-        (
-            _check(
-                {"title": "Personal", "emoticon": "👤", "flags": {"contacts": True, "non_contacts": True}}
-            ),
-            "Private chats only",
-        ),
-    ]
+def _load_rule(user_id: int, filter_id: int) -> FolderRule:
+    row = DialogFilter.objects.filter(user_id=user_id, filter_id=filter_id).first()
+    if row is None or filter_id == DEFAULT_ID:
+        raise FolderIdInvalidError()
+    data = row.data
+    flags = data.get("flags") or {}
+    muted = {}
+    if flags.get("exclude_muted"):
+        muted = {k: is_muted(get_settings(user_id, k), now()) for k in ("users", "chats", "broadcasts")}
+    return FolderRule(
+        pinned=tuple(dict.fromkeys((k, int(i)) for k, i in data.get("pinned") or ())),
+        include=frozenset((k, int(i)) for k, i in data.get("include") or ()),
+        exclude=frozenset((k, int(i)) for k, i in data.get("exclude") or ()),
+        flags={k: bool(flags.get(k)) for k in SWITCHES},
+        muted_by_default=muted,
+    )
+
+
+async def folder_rule(user_id: int, filter_id: int) -> FolderRule:
+    """The rule messages.getDialogs applies for ``folder_id >= 2``: the user's stored
+    folder of that id; FOLDER_ID_INVALID when there is none."""
+    return await sync_to_async(_load_rule)(user_id, filter_id)
+
+
+_SUGGESTIONS = (
+    ({"title": "Unread", "emoticon": "✅", "flags": {**dict.fromkeys(CATEGORY_FLAGS, True), "exclude_read": True}},
+     "New messages from all chats"),
+    ({"title": "Personal", "emoticon": "👤", "flags": {"contacts": True, "non_contacts": True}},
+     "Only messages from private chats"),
+    ({"title": "Groups", "emoticon": "👥", "flags": {"groups": True}}, "All your groups"),
+    ({"title": "Channels", "emoticon": "📢", "flags": {"broadcasts": True}}, "Channels you follow"),
+)  # fmt: skip
+
+
+def _rules_of(folder: dict) -> tuple:
+    return (
+        tuple(sorted(k for k, v in folder["flags"].items() if v)),
+        bool(folder["pinned"] or folder["include"]),
+    )
+
+
+async def suggested_filters(user_id: int) -> list[tuple[dict, str]]:
+    """What clients offer on the folders page: one folder per chat kind and one of
+    unread chats, less the ones whose rules the user already has as a folder."""
+    have = {_rules_of(f) for _, f in await get_filters(user_id) if f}
+    suggestions = [(_check(data), text) for data, text in _SUGGESTIONS]
+    return [(f, text) for f, text in suggestions if _rules_of(f) not in have]

@@ -469,7 +469,7 @@ def get_history(
         if q:
             rows = rows.filter(message__message__icontains=q)
         if media_kinds:
-            rows = rows.filter(_media_q(media_kinds))
+            rows = rows.filter(media_q(media_kinds))
     if min_date:
         rows = rows.filter(message__date__gte=min_date)
     if max_date:
@@ -499,7 +499,7 @@ def get_history(
     return PrivateHistory(shown, max(count, len(messages)))
 
 
-def _media_q(kinds: tuple[str, ...]) -> Q:
+def media_q(kinds: tuple[str, ...]) -> Q:
     """Messages of these media kinds ("url": a link entity)."""
     q = Q(message__media__kind__in=[k for k in kinds if k != "url"])
     if "url" in kinds:
@@ -515,7 +515,7 @@ def count_media(owner_id: int, peer_id: int, kinds: tuple[str, ...]) -> tuple[in
     SEARCH_WINDOW ids (no media index)."""
     dialog = live_boxes(owner_id).filter(peer_id=peer_id)
     newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
-    n = dialog.filter(_media_q(kinds), box_id__gt=newest - SEARCH_WINDOW).count()
+    n = dialog.filter(media_q(kinds), box_id__gt=newest - SEARCH_WINDOW).count()
     return n, newest > SEARCH_WINDOW
 
 

@@ -16,6 +16,8 @@ from django.db.models import Q
 from accounts_app.notify_settings import user_peer_settings
 from accounts_app.updates import do_append_user_update
 from message_core import limits
+from message_core.clock import now
+from message_core.folder_rule import PRIVATE, FolderRule
 from tl.errors import FolderIdInvalidError
 
 from .actions import box_to_dict, count_unread, in_thread, live_boxes
@@ -102,6 +104,75 @@ def get_dialogs(
             rest = PrivateDialog.objects.filter(id__in=[r[0] for r in cur.fetchall()])
     page += list(rest.order_by(*_ORDER)[: max(limit - len(page), 0)])
     return _entries(owner_id, page), total
+
+
+# A chat folder's rule (message_core.folder_rule) over the owner's main list and
+# archive, before LIMIT: contacts / non-contacts by the owner's contact list (users
+# here are never bots), a chat's own mute_until or else its kind's default, unread as
+# a manual mark or an incoming box above the read mark (the history index, one probe).
+_FOLDER_KEYS = """
+SELECT d.id, d.peer_id, d.top_date, d.top_box_id,
+  COALESCE((%(f_ranks)s::jsonb ->> d.peer_id::text)::int, 0) AS pin_rank
+FROM private_dialogs d
+WHERE d.owner_id = %(u)s AND d.folder_id IN (0, 1)
+  AND (d.top_box_id > 0 OR d.peer_id = ANY(%(f_always)s::bigint[]))
+  AND NOT (d.peer_id = ANY(%(f_never)s::bigint[]))
+  AND (d.peer_id = ANY(%(f_always)s::bigint[]) OR (
+    CASE WHEN EXISTS (SELECT 1 FROM contacts ct WHERE ct.owner_id = d.owner_id AND ct.user_id = d.peer_id)
+      THEN %(f_contacts)s ELSE %(f_non_contacts)s END
+    AND NOT (%(f_no_muted)s AND COALESCE(
+      (SELECT (n.settings->>'mute_until')::bigint > %(now)s FROM notify_settings n
+       WHERE n.user_id = d.owner_id AND n.scope = 'user' AND n.peer_id = d.peer_id), %(f_mute_users)s))
+    AND NOT (%(f_no_read)s AND NOT d.unread_mark AND NOT EXISTS (
+      SELECT 1 FROM private_message_boxes b WHERE b.owner_id = d.owner_id AND b.peer_id = d.peer_id
+        AND NOT b.deleted AND NOT b.out AND b.box_id > d.read_inbox_max_id))
+    AND NOT (%(f_no_archived)s AND d.folder_id = 1)))
+LIMIT %(cap)s
+"""
+_FOLDER_PAGE = (
+    "WITH k AS MATERIALIZED (" + _FOLDER_KEYS + "),"
+    " p AS (SELECT * FROM k WHERE {seek}"
+    "  ORDER BY pin_rank DESC, top_date DESC, top_box_id DESC, peer_id DESC LIMIT %(lim)s)"
+    " SELECT p.id, (SELECT count(*) FROM k) AS total FROM p"
+    " ORDER BY pin_rank DESC, top_date DESC, top_box_id DESC, peer_id DESC"
+)
+_FOLDER_SEEK = "(pin_rank, top_date, top_box_id, peer_id) < (%(c_rank)s, %(od)s, %(oi)s, %(op)s)"
+FOLDER_DIALOGS_CAP = 10_000  # dialogs one folder page considers (bounded work)
+
+
+@in_thread
+def get_folder_dialogs(
+    owner_id: int, rule: FolderRule, *, limit: int, offset_date: int = 0, offset_id: int = 0,
+    offset_peer_id: int = 0, cursor_rank: int | None = None, exclude_pinned: bool = False,
+) -> tuple[list[PrivateDialogEntry], int]:  # fmt: skip
+    """One page of the private dialogs in a chat folder (``folder_id >= 2``): the
+    folder's pins first (``cursor_rank`` is the cursor's rank among them, whatever its
+    kind), then newest top first past ``(offset_date, offset_id, offset_peer_id)``.
+    Returns (page, total in the folder)."""
+    cursor = bool(offset_date or offset_id or offset_peer_id or cursor_rank)
+    seek = _FOLDER_SEEK if cursor else "true"
+    if exclude_pinned:
+        seek += " AND pin_rank = 0"
+    params = rule.sql_params(PRIVATE) | {
+        "u": owner_id,
+        "now": now(),
+        "lim": limit,
+        "cap": FOLDER_DIALOGS_CAP,
+        "c_rank": cursor_rank or 0,
+        "od": offset_date or limits.MAX_MESSAGE_ID,
+        "oi": offset_id or limits.MAX_MESSAGE_ID,
+        "op": offset_peer_id,
+    }
+    with connection.cursor() as cur:
+        cur.execute(_FOLDER_PAGE.format(seek=seek), params)
+        rows = cur.fetchall()
+        if rows:
+            total = rows[0][1]
+        else:
+            cur.execute(f"SELECT count(*) FROM ({_FOLDER_KEYS}) k", params)
+            total = cur.fetchone()[0]
+    found = {d.id: d for d in PrivateDialog.objects.filter(id__in=[r[0] for r in rows])}
+    return _entries(owner_id, [found[r[0]] for r in rows if r[0] in found]), total
 
 
 @in_thread

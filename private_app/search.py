@@ -9,7 +9,7 @@ from django.db.models import Q
 from message_core import limits
 from message_core.text import SEARCH_WINDOW
 
-from .actions import box_to_dict, in_thread, live_boxes
+from .actions import box_to_dict, in_thread, live_boxes, media_q
 
 PRIVATE_RANK = 0  # the cursor's kind rank (channel results are 1)
 
@@ -36,12 +36,19 @@ def search_global(
     limit: int = limits.SEARCH_GLOBAL_LIMIT,
     min_date: int = 0,
     max_date: int = 0,
+    media_kinds: tuple[str, ...] = (),
 ) -> list[dict]:
+    """The owner's messages containing ``q`` (any text when empty) and of one of
+    ``media_kinds`` (when given), newest first past ``cursor``."""
     boxes = live_boxes(owner_id)
     newest = boxes.order_by("-box_id").values_list("box_id", flat=True).first()
-    if newest is None or limit <= 0:
+    if newest is None or limit <= 0 or not (q or media_kinds):
         return []
-    rows = boxes.filter(box_id__gt=newest - SEARCH_WINDOW, message__message__icontains=q)
+    rows = boxes.filter(box_id__gt=newest - SEARCH_WINDOW)
+    if q:
+        rows = rows.filter(message__message__icontains=q)
+    if media_kinds:
+        rows = rows.filter(media_q(media_kinds))
     if cursor is not None:
         rows = rows.filter(_after_cursor(cursor))
     if min_date:

@@ -31,8 +31,9 @@ Everything is decided in SQL, with ``LIMIT``, one statement per page:
   pin position, so a page that ended inside the pinned block continues with the rest
   of the pins and then the unpinned dialogs.
 - Folders: ``folder_id`` 0 (main list) / 1 (archive) are physical and filter the rows
-  before ``LIMIT``; ``folder_id >= 2`` are the client's dialog filters (rules, not a
-  stored column) and answer FOLDER_ID_INVALID.
+  before ``LIMIT``; ``folder_id >= 2`` are the user's chat folders (dialog filters):
+  rules, not a stored column, applied as ``FOLDER_WHERE`` over both physical folders
+  before ``LIMIT`` with the folder's own pins in the order's pin columns.
 - Partition keys: ``channel_dialogs`` by ``user_id`` (a constant); ``channels``,
   ``channel_members`` and ``channel_messages`` by the dialog's ``channel_id`` (nested
   loops, pruned at run time). The key set is bounded by CHANNELS_PER_USER_MAX.
@@ -50,6 +51,8 @@ A send writes no per-member dialog rows (O(1) per message); the stale
 from __future__ import annotations
 
 from message_core import limits
+from message_core.clock import now
+from message_core.folder_rule import CHANNEL, FolderRule
 
 from .. import db
 from ..domain import DialogEntry, Dialogs
@@ -67,11 +70,11 @@ _ORDER = "pinned DESC, pinned_order DESC, top_date DESC, top_id DESC, channel_id
 # planner cannot flatten it into a join: every plan, the prepared statement's generic
 # one included, probes them by the dialog's ``channel_id`` (see the module docstring).
 _KEYS = """
-SELECT d.channel_id, d.pinned, CASE WHEN d.pinned THEN d.pinned_order ELSE 0 END AS pinned_order,
-  v.top_id, v.top_date
+SELECT d.channel_id, {pins}, v.top_id, v.top_date
 FROM channel_dialogs d
 CROSS JOIN LATERAL (
-  SELECT COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date
+  SELECT COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date,
+    c.broadcast, GREATEST(m.read_inbox_max_id, m.available_min_id) AS read_floor
   FROM channels c
   JOIN channel_members m ON m.channel_id = c.id AND m.user_id = %(u)s
   LEFT JOIN LATERAL (
@@ -118,14 +121,36 @@ _SEEK = (
 _SEEK_AT = "(pinned, pinned_order, top_date, top_id, channel_id) < (%(cp)s, %(co)s, %(od)s, %(oi)s, %(oc)s)"
 
 
-def count_sql(where: str) -> str:
-    return f"SELECT count(*) AS n FROM ({_KEYS.format(where=where)}) k"
+_MAIN_PINS = "d.pinned, CASE WHEN d.pinned THEN d.pinned_order ELSE 0 END AS pinned_order"
+# In a chat folder the folder's own pins (message_core.folder_rule) take the main list's place.
+_FOLDER_PINS = (
+    "(%(f_ranks)s::jsonb ? d.channel_id::text) AS pinned,"
+    " COALESCE((%(f_ranks)s::jsonb ->> d.channel_id::text)::int, 0) AS pinned_order"
+)
+
+# A chat folder's rule over the main list and the archive (message_core.folder_rule),
+# on the dialog row and the per-dialog LATERAL: the channel's kind and the viewer's read
+# floor, which the visible top (``v.top_id``) is above exactly when something is unread.
+# A channel's own mute_until decides; without one its kind's default does.
+FOLDER_WHERE = (
+    "d.folder_id IN (0, 1) AND NOT (d.channel_id = ANY(%(f_never)s::bigint[]))"
+    " AND (d.channel_id = ANY(%(f_always)s::bigint[]) OR ("
+    "  CASE WHEN v.broadcast THEN %(f_broadcasts)s ELSE %(f_groups)s END"
+    "  AND NOT (%(f_no_muted)s AND COALESCE((d.notify_settings->>'mute_until')::bigint > %(now)s,"
+    "   CASE WHEN v.broadcast THEN %(f_mute_broadcasts)s ELSE %(f_mute_chats)s END))"
+    "  AND NOT (%(f_no_read)s AND NOT d.unread_mark AND v.top_id <= v.read_floor)"
+    "  AND NOT (%(f_no_archived)s AND d.folder_id = 1)))"
+)
 
 
-def page_sql(where: str, seek: str = "true") -> str:
+def count_sql(where: str, pins: str = _MAIN_PINS) -> str:
+    return f"SELECT count(*) AS n FROM ({_KEYS.format(where=where, pins=pins)}) k"
+
+
+def page_sql(where: str, seek: str = "true", pins: str = _MAIN_PINS) -> str:
     """The statement of one dialogs page (exposed for EXPLAIN in tests/benchmarks)."""
     return _PAGE.format(
-        keys=_KEYS.format(where=where),
+        keys=_KEYS.format(where=where, pins=pins),
         seek=seek,
         order=_ORDER,
         order_p=", ".join("p." + part for part in _ORDER.split(", ")),
@@ -142,7 +167,9 @@ async def unread_mentions_counts(conn, user_id: int, channel_ids: list[int]) -> 
     return await unread_mention_counts(conn, user_id, channel_ids)
 
 
-async def _page(sql: str, params: dict, where: str = "") -> tuple[list[DialogEntry], int]:
+async def _page(
+    sql: str, params: dict, where: str = "", pins: str = _MAIN_PINS
+) -> tuple[list[DialogEntry], int]:
     params = {"cap": limits.CHANNELS_PER_USER_MAX, "unread_max": UNREAD_COUNT_MAX, **params}
     async with db.connection() as conn:
         cur = await conn.execute(sql, params)
@@ -153,7 +180,7 @@ async def _page(sql: str, params: dict, where: str = "") -> tuple[list[DialogEnt
         if rows:
             total = rows[0]["total"]
         elif where:  # an empty page past the cursor still tells the list's size
-            total = (await (await conn.execute(count_sql(where), params)).fetchone())["n"]
+            total = (await (await conn.execute(count_sql(where, pins), params)).fetchone())["n"]
         else:
             total = 0
     entries = [
@@ -188,15 +215,18 @@ async def get_dialogs(
     folder_id: int | None = None,
     exclude_pinned: bool = False,
     cursor_pin: tuple[bool, int] | None = None,
+    rule: FolderRule | None = None,
 ) -> Dialogs:
     """One page in the design's order past the cursor ``(offset_date, offset_id,
     offset_channel_id)``; ``cursor_pin`` is the (pinned, order) of the cursor's dialog
-    when the caller knows it (the merged list's cursor may be a private chat)."""
+    when the caller knows it (the merged list's cursor may be a private chat). With a
+    chat folder's ``rule`` (``folder_id >= 2``) the page is that folder's, its pins
+    first; ``cursor_pin`` is then the cursor's rank among those pins."""
     if limit < 0:
         raise LimitInvalidError()
     limit = min(limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
-    if folder_id not in (None, 0, 1):
-        raise FolderIdInvalidError()  # dialog filters (>= 2) are client-side rules
+    if rule is None and folder_id not in (None, 0, 1):
+        raise FolderIdInvalidError()  # a chat folder is applied by its stored rule
     folder = folder_id or 0
     cursor = bool(offset_date or offset_id or offset_channel_id or cursor_pin)
     if cursor_pin is not None:
@@ -217,7 +247,14 @@ async def get_dialogs(
         "cp": bool(cursor_pin and cursor_pin[0]),
         "co": cursor_pin[1] if cursor_pin else 0,
     }
-    entries, total = await _page(page_sql("d.folder_id = %(f)s", seek), params, "d.folder_id = %(f)s")
+    if rule is not None:
+        if cursor_pin is None and cursor:
+            seek = _SEEK_AT  # an unpinned cursor: a folder's pins are not the dialog rows'
+        params |= rule.sql_params(CHANNEL) | {"now": now()}
+        where, pins = FOLDER_WHERE, _FOLDER_PINS
+    else:
+        where, pins = "d.folder_id = %(f)s", _MAIN_PINS
+    entries, total = await _page(page_sql(where, seek, pins), params, where, pins)
     return _result(entries, total, complete=not cursor and len(entries) == total)
 
 

@@ -46,16 +46,24 @@ async def can_view(viewer_id: int, channel_ids: list[int]) -> bool:
     return False
 
 
-def media_condition(kinds: tuple[str, ...]) -> tuple[str, list]:
-    """SQL (and its parameters) for messages of these media kinds ("url": a link)."""
+def media_condition(kinds: tuple[str, ...], *, alias: str = "", named: str = "") -> tuple[str, list | dict]:
+    """SQL (and its parameters) for messages of these media kinds ("url": a link);
+    ``alias`` qualifies the columns, ``named`` makes the parameter ``%(<named>)s`` (a
+    dict) for statements with named parameters."""
     parts, params = [], []
+    col = f"{alias}." if alias else ""
     media = [k for k in kinds if k != "url"]
     if media:
-        parts.append("media->>'kind' = ANY(%s)")
+        parts.append(f"{col}media->>'kind' = ANY({f'%({named})s' if named else '%s'})")
         params.append(media)
     if "url" in kinds:
-        parts.append("""(entities @> '[{"type": "url"}]' OR entities @> '[{"type": "textUrl"}]')""")
-    return " AND (" + " OR ".join(parts) + ")", params
+        parts.append(
+            f"""({col}entities @> '[{{"type": "url"}}]' OR {col}entities @> '[{{"type": "textUrl"}}]')"""
+        )
+    sql = " AND (" + " OR ".join(parts) + ")"
+    if named:
+        return sql, {named: params[0]} if params else {}
+    return sql, params
 
 
 async def count_media(viewer_id: int, channel_id: int, kinds: tuple[str, ...]) -> tuple[int, bool]:

@@ -9,11 +9,12 @@ statement; the ILIKE filter is served by ``channel_messages_body_trgm_idx``.
 from __future__ import annotations
 
 from message_core import limits
-from message_core.text import like_pattern
+from message_core.text import SEARCH_WINDOW, like_pattern
 
 from .. import db
 from ..rights import banned_bit
 from .common import CHANNEL_COLUMNS, MESSAGE_COLUMNS
+from .media import media_condition
 
 CHANNEL_RANK = 1  # the cursor's kind rank: private results (0) sort below channel ones at one date
 
@@ -75,25 +76,39 @@ async def search_member_channels(
     limit: int = limits.SEARCH_GLOBAL_LIMIT,
     min_date: int = 0,
     max_date: int = 0,
+    media_kinds: tuple[str, ...] = (),
 ) -> list[dict]:
-    """Messages containing ``q`` in channels the viewer is an active member of and may
-    read (never above a hidden-history bound), newest first, at most ``limit``."""
+    """Messages containing ``q`` (any text when empty) and of one of ``media_kinds``
+    (when given) in channels the viewer is an active member of and may read (never
+    above a hidden-history bound), newest first, at most ``limit``."""
     ids = await member_channel_ids(viewer_id, broadcasts=broadcasts, groups=groups, folder_id=folder_id)
-    if not ids or limit <= 0:
+    if not ids or limit <= 0 or not (q or media_kinds):
         return []
-    params: dict = {
-        "ids": ids,
-        "u": viewer_id,
-        "p": like_pattern(q),
-        "limit": limit,
-        "vm": banned_bit("view_messages"),
-    }
+    params: dict = {"ids": ids, "u": viewer_id, "limit": limit, "vm": banned_bit("view_messages")}
+    where = ""
+    if q:
+        params["p"] = like_pattern(q)
+        where += " AND m.message ILIKE %(p)s"
+    if media_kinds:
+        sql, named = media_condition(media_kinds, alias="m", named="kinds")
+        params |= named
+        if "url" not in media_kinds:
+            where += " AND m.media IS NOT NULL"  # channel_messages_media_date_idx's rows
+        elif not q:
+            # Links have no index: each channel's newest SEARCH_WINDOW ids, as
+            # messages.search scans one chat (the text's trigram index serves it with q).
+            params["window"] = SEARCH_WINDOW
+            where += (
+                " AND m.id > (SELECT c.top_message_id FROM channels c WHERE c.id = m.channel_id) - %(window)s"
+            )
+        where += sql
     sql = (
         f"SELECT {_COLUMNS} FROM channel_messages m"
         " JOIN channel_members mem ON mem.channel_id = m.channel_id AND mem.user_id = %(u)s"
         " AND mem.status = 'active' AND (mem.banned_rights & %(vm)s) = 0"
         " WHERE m.channel_id = ANY(%(ids)s) AND m.id > mem.available_min_id AND NOT m.deleted"
-        " AND m.action IS NULL AND m.message ILIKE %(p)s"
+        " AND m.action IS NULL"
+        + where
         + _cursor_sql(cursor, params)
         + _dates_sql(min_date, max_date, params)
         + " ORDER BY m.date DESC, m.channel_id DESC, m.id DESC LIMIT %(limit)s"

@@ -4,6 +4,7 @@ peer (a channel's access hash, a user's), then stored as a kind and an id."""
 
 from __future__ import annotations
 
+from channels_app.actions.common import require_visible
 from edge_app.registry import rpc
 from message_core import tl_convert as core_tl
 from message_core.context import chats_for, own_session, resolve_input_user, viewer
@@ -23,6 +24,10 @@ async def _peer_refs(me: int, peers) -> list[list]:
         if isinstance(peer, types.InputPeerEmpty):
             raise PeerIdInvalidError()
         p = await resolve_peer(me, peer)
+        if p.channel is not None:
+            # A hash is not enough: the chat must be one the user can see (a member's, or
+            # public), as any chat a client can offer for a folder is.
+            require_visible(p.channel, p.member, allow_public_preview=True)
         out.append(["c", p.channel_id] if p.channel is not None else ["p", p.user_id])
     return out
 
@@ -79,4 +84,4 @@ async def update_dialog_filters_order(ctx, req: functions.messages.UpdateDialogF
 @rpc(functions.messages.GetSuggestedDialogFilters)
 async def get_suggested_dialog_filters(ctx, req: functions.messages.GetSuggestedDialogFilters):
     me = viewer(ctx)
-    return messages_tl.suggested_filters_to_tl(me, dialog_filters.suggested_filters())
+    return messages_tl.suggested_filters_to_tl(me, await dialog_filters.suggested_filters(me))

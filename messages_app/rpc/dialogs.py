@@ -10,25 +10,43 @@ from channels_app.rpc.context import context_for
 from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import own_session, users_for, viewer
+from message_core.folder_rule import FolderRule
 from private_app import actions as private_actions
 from private_app import dialogs as private_dialogs
 from private_app import tl_convert as private_tl
 from tl import functions, types
 from tl.errors import FolderIdInvalidError, LimitInvalidError, PeerIdInvalidError
 
-from .. import drafts, pins, update_kinds
+from .. import dialog_filters, drafts, pins, update_kinds
 from .. import tl_convert as messages_tl
 from ..peers import dialog_ref, dialog_user_peer, is_user_peer, peer_user_id
 
 
-def _order_key(kind: str, e) -> tuple:
+def _order_key(kind: str, e, rule: FolderRule | None = None) -> tuple:
     """The design's dialog order, shared by both kinds: pins first (one pin order for
-    both, channels_app.actions.pins), then the newest top."""
-    pinned = bool(e.dialog["pinned"])
-    order = e.dialog["pinned_order"] if pinned else 0
+    both, channels_app.actions.pins; a chat folder's own pins in a folder), then the
+    newest top."""
+    if rule is not None:
+        order = rule.pin_rank(kind, e.channel["id"] if kind == "c" else e.peer_id)
+        pinned = order > 0
+    else:
+        pinned = bool(e.dialog["pinned"])
+        order = e.dialog["pinned_order"] if pinned else 0
+    # At one (date, id) a channel sorts above a private chat: each side's seek cursor
+    # treats the other kind's cursor that way (_private_cursor_peer).
     if kind == "c":
-        return (pinned, order, e.top_date, e.top_message["id"] if e.top_message else 0)
-    return (pinned, order, e.dialog["top_date"], e.dialog["top_box_id"])
+        return (pinned, order, e.top_date, e.top_message["id"] if e.top_message else 0, 1, e.channel["id"])
+    return (pinned, order, e.dialog["top_date"], e.dialog["top_box_id"], 0, e.peer_id)
+
+
+# Above every user id: a channel cursor at (date, id) still has the private chats of
+# that same (date, id) to come (the channel side's cursor of a private chat is
+# channel id 0, so its own rows at that key are already past).
+_AFTER_EVERY_USER = 2**62
+
+
+def _private_cursor_peer(offset_user: int, offset_channel: int) -> int:
+    return offset_user or (_AFTER_EVERY_USER if offset_channel else 0)
 
 
 async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count: int, complete: bool,
@@ -81,23 +99,40 @@ async def get_dialogs(ctx, req: functions.messages.GetDialogs):
     elif req.offset_peer is not None and is_user_peer(req.offset_peer):
         offset_user = peer_user_id(me, req.offset_peer)
     cursor = bool(req.offset_date or req.offset_id or offset_channel or offset_user)
+    if req.limit < 0:
+        raise LimitInvalidError()
+    limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
+    # folder_id 0/1 are the physical main list and archive; >= 2 a chat folder's rule.
+    rule = await dialog_filters.folder_rule(me, req.folder_id) if (req.folder_id or 0) >= 2 else None
+    if rule is None and req.folder_id not in (None, 0, 1):
+        raise FolderIdInvalidError()
     # The cursor's pin position, whichever kind its dialog is, seeks both lists.
     cursor_pin = None
-    if offset_channel or offset_user:
+    if rule is not None and cursor:
+        rank = rule.pin_rank("c", offset_channel) if offset_channel else rule.pin_rank("p", offset_user)
+        cursor_pin = (rank > 0, rank)
+    elif offset_channel or offset_user:
         state = await pins.pin_state(me, ("c", offset_channel) if offset_channel else ("p", offset_user))
         _, pinned, order = state or (0, False, 0)
         cursor_pin = (pinned, order if pinned else 0)
     d = await actions.get_dialogs(
         me, offset_date=req.offset_date, offset_id=req.offset_id, offset_channel_id=offset_channel,
-        limit=req.limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned, cursor_pin=cursor_pin,
+        limit=limit, folder_id=req.folder_id, exclude_pinned=req.exclude_pinned, cursor_pin=cursor_pin, rule=rule,
     )  # fmt: skip
-    limit = min(req.limit or limits.DIALOGS_LIMIT, limits.DIALOGS_LIMIT)
-    private, private_total = await private_dialogs.get_dialogs(
-        me, limit=limit, folder_id=req.folder_id or 0, offset_date=req.offset_date, offset_id=req.offset_id,
-        offset_peer_id=offset_user, cursor_pin=cursor_pin, exclude_pinned=req.exclude_pinned,
-    )  # fmt: skip
+    if rule is not None:
+        private, private_total = await private_dialogs.get_folder_dialogs(
+            me, rule, limit=limit, offset_date=req.offset_date, offset_id=req.offset_id,
+            offset_peer_id=_private_cursor_peer(offset_user, offset_channel), cursor_rank=cursor_pin[1] if cursor_pin else None,
+            exclude_pinned=req.exclude_pinned,
+        )  # fmt: skip
+    else:
+        private, private_total = await private_dialogs.get_dialogs(
+            me, limit=limit, folder_id=req.folder_id or 0, offset_date=req.offset_date, offset_id=req.offset_id,
+            offset_peer_id=_private_cursor_peer(offset_user, offset_channel), cursor_pin=cursor_pin,
+            exclude_pinned=req.exclude_pinned,
+        )  # fmt: skip
     merged = [("c", e) for e in d.entries] + [("p", e) for e in private]
-    merged.sort(key=lambda item: _order_key(*item), reverse=True)
+    merged.sort(key=lambda item: _order_key(*item, rule), reverse=True)
     merged = merged[:limit]
     count = d.count + private_total
     return await _dialogs_response(me, merged, count=count, complete=not cursor and len(merged) == count)

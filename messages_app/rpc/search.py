@@ -17,7 +17,7 @@ from private_app import tl_convert as private_tl
 from tl import functions, types
 from tl.errors import FolderIdInvalidError, LimitInvalidError, SearchQueryEmptyError
 
-from ..peers import checked_channel, is_user_peer, peer_user_id
+from ..peers import checked_channel, is_user_peer, media_filter_kinds, peer_user_id
 
 LAST_RANK = 2  # an offset_peer of no kind: every result at offset_rate is still to come
 
@@ -46,16 +46,18 @@ async def search_global(ctx, req: functions.messages.SearchGlobal):
     q = (req.q or "").strip()
     if len(req.q or "") > limits.SEARCH_QUERY_MAX or req.limit < 0:
         raise LimitInvalidError()
-    if not q:
-        raise SearchQueryEmptyError()
+    kinds = media_filter_kinds(req.filter) or ()
+    if not (q or kinds):
+        raise SearchQueryEmptyError()  # a media filter alone lists that media
     if req.folder_id not in (None, 0, 1):
         raise FolderIdInvalidError()
     limit = min(req.limit or limits.SEARCH_GLOBAL_LIMIT, limits.SEARCH_GLOBAL_LIMIT)
     cursor = await _cursor(me, req)
     found: list[tuple[str, dict]] = []
-    # Media filters find nothing until messages carry media; the empty filter is text search.
-    if isinstance(req.filter, types.InputMessagesFilterEmpty):
-        dates = {"min_date": req.min_date or 0, "max_date": req.max_date or 0}
+    # The empty filter is text search, a media filter (text optional) that media; other
+    # filters (geo, mentions, chat photos...) find nothing across chats.
+    if isinstance(req.filter, types.InputMessagesFilterEmpty) or kinds:
+        dates = {"min_date": req.min_date or 0, "max_date": req.max_date or 0, "media_kinds": kinds}
         if not req.users_only:
             rows = await channel_search.search_member_channels(
                 me, q, broadcasts=not req.groups_only, groups=not req.broadcasts_only, folder_id=req.folder_id,

@@ -15,6 +15,7 @@ from tl.errors import (
     FilterIncludeEmptyError,
     FilterTitleEmptyError,
     LimitInvalidError,
+    MessageTooLongError,
 )
 
 
@@ -75,9 +76,18 @@ async def test_folder_errors(people):
         await call(ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, " ", contacts=True)))
     with pytest.raises(FilterIncludeEmptyError):
         await call(ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, exclude_muted=True)))
-    with pytest.raises(LimitInvalidError):
+    with pytest.raises(MessageTooLongError):
         await call(
             ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, "x" * 13, contacts=True))
+        )
+    # 12 UTF-16 units is the most a title holds, as clients cut it.
+    await call(ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, "x" * 12, contacts=True)))
+    await call(ann, functions.messages.UpdateDialogFilter(id=2))
+    ben_peer = types.InputPeerUser(user_id=ben, access_hash=iu(ann, ben).access_hash)
+    with pytest.raises(LimitInvalidError):  # more than 100 chats in one list
+        await call(
+            ann,
+            functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, include_peers=[ben_peer] * 101)),
         )
     wrong = types.InputPeerUser(user_id=ben, access_hash=iu(ann, ben).access_hash + 1)
     with pytest.raises(Exception) as e:
@@ -90,9 +100,31 @@ async def test_folder_errors(people):
         await call(
             ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, include_peers=[bad_channel]))
         )
+    # The right hash of a private channel Ann is not in still names a chat she cannot see.
+    unseen = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    with pytest.raises(ChannelPrivateError):
+        await call(ann, functions.messages.UpdateDialogFilter(id=2, filter=_folder(2, exclude_peers=[unseen],
+                                                                                  contacts=True)))  # fmt: skip
+    assert [
+        getattr(f, "id", 0) for f in (await call(ann, functions.messages.GetDialogFilters())).filters
+    ] == [0]
     for fid in range(2, 12):
         await call(ann, functions.messages.UpdateDialogFilter(id=fid, filter=_folder(fid, contacts=True)))
     with pytest.raises(DialogFiltersTooMuchError):
         await call(ann, functions.messages.UpdateDialogFilter(id=12, filter=_folder(12, contacts=True)))
     suggested = await call(ann, functions.messages.GetSuggestedDialogFilters())
-    assert {s.filter.title.text for s in suggested} == {"Channels", "Groups", "Personal"}
+    assert [s.filter.title.text for s in suggested] == ["Unread", "Personal", "Groups", "Channels"]
+
+
+async def test_suggestions_leave_out_the_folders_one_has(people):
+    ann, _ = people
+    suggested = await call(ann, functions.messages.GetSuggestedDialogFilters())
+    groups = next(s.filter for s in suggested if s.filter.title.text == "Groups")
+    assert groups.groups and not (groups.broadcasts or groups.contacts or groups.include_peers)
+    unread = next(s.filter for s in suggested if s.filter.title.text == "Unread")
+    assert unread.exclude_read and unread.contacts and unread.groups and unread.broadcasts
+    # Taking a suggestion as it is offered (what clients do) removes it from the offer.
+    groups.id = 2
+    await call(ann, functions.messages.UpdateDialogFilter(id=2, filter=groups))
+    suggested = await call(ann, functions.messages.GetSuggestedDialogFilters())
+    assert [s.filter.title.text for s in suggested] == ["Unread", "Personal", "Channels"]

@@ -168,10 +168,103 @@ async def test_text_search_uses_the_trigram_indexes(people):
         "SELECT id FROM channels WHERE username <> '' AND NOT deleted AND lower(username) LIKE %s", ("cook%",)
     )
     assert "Index Cond: (lower((username)::text) ~~ 'cook%'::text)" in plan
+    # A media filter without text reads the media rows' partial index.
+    plan = await _plan(
+        "SELECT id FROM channel_messages m WHERE m.channel_id = ANY(%s) AND NOT m.deleted"
+        " AND m.media IS NOT NULL AND m.media->>'kind' = ANY(%s) ORDER BY m.date DESC LIMIT 50",
+        ([1000000001], ["photo"]),
+    )
+    # (each partition's copy of channel_messages_media_date_idx is named for its columns;
+    # the partial predicate is the index's, so no filter on it remains)
+    assert "_channel_id_date_id_idx" in plan and "deleted" not in plan
     async with db.connection() as conn:
         cur = await conn.execute(
             "SELECT indexname FROM pg_indexes WHERE indexname IN"
             " ('channel_messages_body_trgm_idx', 'channels_public_title_trgm_idx',"
-            " 'channels_public_username_trgm_idx', 'private_messages_body_trgm_idx')"
+            " 'channels_public_username_trgm_idx', 'private_messages_body_trgm_idx',"
+            " 'channel_messages_media_date_idx')"
         )
-        assert len(await cur.fetchall()) == 4
+        assert len(await cur.fetchall()) == 5
+
+
+def _png(seed: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 30), (seed * 40 % 256, 90, 160)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+async def _send_photo(user, peer, rid, caption=""):
+    file_id = 7000 + rid
+    await call(user, functions.upload.SaveFilePart(file_id=file_id, file_part=0, bytes=_png(rid)))
+    media = types.InputMediaUploadedPhoto(
+        file=types.InputFile(id=file_id, parts=1, name=f"p{rid}.png", md5_checksum="")
+    )
+    await call(user, functions.messages.SendMedia(peer=peer, media=media, message=caption, random_id=rid))
+
+
+async def test_search_global_media_filters_across_groups_and_private_chats_with_paging(
+    people, tmp_path, settings
+):
+    settings.TELESRV_UPLOADS_DIR = tmp_path / "uploads"
+    a, b, c = people
+    _, g1 = await _channel(a, "g1", b)
+    _, g2 = await _channel(b, "g2", a)
+    _, g3 = await _channel(c, "g3")  # a is not a member: its photo is never found
+    dm = types.InputPeerUser(user_id=b, access_hash=iu(a, b).access_hash)
+    await _send_photo(a, g1, 101, "first")
+    await _send_photo(b, g2, 102)
+    await _send_photo(c, g3, 103)
+    await _send_photo(b, types.InputPeerUser(user_id=a, access_hash=iu(b, a).access_hash), 104, "to a")
+    await _send_photo(a, g1, 105, "second")
+    await _send(a, g2, "no photo here", 106)
+    link = types.MessageEntityUrl(offset=0, length=15)
+    await call(
+        a, functions.messages.SendMessage(peer=dm, message="https://e.org x", random_id=107, entities=[link])
+    )
+    await call(
+        b, functions.messages.SendMessage(peer=g2, message="https://e.org y", random_id=108, entities=[link])
+    )
+
+    photos = types.InputMessagesFilterPhotos()
+    res = await call(a, _global("", filter=photos, limit=50))
+    assert len(res.messages) == 4
+    assert all(isinstance(m.media, types.MessageMediaPhoto) for m in res.messages)
+    places = sorted(
+        ("c", m.peer_id.channel_id) if isinstance(m.peer_id, types.PeerChannel) else ("p", m.peer_id.user_id)
+        for m in res.messages
+    )
+    assert places == sorted([("c", g1.channel_id), ("c", g1.channel_id), ("c", g2.channel_id), ("p", b)])
+    # Text narrows a media filter; the media filter keeps text search to that media.
+    assert [m.message for m in (await call(a, _global("second", filter=photos))).messages] == ["second"]
+    assert (await call(a, _global("photo", filter=photos))).messages == []
+    links = await call(a, _global("", filter=types.InputMessagesFilterUrl()))
+    assert sorted(m.message for m in links.messages) == ["https://e.org x", "https://e.org y"]
+    assert (await call(a, _global("", filter=types.InputMessagesFilterVideo()))).messages == []
+    assert len((await call(a, _global("", filter=photos, groups_only=True))).messages) == 3
+    assert len((await call(a, _global("", filter=photos, users_only=True))).messages) == 1
+
+    # Pages of one follow the cursor and see each photo once, newest first.
+    seen, kw = [], {}
+    for _ in range(6):
+        page = await call(a, _global("", filter=photos, limit=1, **kw))
+        if not page.messages:
+            break
+        last = page.messages[-1]
+        place = getattr(last.peer_id, "channel_id", None) or ("user", last.peer_id.user_id)
+        seen.append((place, last.id, last.date))
+        if isinstance(last.peer_id, types.PeerChannel):
+            ch = next(x for x in page.chats if x.id == last.peer_id.channel_id)
+            offset_peer = types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash)
+        else:
+            offset_peer = types.InputPeerUser(user_id=b, access_hash=iu(a, b).access_hash)
+        if not isinstance(page, types.messages.MessagesSlice):
+            break
+        kw = {"offset_rate": page.next_rate, "offset_peer": offset_peer, "offset_id": last.id}
+    assert len(seen) == 4 and len(set(seen)) == 4
+    assert [d for *_, d in seen] == sorted((d for *_, d in seen), reverse=True)
+    with pytest.raises(SearchQueryEmptyError):
+        await call(a, _global("", filter=types.InputMessagesFilterGeo()))
