@@ -13,12 +13,12 @@ from PIL import Image
 from media_app import reaction_assets, storage
 from media_app.models import Document, MediaHolder
 from message_core import reactions as rx
-from tests.media_app.test_uploads import media_dirs  # noqa: F401  (a private media storage)
+from tests.media_app.test_uploads import media_dirs  # noqa: F401  (autouse: a private media storage)
 
 pytestmark = pytest.mark.django_db
 
 
-def test_each_reaction_gets_an_icon_and_the_animations_once(media_dirs):
+def test_each_reaction_gets_an_icon_and_the_animations_once():
     some = rx.STANDARD[:3]
     docs = reaction_assets.do_ensure_reaction_documents(some)
     assert set(docs) == set(some) and all(set(d) == set(reaction_assets.ROLES) for d in docs.values())
@@ -45,7 +45,7 @@ def test_each_reaction_gets_an_icon_and_the_animations_once(media_dirs):
     assert again == docs and Document.objects.count() == rows
 
 
-def test_lost_bytes_are_written_again_and_ids_do_not_move(media_dirs):
+def test_lost_bytes_are_written_again_and_ids_do_not_move():
     docs = reaction_assets.do_ensure_reaction_documents(["🔥"])
     row = Document.objects.get(id=docs["🔥"]["effect_animation"]["id"])
     storage.media_storage().delete(storage.blob_name(row.sha256))
@@ -54,7 +54,7 @@ def test_lost_bytes_are_written_again_and_ids_do_not_move(media_dirs):
     assert storage.media_storage().exists(storage.blob_name(row.sha256))
 
 
-def test_a_wiped_database_is_noticed_by_the_memo(media_dirs):
+def test_a_wiped_database_is_noticed_by_the_memo():
     docs = reaction_assets.do_ensure_reaction_documents(["🎉"])
     Document.objects.all().delete()
     assert reaction_assets.do_ensure_reaction_documents(["🎉"]) == docs
