@@ -19,6 +19,7 @@ from message_core.tl_convert import (
     fwd_header_to_tl,
     message_reactions_to_tl,
     message_reactions_update_to_tl,
+    post_views,
 )
 from tl import types
 
@@ -201,7 +202,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
     entities = m.get("entities") or []
     mentioned = viewer_id in mentioned_user_ids(m)
     return types.Message(
-        views=(m.get("views_count") or 0) if is_post else None,
+        views=post_views(m.get("views_count")) if is_post else None,
         forwards=(m.get("forwards_count") or 0) if is_post else None,
         reactions=reactions_of(m, viewer_id, is_post),
         out=out,

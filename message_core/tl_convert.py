@@ -94,6 +94,13 @@ def draft_update_to_tl(d: dict):
 # --- reactions ----------------------------------------------------------------------
 
 
+def post_views(count: int | None) -> int:
+    """A broadcast post's view counter as clients show it: its author has seen it, so
+    never 0 (a post pushed live before anyone counted shows 1, not 0). The stored count
+    holds subscribers' views only (channel_message_viewers)."""
+    return max(count or 0, 1)
+
+
 def reaction_to_tl(emoticon: str):
     return types.ReactionEmoji(emoticon=emoticon)
 

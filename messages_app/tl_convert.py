@@ -24,7 +24,9 @@ def _message_view_to_tl(m: dict | None, channel: dict | None, replies: dict[int,
     if m is None or channel is None or m.get("empty") or m.get("action"):
         return types.MessageViews()
     if channel["broadcast"]:
-        return types.MessageViews(views=m.get("views_count") or 0, forwards=m.get("forwards_count") or 0)
+        return types.MessageViews(
+            views=core_tl.post_views(m.get("views_count")), forwards=m.get("forwards_count") or 0
+        )
     n, top = replies.get(m["id"], (0, 0))
     return types.MessageViews(
         replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
@@ -40,7 +42,7 @@ def message_views_to_tl(
 ):
     """One messageViews per message, in order. ``None`` (or any message outside a
     channel), an empty and a service message get the empty entry; a broadcast post
-    zero views and forwards; a megagroup message its thread's ``replies[id]`` =
+    its views (at least 1) and forwards; a megagroup message its thread's ``replies[id]`` =
     (count, top id) at the channel's pts."""
     return types.messages.MessageViews(
         views=[_message_view_to_tl(m, channel, replies) for m in messages], chats=chats, users=users

@@ -656,7 +656,9 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
         )
         own = [_pushing(logged[0], box)]
         theirs = [_pushing(e, b) for e, b in zip(logged[1:], others, strict=True)]
-        return PrivateChange(messages=[box_to_dict(box)], events=own, pts=own[0].pts), theirs
+        shown = [box_to_dict(box)]
+        attach_reactions(owner_id, shown)  # the editor's answer keeps the message's reactions
+        return PrivateChange(messages=shown, events=own, pts=own[0].pts), theirs
 
 
 async def do_edit_private_message(

@@ -22,6 +22,7 @@ from tl.errors import FolderIdInvalidError
 
 from .actions import box_to_dict, count_unread, in_thread, live_boxes
 from .models import PrivateDialog
+from .reaction_view import attach as attach_reactions
 from .reaction_view import unread_reaction_counts
 
 UNREAD_MARK = "private.unread_mark"
@@ -44,6 +45,8 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
         b.box_id: box_to_dict(b)
         for b in live_boxes(owner_id).filter(box_id__in=[d.top_box_id for d in dialogs if d.top_box_id])
     }
+    # A dialog's top message shows its reactions as history does.
+    attach_reactions(owner_id, list(tops.values()))
     reactions = unread_reaction_counts(owner_id, [d.peer_id for d in dialogs]) if dialogs else {}
     return [
         PrivateDialogEntry(

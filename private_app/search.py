@@ -10,6 +10,7 @@ from message_core import limits
 from message_core.text import SEARCH_WINDOW
 
 from .actions import box_to_dict, in_thread, live_boxes, media_q
+from .reaction_view import attach as attach_reactions
 
 PRIVATE_RANK = 0  # the cursor's kind rank (channel results are 1)
 
@@ -55,4 +56,6 @@ def search_global(
         rows = rows.filter(message__date__gte=min_date)
     if max_date:
         rows = rows.filter(message__date__lte=max_date)
-    return [box_to_dict(b) for b in rows.order_by("-message__date", "-peer_id", "-box_id")[:limit]]
+    found = [box_to_dict(b) for b in rows.order_by("-message__date", "-peer_id", "-box_id")[:limit]]
+    attach_reactions(owner_id, found)
+    return found

@@ -37,6 +37,18 @@ MESSAGE_COLUMNS = (
 )
 
 
+async def load_visible_message(
+    conn, channel_id: int, msg_id: int, available_min_id: int, columns: str = MESSAGE_COLUMNS
+) -> dict | None:
+    """The live message ``msg_id`` if it lies in the member's visible history
+    (``id > available_min_id``), else None."""
+    cur = await conn.execute(
+        f"SELECT {columns} FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted AND id > %s",
+        (channel_id, msg_id, available_min_id),
+    )
+    return await cur.fetchone()
+
+
 async def mark_pinned(conn, channel_id: int, rows: list[dict]) -> None:
     """Set ``pinned`` on the rows that are pinned in the channel (the pin list lives in
     channel_pinned_messages, not in the message rows)."""

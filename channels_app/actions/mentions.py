@@ -11,12 +11,11 @@ entities (tl_convert); this store answers the dialog badge and getUnreadMentions
 
 from __future__ import annotations
 
-from message_core import limits
 from message_core.text import mention_user_ids
 
 from .. import db
-from ..errors import LimitInvalidError
 from .common import load_channel
+from .unread_pages import unread_window
 
 MENTIONS_PER_MESSAGE = 100
 READ_MENTIONS_BATCH = 1000
@@ -89,42 +88,17 @@ async def unread_mention_ids(
     user_id: int, channel_id: int, *, offset_id: int = 0, add_offset: int = 0, limit: int = 100,
     max_id: int = 0, min_id: int = 0,
 ) -> tuple[list[int], int]:  # fmt: skip
-    """messages.getUnreadMentions: (ids newest first, total). Seek by offset_id with a
-    bounded add_offset (no SQL OFFSET beyond ADD_OFFSET_MAX); cap HISTORY_LIMIT."""
-    if limit < 0 or not -limits.ADD_OFFSET_MAX <= add_offset <= limits.ADD_OFFSET_MAX:
-        raise LimitInvalidError()
-    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
-    where = ["u.user_id = %(u)s", "u.channel_id = %(c)s"]
-    params: dict = {"u": user_id, "c": channel_id}
-    if add_offset < 0:
-        # Newer than offset_id (the page straddles it): read upwards, then flip.
-        where.append("u.message_id >= %(o)s")
-        params["o"] = offset_id
-        order, take = "ASC", -add_offset
-        limit = min(limit, take)
-    else:
-        order, take = "DESC", add_offset + limit
-        if offset_id:
-            where.append("u.message_id < %(o)s")
-            params["o"] = offset_id
-    if max_id:
-        where.append("u.message_id < %(max)s")
-        params["max"] = max_id
-    if min_id:
-        where.append("u.message_id > %(min)s")
-        params["min"] = min_id
+    """messages.getUnreadMentions: (ids newest first, total), paged as
+    ``unread_pages`` says."""
+    w = unread_window(
+        "u.message_id", ["u.user_id = %(u)s", "u.channel_id = %(c)s"], {"u": user_id, "c": channel_id},
+        offset_id=offset_id, add_offset=add_offset, limit=limit, max_id=max_id, min_id=min_id,
+    )  # fmt: skip
     async with db.connection() as conn:
-        cur = await conn.execute(
-            f"SELECT u.message_id{_LIVE} WHERE {' AND '.join(where)} ORDER BY u.message_id {order} LIMIT %(n)s",
-            {**params, "n": take},
-        )
+        cur = await conn.execute(f"SELECT u.message_id{_LIVE} WHERE {w.sql()}", w.bind())
         ids = [r["message_id"] for r in await cur.fetchall()]
         total = (await unread_mention_counts(conn, user_id, [channel_id])).get(channel_id, 0)
-    if order == "ASC":
-        ids = sorted(ids, reverse=True)
-    else:
-        ids = ids[add_offset:]
-    return ids[:limit], total
+    return w.cut(ids), total
 
 
 async def do_read_mentions(user_id: int, channel_id: int) -> tuple[int, bool]:

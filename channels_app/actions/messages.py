@@ -49,6 +49,7 @@ from .common import (
     load_channel,
     load_member,
     load_send_context,
+    load_visible_message,
     mark_pinned,
     message_refs,
     message_snapshot,
@@ -135,17 +136,6 @@ async def _original_by_random_ids(
     return out
 
 
-async def _load_visible_message(conn, channel_id: int, msg_id: int, available_min_id: int) -> dict | None:
-    cur = await conn.execute(
-        f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted",
-        (channel_id, msg_id),
-    )
-    row = await cur.fetchone()
-    if row is None or row["id"] <= available_min_id:
-        return None
-    return row
-
-
 _INSERT_MESSAGES = """
 WITH ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
@@ -177,6 +167,7 @@ WITH ins AS (
   WHERE id = %(c)s
 ), mem AS (
   UPDATE channel_members SET read_inbox_max_id = GREATEST(read_inbox_max_id, %(top)s),
+    read_inbox_date = CASE WHEN read_inbox_max_id < %(top)s THEN %(d)s ELSE read_inbox_date END,
     slowmode_last_send_date = %(d)s
   WHERE channel_id = %(c)s AND user_id = %(u)s
 ), dlg AS (
@@ -328,7 +319,7 @@ async def do_send_message(
             if reply_to_msg_id:
                 if not 0 < reply_to_msg_id <= limits.MAX_MESSAGE_ID:
                     raise ReplyMessageIdInvalidError()
-                target = await _load_visible_message(
+                target = await load_visible_message(
                     conn, channel_id, reply_to_msg_id, member["available_min_id"]
                 )
                 if target is None:
@@ -342,7 +333,7 @@ async def do_send_message(
             target_id = reply_to_msg_id or top_msg_id
             if not 0 < target_id <= limits.MAX_MESSAGE_ID:
                 raise ReplyMessageIdInvalidError()
-            target = await _load_visible_message(conn, channel_id, target_id, member["available_min_id"])
+            target = await load_visible_message(conn, channel_id, target_id, member["available_min_id"])
             if target is None:
                 raise ReplyMessageIdInvalidError()
             reply_to_msg_id = target_id
@@ -565,7 +556,7 @@ async def do_edit_message(
             raise ChannelPrivateError()
         if not 0 < msg_id <= limits.MAX_MESSAGE_ID:
             raise MessageIdInvalidError()
-        current = await _load_visible_message(conn, channel_id, msg_id, member["available_min_id"])
+        current = await load_visible_message(conn, channel_id, msg_id, member["available_min_id"])
     if current is None:
         raise MessageIdInvalidError()
     require_editable(channel, member, current, editor_id)

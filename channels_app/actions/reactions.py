@@ -26,7 +26,8 @@ from ..errors import (
     MessageIdInvalidError,
     OffsetInvalidError,
 )
-from .common import is_active, jsonb, load_channel, load_member, require_visible
+from .common import is_active, jsonb, load_channel, load_member, load_visible_message, require_visible
+from .unread_pages import unread_window
 
 READ_BATCH = 1000  # unread reactions cleared per readReactions call
 PUSH_CLEARED_MAX = 100  # cleared messages re-sent to the author's sessions
@@ -239,12 +240,8 @@ async def reactions_list(
             raise ChannelPrivateError()
         member = await load_member(conn, channel_id, viewer_id)
         require_visible(channel, member, allow_public_preview=True)
-        cur = await conn.execute(
-            "SELECT reaction_counts FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted"
-            " AND id > %s",
-            (channel_id, msg_id, member["available_min_id"] if is_active(member) else 0),
-        )
-        msg = await cur.fetchone()
+        floor = member["available_min_id"] if is_active(member) else 0
+        msg = await load_visible_message(conn, channel_id, msg_id, floor, "reaction_counts")
         if msg is None:
             raise MessageIdInvalidError()
         counts = msg["reaction_counts"] or {}
@@ -297,42 +294,21 @@ async def unread_reaction_ids(
     max_id: int = 0, min_id: int = 0,
 ) -> tuple[list[int], int]:  # fmt: skip
     """messages.getUnreadReactions: the author's messages with unread reactions,
-    newest first, and their total. Seek on offset_id; add_offset bounded."""
-    if limit < 0 or not -limits.ADD_OFFSET_MAX <= add_offset <= limits.ADD_OFFSET_MAX:
-        raise LimitInvalidError()
-    limit = min(limit or limits.HISTORY_LIMIT, limits.HISTORY_LIMIT)
-    where = ["r.channel_id = %(c)s", "r.author_user_id = %(u)s", "r.unread"]
-    params: dict = {"u": user_id, "c": channel_id}
-    if add_offset < 0:
-        where.append("r.message_id >= %(o)s")
-        params["o"] = offset_id
-        order, take = "ASC", -add_offset
-        limit = min(limit, take)
-    else:
-        order, take = "DESC", add_offset + limit
-        if offset_id:
-            where.append("r.message_id < %(o)s")
-            params["o"] = offset_id
-    if max_id:
-        where.append("r.message_id < %(max)s")
-        params["max"] = max_id
-    if min_id:
-        where.append("r.message_id > %(min)s")
-        params["min"] = min_id
+    newest first, and their total; paged as ``unread_pages`` says."""
+    w = unread_window(
+        "r.message_id", ["r.channel_id = %(c)s", "r.author_user_id = %(u)s", "r.unread"],
+        {"u": user_id, "c": channel_id}, offset_id=offset_id, add_offset=add_offset, limit=limit,
+        max_id=max_id, min_id=min_id,
+    )  # fmt: skip
     async with db.connection() as conn:
-        cur = await conn.execute(
-            f"SELECT DISTINCT r.message_id{_UNREAD} WHERE {' AND '.join(where)}"
-            f" ORDER BY r.message_id {order} LIMIT %(n)s",
-            {**params, "n": take},
-        )
+        cur = await conn.execute(f"SELECT DISTINCT r.message_id{_UNREAD} WHERE {w.sql()}", w.bind())
         ids = [r["message_id"] for r in await cur.fetchall()]
         cur = await conn.execute(
             "SELECT unread_reactions_count FROM channel_dialogs WHERE user_id = %s AND channel_id = %s",
             (user_id, channel_id),
         )
         row = await cur.fetchone()
-    ids = sorted(ids, reverse=True) if order == "ASC" else ids[add_offset:]
-    return ids[:limit], (row or {}).get("unread_reactions_count", 0)
+    return w.cut(ids), (row or {}).get("unread_reactions_count", 0)
 
 
 async def _clear(user_id: int, channel_id: int, ids: list[int] | None) -> tuple[dict, list[int], bool]:

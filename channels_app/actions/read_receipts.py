@@ -4,7 +4,8 @@ The design's rules: only megagroups of at most READ_MARK_SIZE_MAX members with
 visible participants; the message must be visible to the requester and not older than
 READ_MARK_EXPIRE; a reader is an active member (not banned from viewing) whose
 history includes the message (``available_min_id < msg_id``), whose inbox mark covers
-it and who has a recorded read date; never the requester; at most READERS_MAX, newest
+it and who has a recorded read date; never the requester, nor the message's sender
+(who marks the chat read by posting); at most READERS_MAX, newest
 reads first. Served by ``channel_members_read_idx``."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from message_core.clock import now
 from .. import db
 from ..errors import ChannelPrivateError, MessageIdInvalidError
 from ..rights import banned_bit
-from .common import is_active, load_channel, load_member, require_visible
+from .common import is_active, load_channel, load_member, load_visible_message, require_visible
 
 READ_MARK_SIZE_MAX = 50  # appConfig chat_read_mark_size_threshold
 READ_MARK_EXPIRE = 7 * 86400  # appConfig chat_read_mark_expire_period
@@ -34,11 +35,9 @@ async def read_participants(viewer_id: int, channel_id: int, msg_id: int) -> lis
         require_visible(channel, member)
         if not is_active(member):
             raise ChannelPrivateError()
-        cur = await conn.execute(
-            "SELECT date FROM channel_messages WHERE channel_id = %s AND id = %s AND NOT deleted AND id > %s",
-            (channel_id, msg_id, member["available_min_id"]),
+        msg = await load_visible_message(
+            conn, channel_id, msg_id, member["available_min_id"], "date, sender_user_id"
         )
-        msg = await cur.fetchone()
         if msg is None:
             raise MessageIdInvalidError()
         if (
@@ -51,10 +50,10 @@ async def read_participants(viewer_id: int, channel_id: int, msg_id: int) -> lis
         cur = await conn.execute(
             "SELECT user_id, read_inbox_date FROM channel_members WHERE channel_id = %(c)s AND status = 'active'"
             " AND read_inbox_max_id >= %(m)s AND available_min_id < %(m)s AND read_inbox_date > 0"
-            " AND user_id <> %(v)s AND (role <> 'member' OR banned_rights & %(view)s = 0"
+            " AND user_id <> %(v)s AND user_id <> %(s)s AND (role <> 'member' OR banned_rights & %(view)s = 0"
             "  OR (banned_until > 0 AND banned_until <= %(now)s))"
             " ORDER BY read_inbox_date DESC, user_id DESC LIMIT %(n)s",
-            {"c": channel_id, "m": msg_id, "v": viewer_id, "view": banned_bit("view_messages"),
+            {"c": channel_id, "m": msg_id, "v": viewer_id, "s": msg["sender_user_id"], "view": banned_bit("view_messages"),
              "now": now(), "n": READERS_MAX},
         )  # fmt: skip
         return [(r["user_id"], r["read_inbox_date"]) for r in await cur.fetchall()]

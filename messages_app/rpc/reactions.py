@@ -17,9 +17,10 @@ from channels_app.chat_context import chats_for
 from channels_app.errors import LimitInvalidError, PeerIdInvalidError
 from channels_app.rpc.admin import state_updates
 from channels_app.rpc.context import context_for
-from edge_app.dc import this_dc
 from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
+from media_app import actions as media_actions
+from media_app import reaction_assets
 from message_core import limits
 from message_core import reactions as rx
 from message_core import tl_convert as core_tl
@@ -114,8 +115,14 @@ async def set_chat_available_reactions(ctx, req: functions.messages.SetChatAvail
 
 @rpc(functions.messages.GetAvailableReactions)
 async def get_available_reactions(ctx, req: functions.messages.GetAvailableReactions):
+    """The standard reactions with their files; the files are made on first use
+    (or beforehand by ``manage.py make_reaction_assets``)."""
     viewer(ctx)
-    return rx_tl.available_reactions_to_tl(req.hash, this_dc())
+    current = reaction_assets.catalog_hash(rx.catalog_hash())
+    if req.hash == current:
+        return rx_tl.available_reactions_not_modified_to_tl()
+    documents = await media_actions.in_thread(reaction_assets.do_ensure_reaction_documents)(rx.STANDARD)
+    return rx_tl.available_reactions_to_tl(current, rx.STANDARD, documents)
 
 
 # --- reading reactions -------------------------------------------------------------------------

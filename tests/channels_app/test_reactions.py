@@ -73,3 +73,30 @@ async def test_deleting_a_message_clears_its_unread_reactions(chan):
     assert (await reactions.unread_reaction_ids(A, g["id"]))[1] == 1
     await actions.do_delete_messages(A, g["id"], [mid])
     assert (await reactions.unread_reaction_ids(A, g["id"])) == ([], 0)
+
+
+async def test_posting_reads_the_chat_for_seen_by_and_the_sender_is_never_a_reader(chan):
+    g = (await actions.do_create_channel(A, "g", invite_user_ids=[B, C], from_create_chat=True)).channel
+    mid = (await actions.do_send_message(A, g["id"], "seen?", random_id=1)).events[0].message["id"]
+    # B answers without opening the chat explicitly: posting marks it read, with a date.
+    await actions.do_send_message(B, g["id"], "yes", random_id=2)
+    readers = await read_receipts.read_participants(A, g["id"], mid)
+    assert [u for u, _ in readers] == [B] and readers[0][1] > 0
+    # C asks about A's message: A wrote it, so A is not listed as having read it.
+    await actions.do_read_history(C, g["id"], mid)
+    assert [u for u, _ in await read_receipts.read_participants(C, g["id"], mid)] == [B]
+
+
+async def test_a_fresh_post_shows_one_view_and_views_take_at_most_a_page_of_ids(chan):
+    from channels_app import tl_convert
+    from tl.errors import LimitInvalidError
+
+    ch = (await actions.do_create_channel(A, "news", broadcast=True, invite_user_ids=[B])).channel
+    post = (await actions.do_send_message(A, ch["id"], "post", random_id=1)).events[0].message
+    assert tl_convert.message_to_tl(post, B).views == 1  # as pushed live: the author saw it
+    h = await actions.get_messages(B, ch["id"], [post["id"]])
+    with pytest.raises(LimitInvalidError):
+        await views.do_record_views(B, h.channel, h.member, list(range(1, 102)))
+    await views.do_record_views(B, h.channel, h.member, [post["id"]])
+    h = await actions.get_messages(B, ch["id"], [post["id"]])
+    assert tl_convert.message_to_tl(h.messages[0], B).views == 1 and h.messages[0]["views_count"] == 1

@@ -49,7 +49,23 @@ async def test_megagroup_reactions_live_unread_and_settings(edge_server, edge_db
     catalog = await b(functions.messages.GetAvailableReactionsRequest(hash=0))
     emoji = [r.reaction for r in catalog.reactions]
     assert emoji[:3] == [THUMBS, HEART, FIRE] and len(emoji) == 72
-    assert all(r.static_icon.id and r.select_animation.id for r in catalog.reactions)
+    assert all(r.static_icon.id and r.select_animation.id and r.center_icon for r in catalog.reactions)
+    # The files are real and download through upload.getFile like any document.
+    thumbs_up = catalog.reactions[0]
+    icon = await b.download_media(thumbs_up.static_icon, file=bytes)
+    assert thumbs_up.static_icon.size == len(icon) > 0 and icon[:4] == b"RIFF" and icon[8:12] == b"WEBP"
+    animation = await a.download_file(
+        types.InputDocumentFileLocation(
+            id=thumbs_up.select_animation.id,
+            access_hash=thumbs_up.select_animation.access_hash,
+            file_reference=thumbs_up.select_animation.file_reference,
+            thumb_size="",
+        ),
+        file=bytes,
+    )
+    assert animation[:2] == b"\x1f\x8b" and thumbs_up.select_animation.mime_type == "application/x-tgsticker"
+    again = await a(functions.messages.GetAvailableReactionsRequest(hash=0))
+    assert [r.static_icon.id for r in again.reactions] == [r.static_icon.id for r in catalog.reactions]
     assert isinstance(
         await b(functions.messages.GetAvailableReactionsRequest(hash=catalog.hash)),
         types.messages.AvailableReactionsNotModified,
@@ -196,7 +212,18 @@ async def test_broadcast_reactions_and_views(edge_server, edge_db, clients):
     live_a: list = []
     a.add_event_handler(reaction_updates(live_a))
     await a.get_dialogs()
+    pushed_b: list = []
+
+    async def on_post(update):
+        if isinstance(update, types.UpdateNewChannelMessage):
+            pushed_b.append(update.message)
+
+    subs[0][1].add_event_handler(on_post)
+    await subs[0][1].get_dialogs()
     post = await a.send_message(news_a, "breaking")
+    # Pushed live, the post already shows its author's view.
+    await wait_for(lambda: pushed_b)
+    assert pushed_b[-1].id == post.id and pushed_b[-1].views == 1 and post.views == 1
 
     for _user, client, *_ in subs:
         await client.get_dialogs()
@@ -279,6 +306,11 @@ async def test_private_reactions_live_unread_and_recovery(edge_server, edge_db, 
         functions.messages.GetPeerDialogsRequest(peers=[types.InputDialogPeer(_peer(alice, bob))])
     )
     assert dialogs.dialogs[0].unread_reactions_count == 1
+    # The dialog list's top message carries the reaction, as history does.
+    assert counts(dialogs.messages[0].reactions) == {HEART: 1}
+    listed = await a.get_dialogs()
+    top = next(d.message for d in listed if d.id == bob.id)
+    assert top.id == sent.id and counts(top.reactions) == {HEART: 1}
     unread = await a(
         functions.messages.GetUnreadReactionsRequest(
             peer=_peer(alice, bob), offset_id=0, add_offset=0, limit=10, max_id=0, min_id=0
@@ -347,6 +379,8 @@ async def test_kurigram_reads_reactions(edge_server, edge_db, clients):
         await k.send_reaction(alice.id, history[0].id, emoji=THUMBS)
         again = await k.get_messages(alice.id, history[0].id)
         assert [(r.emoji, r.count) for r in again.reactions.reactions] == [(THUMBS, 1)]
+        tops = {d.chat.id: d.top_message async for d in k.get_dialogs()}
+        assert [(r.emoji, r.count) for r in tops[alice.id].reactions.reactions] == [(THUMBS, 1)]
         hist = await a(
             functions.messages.GetHistoryRequest(
                 peer=_peer(alice, bob),
