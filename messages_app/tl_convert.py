@@ -24,7 +24,11 @@ def _message_view_to_tl(m: dict | None, channel: dict | None, replies: dict[int,
     if m is None or channel is None or m.get("empty") or m.get("action"):
         return types.MessageViews()
     if channel["broadcast"]:
-        return types.MessageViews(views=m.get("views_count") or 0, forwards=m.get("forwards_count") or 0)
+        return types.MessageViews(
+            views=m.get("views_count") or 0,
+            forwards=m.get("forwards_count") or 0,
+            replies=tl_convert.replies_of(m, True),
+        )
     n, top = replies.get(m["id"], (0, 0))
     return types.MessageViews(
         replies=types.MessageReplies(replies=n, replies_pts=channel["pts"], max_id=top or None)
