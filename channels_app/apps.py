@@ -15,6 +15,7 @@ RPC_MODULES = (
     "compat_stubs",
     "stats",
     "search",
+    "discussion",
 )
 
 

@@ -73,6 +73,10 @@ class Channel(PostgresPartitionedModel):
     available_reactions = models.JSONField(null=True, blank=True)
     reactions_limit = models.IntegerField(default=0, db_default=0)  # 0 = the server's cap
     photo = models.JSONField(null=True, blank=True)  # the chat photo (media_app.actions.photo_dict)
+    # channels.setDiscussionGroup: a broadcast's discussion megagroup and that group's
+    # broadcast point at each other (0: none), so each side renders has_link alone.
+    linked_chat_id = models.BigIntegerField(default=0, db_default=0)
+    forum_tabs = models.BooleanField(default=False, db_default=False)  # channels.toggleForum(tabs)
 
     class Meta:
         db_table = "channels"
@@ -192,6 +196,18 @@ class ChannelMessage(PostgresPartitionedModel):
     # In a forum: the message lives in the topic ``reply_to_top_id`` (its header says
     # forum_topic), as opposed to a reply thread of the General topic.
     forum_topic = models.BooleanField(default=False, db_default=False)
+    # Sent as the channel itself (an anonymous admin, or a discussion root sent as its
+    # broadcast): from_id names this channel, never the user in sender_user_id.
+    send_as_channel_id = models.BigIntegerField(default=0, db_default=0)
+    # A post of a linked broadcast names its discussion root in the group, and the root
+    # names its post back; the thread counters live on both rows (messageReplies).
+    discussion_channel_id = models.BigIntegerField(default=0, db_default=0)
+    discussion_message_id = models.IntegerField(default=0, db_default=0)
+    replies_count = models.IntegerField(default=0, db_default=0)
+    replies_max_id = models.IntegerField(default=0, db_default=0)
+    replies_pts = models.IntegerField(default=0, db_default=0)
+    # The newest distinct repliers, newest first: user ids, channels as negative ids.
+    recent_repliers = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "channel_messages"
@@ -214,6 +230,11 @@ class ChannelMessage(PostgresPartitionedModel):
             # offset_date seek for getHistory (ids and dates are both monotone in time,
             # but only this index finds the pivot without a scan).
             models.Index(fields=["channel_id", "date"], name="channel_messages_date_idx"),
+            models.Index(
+                fields=["discussion_channel_id", "discussion_message_id"],
+                name="channel_messages_disc_idx",
+                condition=models.Q(discussion_channel_id__gt=0, discussion_message_id__gt=0, deleted=False),
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -273,6 +294,9 @@ class ChannelDialog(PostgresPartitionedModel):
     unread_reactions_count = models.IntegerField(default=0, db_default=0)
     unread_mark = models.BooleanField(default=False, db_default=False)
     view_forum_as_messages = models.BooleanField(default=False, db_default=False)
+    # messages.saveDefaultSendAs: "" is the user itself, "channel" the peer id below.
+    default_send_as_peer_type = models.CharField(max_length=8, default="", db_default="", blank=True)
+    default_send_as_peer_id = models.BigIntegerField(default=0, db_default=0)
     notify_settings = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -336,6 +360,25 @@ class ChannelForumTopic(PostgresPartitionedModel):
                 condition=models.Q(deleted=False),
             ),
         ]
+
+
+class ChannelThreadRead(PostgresPartitionedModel):
+    """The owner's read mark inside one thread (a discussion root's comments, a reply
+    thread or a forum topic): messages.readDiscussion. Partitioned by the owner."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["user_id"]
+
+    pk = models.CompositePrimaryKey("user_id", "channel_id", "top_msg_id")
+    user_id = models.BigIntegerField()
+    channel_id = models.BigIntegerField()
+    top_msg_id = models.IntegerField()
+    read_max_id = models.IntegerField(default=0, db_default=0)
+    date = models.IntegerField(default=0, db_default=0)
+
+    class Meta:
+        db_table = "channel_thread_reads"
 
 
 class ChannelUnreadMention(PostgresPartitionedModel):

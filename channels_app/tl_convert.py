@@ -69,6 +69,8 @@ def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: di
         slowmode_enabled=ch["slowmode_seconds"] > 0,
         noforwards=ch["noforwards"],
         forum=ch["forum"],
+        forum_tabs=bool(ch.get("forum_tabs")) and ch["forum"],
+        has_link=bool(ch.get("linked_chat_id")),
         join_to_send=bool(join and join["join_to_send"]),
         join_request=bool(join and join["join_request"]),
         min=min_,
@@ -194,6 +196,8 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
     # Sender 0 (a service message by the operator console) is the group's own message.
     out = bool(sender) and sender == viewer_id
     from_id = None if is_post or not sender else types.PeerUser(user_id=sender)
+    if m.get("send_as_channel_id") and not is_post:
+        from_id = types.PeerChannel(channel_id=m["send_as_channel_id"])
     if m.get("action"):
         return types.MessageService(
             out=out, post=is_post, silent=bool(m.get("silent")), id=m["id"], from_id=from_id,
@@ -224,6 +228,29 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         post_author=m.get("post_author") or None,
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
+        replies=replies_of(m, is_post),
+    )
+
+
+def _peer_of(signed_id: int):
+    return types.PeerUser(user_id=signed_id) if signed_id > 0 else types.PeerChannel(channel_id=-signed_id)
+
+
+def replies_of(m: dict, is_post: bool):
+    """messageReplies: a commented post names its discussion group (comments); a thread
+    root in a group carries its reply count once it has replies. The read mark is the
+    viewer's (attached by the read path: discussion.attach_read_marks)."""
+    comments = bool(is_post and m.get("discussion_channel_id"))
+    if not comments and not m.get("replies_count"):
+        return None
+    return types.MessageReplies(
+        comments=comments,
+        replies=m.get("replies_count") or 0,
+        replies_pts=m.get("replies_pts") or 0,
+        recent_repliers=[_peer_of(p) for p in m.get("recent_repliers") or ()] or None,
+        channel_id=m["discussion_channel_id"] if comments else None,
+        max_id=m.get("replies_max_id") or None,
+        read_max_id=m.get("thread_read_max_id") or None,
     )
 
 
@@ -495,6 +522,8 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         restricted_sponsored=ch["restricted_sponsored"],
         send_paid_messages_stars=ch["send_paid_messages_stars"],
         paid_messages_available=ch["broadcast"] and ch["broadcast_messages_allowed"],
+        linked_chat_id=ch.get("linked_chat_id") or None,
+        default_send_as=_send_as_peer(full.get("default_send_as"), full.get("viewer_id")),
     )
     if full.get("exported_invite"):
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
@@ -573,10 +602,20 @@ def message_link_to_tl(link: str):
     return types.ExportedMessageLink(link=link, html="")
 
 
-def send_as_peers_to_tl(user_id: int, users: list):
-    """Without anonymous admins or linked channels the only identity is the user."""
+def _send_as_peer(channel_id: int | None, user_id: int | None):
+    if channel_id is None:
+        return None
+    if channel_id:
+        return types.PeerChannel(channel_id=channel_id)
+    return types.PeerUser(user_id=user_id)
+
+
+def send_as_peers_to_tl(user_id: int, channel_ids: list[int], chats: list, users: list):
+    """The identities offered: the user (0), then the channel itself where allowed."""
     return types.channels.SendAsPeers(
-        peers=[types.SendAsPeer(peer=types.PeerUser(user_id=user_id))], chats=[], users=users
+        peers=[types.SendAsPeer(peer=_send_as_peer(c, user_id)) for c in [0, *channel_ids]],
+        chats=chats,
+        users=users,
     )
 
 
@@ -593,11 +632,23 @@ def empty_channel_messages_to_tl(pts: int):
     return types.messages.ChannelMessages(pts=pts, count=0, messages=[], topics=[], chats=[], users=[])
 
 
-def discussion_message_to_tl(root: dict, viewer_id: int, thread_max_id: int, users: list, chats: list):
+def discussion_message_to_tl(root: dict, viewer_id: int, state: dict, users: list, chats: list):
+    """The thread's root with the viewer's read mark and unread count in it."""
     return types.messages.DiscussionMessage(
         messages=[message_to_tl(root, viewer_id)],
-        max_id=thread_max_id or None,
-        unread_count=0,
+        max_id=state["max_id"] or None,
+        read_inbox_max_id=state["read_max_id"] or None,
+        unread_count=state["unread_count"],
         chats=chats,
         users=users,
+    )
+
+
+def read_discussion_to_tl(channel_id: int, top_msg_id: int, read_max_id: int, post: tuple[int, int] | None):
+    return types.UpdateReadChannelDiscussionInbox(
+        channel_id=channel_id,
+        top_msg_id=top_msg_id,
+        read_max_id=read_max_id,
+        broadcast_id=post[0] if post else None,
+        broadcast_post=post[1] if post else None,
     )

@@ -205,6 +205,8 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
         return types.ChannelAdminLogEventActionToggleInvites(new_value=bool(d["new"]))
     if kind == "toggle_antispam":
         return types.ChannelAdminLogEventActionToggleAntiSpam(new_value=bool(d["new"]))
+    if kind == "change_linked_chat":
+        return types.ChannelAdminLogEventActionChangeLinkedChat(prev_value=d["prev"], new_value=d["new"])
     if kind == "toggle_forum":
         return types.ChannelAdminLogEventActionToggleForum(new_value=bool(d["new"]))
     if kind == "change_available_reactions":

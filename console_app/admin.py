@@ -254,6 +254,7 @@ class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListM
                     "slowmode_seconds",
                     "ttl_period",
                     "default_banned_shown",
+                    "linked_chat_shown",
                 )
             },
         ),
@@ -290,6 +291,7 @@ class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListM
         "slowmode_seconds",
         "ttl_period",
         "default_banned_shown",
+        "linked_chat_shown",
         "participants_count",
         "admins_count",
         "kicked_count",
@@ -323,6 +325,21 @@ class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListM
     @admin.display(description="default banned rights")
     def default_banned_shown(self, obj: Channel) -> str:
         return rights_names(obj.default_banned_rights, BANNED_FLAGS)
+
+    @admin.display(description="discussion link")
+    def linked_chat_shown(self, obj: Channel) -> str:
+        """A broadcast's comment group, or the broadcast a group holds comments for."""
+        if not obj.linked_chat_id:
+            return "-"
+        other = Channel.objects.filter(id=obj.linked_chat_id).only("title").first()
+        role = "comments go to" if obj.broadcast else "comments of"
+        return format_html(
+            '{} <a href="{}">{} ({})</a>',
+            role,
+            reverse("admin:channels_app_channel_change", args=[obj.linked_chat_id]),
+            other.title if other else "(gone)",
+            obj.linked_chat_id,
+        )
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()

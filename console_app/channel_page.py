@@ -1,10 +1,13 @@
-"""What a channel's console page shows below its fields: its newest messages and some
-of its members, each with who they are, so a moderator sees the channel at a glance
-without opening the lists (which stay the place for filters and actions)."""
+"""What a channel's console page shows below its fields: its newest messages, some of
+its members, each with who they are, and a forum's topics, so a moderator sees the
+channel at a glance without opening the lists (which stay the place for filters and
+actions)."""
 
 from __future__ import annotations
 
 from django.urls import reverse
+
+from channels_app.models import Channel, ChannelForumTopic
 
 from . import people
 from .models import Member, Message
@@ -12,6 +15,7 @@ from .pagination import parse_id
 
 RECENT_MESSAGES = 20
 MEMBERS_SHOWN = 50
+TOPICS_SHOWN = 50
 
 
 def inline_context(request, object_id: str) -> dict:
@@ -54,7 +58,40 @@ def inline_context(request, object_id: str) -> dict:
         ]
         out["members_url"] = reverse("admin:console_app_member_changelist") + f"?channel_id={channel_id}"
         out["members_shown"] = MEMBERS_SHOWN
+    if (
+        staff.has_perm("console_app.view_message")
+        and Channel.objects.filter(id=channel_id, forum=True).exists()
+    ):
+        out["topics"] = _topics(channel_id, staff)
     return out
+
+
+def _topics(channel_id: int, staff) -> list[dict]:
+    """The forum's topics as its members list them: pinned first, then latest activity
+    (the General topic, id 1, is virtual and not stored)."""
+    # Every pinned topic (at most a handful) sorts before the unpinned (pinned_order 0);
+    # their own order, 1 first, is restored below, the activity order kept.
+    rows = list(
+        ChannelForumTopic.objects.filter(channel_id=channel_id, deleted=False).order_by(
+            "-pinned_order", "-top_message_id"
+        )[:TOPICS_SHOWN]
+    )
+    rows.sort(key=lambda t: (t.pinned_order == 0, t.pinned_order))
+    people.annotate(rows, ("creator_user_id",), staff)
+    return [
+        {
+            "id": t.id,
+            "title": t.title,
+            "creator": people.shown(t, "creator_user_id"),
+            "date": t.date,
+            "top_message_id": t.top_message_id,
+            "state": ", ".join(
+                w for w, on in (("pinned", t.pinned_order), ("closed", t.closed), ("hidden", t.hidden)) if on
+            )
+            or "open",
+        }
+        for t in rows
+    ]
 
 
 def _text(m: Message) -> str:

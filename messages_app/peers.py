@@ -16,7 +16,7 @@ from channels_app import actions as channel_actions
 from channels_app.access import channel_ref, dialog_peer_channel, is_channel_peer
 from message_core import limits
 from tl import types
-from tl.errors import PeerIdInvalidError
+from tl.errors import PeerIdInvalidError, SendAsPeerInvalidError
 
 
 def is_user_peer(peer) -> bool:
@@ -40,6 +40,28 @@ async def checked_channel(me: int, peer, *, preview: bool = False) -> tuple[dict
     """The channel a channel InputPeer names and the viewer's member row, visibility checked."""
     cid, access_hash = channel_peer(peer)
     return await channel_actions.get_channel_for_viewer(me, cid, access_hash, preview=preview)
+
+
+def send_as_id(me: int, send_as) -> int | None:
+    """What a send's ``send_as`` asks for: None (not given: the saved default), 0 (the
+    user itself) or a channel id (the send re-checks it may be used)."""
+    if send_as is None:
+        return None
+    if isinstance(send_as, types.InputPeerSelf):
+        return 0
+    if is_user_peer(send_as):
+        try:
+            if peer_user_id(me, send_as) == me:
+                return 0
+        except PeerIdInvalidError:
+            pass
+        raise SendAsPeerInvalidError()
+    if is_channel_peer(send_as):
+        try:
+            return channel_ref(send_as)[0]
+        except Exception:
+            raise SendAsPeerInvalidError() from None
+    raise SendAsPeerInvalidError()
 
 
 @dataclass(slots=True)

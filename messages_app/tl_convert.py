@@ -25,7 +25,9 @@ def _message_view_to_tl(m: dict | None, channel: dict | None, replies: dict[int,
         return types.MessageViews()
     if channel["broadcast"]:
         return types.MessageViews(
-            views=core_tl.post_views(m.get("views_count")), forwards=m.get("forwards_count") or 0
+            views=core_tl.post_views(m.get("views_count")),
+            forwards=m.get("forwards_count") or 0,
+            replies=tl_convert.replies_of(m, True),
         )
     n, top = replies.get(m["id"], (0, 0))
     return types.MessageViews(

@@ -43,6 +43,7 @@ FILTER_TYPES: dict[str, tuple[str, ...]] = {
         "change_peer_color",
         "change_profile_peer_color",
         "change_emoji_status",
+        "change_linked_chat",
     ),
     "settings": (
         "toggle_signatures",

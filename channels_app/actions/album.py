@@ -13,6 +13,7 @@ from tl.errors import ChannelPrivateError, MultiMediaTooLongError, RandomIdInval
 
 from .. import db
 from ..domain import ChannelChange
+from . import discussion
 from .common import load_channel, load_member, message_refs
 from .media import check_media_rights
 from .messages import (
@@ -67,6 +68,8 @@ async def do_send_album(
     keys = [k for r in rows for k in media_holders.media_keys(r["media"])]
     await media_holders.do_add_holders(keys, "c", [channel_id])
     await _publish_new(events, sender_id)
+    if channel["broadcast"]:
+        await discussion.create_roots(channel, events)
     by_rid = {e.random_id: e for e in [*original.values(), *events]}
     ordered = [by_rid[r] for r in random_ids if r in by_rid]
     users, chans = {sender_id}, {channel_id}

@@ -35,7 +35,7 @@ from ..rights import (
     has_admin_right,
     is_admin,
 )
-from . import admin_log, invites
+from . import admin_log, invites, send_as
 from .common import (
     CHANNEL_COLUMNS,
     MEMBER_COLUMNS,
@@ -60,6 +60,8 @@ NEW_CHANNEL_APPEARANCE = {
     "restricted_sponsored": False,
     "send_paid_messages_stars": None,
     "broadcast_messages_allowed": False,
+    "linked_chat_id": 0,
+    "forum_tabs": False,
 }
 
 
@@ -452,6 +454,8 @@ async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | N
         "available_min_id": member["available_min_id"] if member else 0,
         "is_admin": is_admin(member),
         "join_settings": (await get_join_settings([channel_id])).get(channel_id),
+        "viewer_id": viewer_id,
+        "default_send_as": send_as.full_default(channel, member, dialog),
         # exported_invite / requests_pending / recent_requesters, for admins who may invite
         **(await invites.full_channel_extras(viewer_id, channel, member)),
     }

@@ -23,7 +23,8 @@ CHANNEL_COLUMNS = (
     " participants_count, admins_count, kicked_count, banned_count, default_banned_rights,"
     " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit, photo,"
     " color, color_background_emoji_id, profile_color, profile_background_emoji_id, emoji_status_document_id,"
-    " emoji_status_until, autotranslation, restricted_sponsored, send_paid_messages_stars, broadcast_messages_allowed"
+    " emoji_status_until, autotranslation, restricted_sponsored, send_paid_messages_stars, broadcast_messages_allowed,"
+    " linked_chat_id, forum_tabs"
 )
 MEMBER_COLUMNS = (
     "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"
@@ -33,7 +34,8 @@ MEMBER_COLUMNS = (
 MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
-    " views_count, forwards_count, reaction_counts, media, grouped_id, forum_topic"
+    " views_count, forwards_count, reaction_counts, media, grouped_id, forum_topic, send_as_channel_id,"
+    " discussion_channel_id, discussion_message_id, replies_count, replies_max_id, replies_pts, recent_repliers"
 )
 
 
@@ -94,19 +96,26 @@ _SEND_CONTEXT = (
     "SELECT row_to_json(c) AS channel,"
     " (SELECT row_to_json(m) FROM channel_members m WHERE m.channel_id = %(c)s AND m.user_id = %(u)s) AS member,"
     " (SELECT json_agg(json_build_object('random_id', o.random_id, 'pts', o.pts)) FROM channel_messages o"
-    "   WHERE o.channel_id = %(c)s AND o.sender_user_id = %(u)s AND o.random_id = ANY(%(r)s)) AS originals"
+    "   WHERE o.channel_id = %(c)s AND o.sender_user_id = %(u)s AND o.random_id = ANY(%(r)s)) AS originals,"
+    " (SELECT CASE WHEN d.default_send_as_peer_type = 'channel' THEN d.default_send_as_peer_id ELSE 0 END"
+    "   FROM channel_dialogs d WHERE d.user_id = %(u)s AND d.channel_id = %(c)s) AS default_send_as"
     " FROM channels c WHERE c.id = %(c)s"
 )
 
 
 async def load_send_context(conn, channel_id: int, user_id: int, random_ids: list[int]):
     """Channel, the sender's member row and earlier sends with these random ids, in
-    one round trip (the hot path of every send)."""
+    one round trip (the hot path of every send). The channel dict also carries the
+    sender's saved send-as default (``default_send_as``, 0 = the user)."""
     cur = await conn.execute(_SEND_CONTEXT, {"c": channel_id, "u": user_id, "r": random_ids})
     row = await cur.fetchone()
     if row is None:
         return None, None, []
-    return row["channel"], row["member"], row["originals"] or []
+    return (
+        {**row["channel"], "default_send_as": row["default_send_as"] or 0},
+        row["member"],
+        row["originals"] or [],
+    )
 
 
 async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:
@@ -269,17 +278,29 @@ def require_visible(channel: dict, member: dict | None, *, allow_public_preview:
     raise ChannelPrivateError()
 
 
+def replies_refs(m: dict, user_ids: set[int], channel_ids: set[int]) -> None:
+    """The peers a post's messageReplies names: the discussion group, recent repliers."""
+    if m.get("discussion_channel_id"):
+        channel_ids.add(m["discussion_channel_id"])
+    for peer in m.get("recent_repliers") or ():
+        (user_ids if peer > 0 else channel_ids).add(abs(peer))
+
+
 def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
     """Collect the peers a client needs to render these messages (sender, forward and
     action headers) so every response, difference and push can carry them."""
     for m in messages:
         if not m:
             continue
-        # A broadcast post names no sender (from_id is empty): the admin who posted is
-        # neither needed by nor shown to subscribers.
-        if m.get("sender_user_id") and not m.get("post"):
+        if m.get("send_as_channel_id"):
+            # Sent as a channel: the user behind it is not named (anonymous admins).
+            channel_ids.add(m["send_as_channel_id"])
+        elif m.get("sender_user_id") and not m.get("post"):
+            # A broadcast post names no sender (from_id is empty): the admin who posted
+            # is neither needed by nor shown to subscribers.
             user_ids.add(m["sender_user_id"])
         channel_ids.add(m["channel_id"])
+        replies_refs(m, user_ids, channel_ids)
         for r in (m.get("reactions") or {}).get("recent") or ():
             user_ids.add(r["user_id"])
         fwd = m.get("fwd_from")
@@ -314,10 +335,21 @@ def participant_refs(rows, user_ids: set[int]) -> set[int]:
 
 
 async def insert_service_message(
-    conn, channel: dict, msg_id: int, pts: int, sender: int, action: dict, date: int, *, topic_id: int = 0
+    conn,
+    channel: dict,
+    msg_id: int,
+    pts: int,
+    sender: int,
+    action: dict,
+    date: int,
+    *,
+    topic_id: int = 0,
+    random_id: int | None = None,
 ):
     """Service message + its new_message event + the channel's top/pts, in one statement each.
-    ``topic_id``: the forum topic it belongs to (a topic edit), replying to the topic root."""
+    ``topic_id``: the forum topic it belongs to (a topic edit), replying to the topic root.
+    ``random_id``: the client's, for a service message a client asked for (a new topic),
+    so a retry finds it (the sender's random ids are unique per channel)."""
     row = {
         "channel_id": channel["id"],
         "id": msg_id,
@@ -342,10 +374,11 @@ async def insert_service_message(
         "INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,"
         " noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, forum_topic, fwd_from,"
         " action, pts, deleted)"
-        " VALUES (%s, %s, NULL, %s, %s, 0, %s, false, false, '', '', '[]', %s, %s, %s, NULL, %s, %s, false)",
+        " VALUES (%s, %s, %s, %s, %s, 0, %s, false, false, '', '', '[]', %s, %s, %s, NULL, %s, %s, false)",
         (
             channel["id"],
             msg_id,
+            random_id or None,
             sender,
             date,
             row["post"],

@@ -39,7 +39,8 @@ from ..errors import (
     TopicIdInvalidError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
-from . import admin_log, mentions, reactions, topics
+from . import admin_log, discussion, mentions, reactions, topics
+from . import send_as as send_as_rules
 from .admin import load_for_actor, require_right
 from .common import (
     MESSAGE_COLUMNS,
@@ -140,10 +141,10 @@ _INSERT_MESSAGES = """
 WITH ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
     noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
-    action, pts, deleted, media, grouped_id, forum_topic)
+    action, pts, deleted, media, grouped_id, forum_topic, send_as_channel_id, discussion_channel_id)
   SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
     r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
-    r.grouped, r.ftopic
+    r.grouped, r.ftopic, %(send_as)s, %(disc)s
   FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
     %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[], %(medias)s::text[],
     %(groupeds)s::bigint[], %(ftopics)s::bool[])
@@ -181,15 +182,18 @@ SELECT id, random_id FROM ins
 
 
 async def _write_messages(
-    channel: dict, sender: int, rows: list[dict], *, silent: bool, post_author: str
+    channel: dict, sender: int, rows: list[dict], *, silent: bool, post_author: str, send_as: int = 0
 ) -> list[ChannelEvent]:
     """Insert ``rows`` (message, entities, reply, fwd, random_id) as new messages with
     contiguous ids and pts, in one statement. A row whose random_id was already used
-    (a concurrent retry) leaves a noop in its pts slot."""
+    (a concurrent retry) leaves a noop in its pts slot. ``send_as``: the channel the
+    messages are sent as (0: the sender). A linked broadcast's posts name their
+    discussion group at once (their roots follow: discussion.create_roots)."""
     n = len(rows)
     date = now()
     channel_id = channel["id"]
     post = bool(channel["broadcast"])
+    disc = (channel.get("linked_chat_id") or 0) if post else 0
 
     async def body(conn, last_id, last_pts):
         ids = list(range(last_id - n + 1, last_id + 1))
@@ -220,6 +224,13 @@ async def _write_messages(
                     "deleted": False,
                     "media": r.get("media"),
                     "grouped_id": r.get("grouped_id", 0),
+                    "send_as_channel_id": send_as,
+                    "discussion_channel_id": disc,
+                    "discussion_message_id": 0,
+                    "replies_count": 0,
+                    "replies_max_id": 0,
+                    "replies_pts": 0,
+                    "recent_repliers": None,
                 }
             )
         cur = await conn.execute(
@@ -232,6 +243,8 @@ async def _write_messages(
                 "silent": silent,
                 "nf": bool(channel["noforwards"]),
                 "author": post_author,
+                "send_as": send_as,
+                "disc": disc,
                 "ids": ids,
                 "rids": [r["random_id"] for r in rows],
                 "texts": [r["message"] for r in rows],
@@ -283,10 +296,12 @@ async def do_send_message(
     sender_name="",
     access_hash: int = 0,
     media: dict | None = None,
+    send_as: int | None = None,
 ) -> ChannelChange:
     """messages.sendMessage (or sendMedia, with ``media``: a photo or document snapshot
     and its kind) into a channel. A non-zero ``access_hash`` (what the client sent) is
-    checked here, saving the handler a lookup on the hottest path."""
+    checked here, saving the handler a lookup on the hottest path. ``send_as``: the
+    channel id asked for (0 the user, None the saved default), re-checked here."""
     if not random_id:
         raise RandomIdEmptyError()
     checked = validate_caption(message, entities) if media else validate_text(message, entities)
@@ -300,6 +315,7 @@ async def do_send_message(
         _check_can_send(channel, member, plain=not media)
         if media:
             check_media_rights(channel, member, media)
+        as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
         # An idempotent retry returns the original durable snapshot, even if the message
         # was edited or deleted since, and does not count against slowmode.
         original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id]) if earlier else {}
@@ -324,7 +340,7 @@ async def do_send_message(
                 )
                 if target is None:
                     raise ReplyMessageIdInvalidError()
-                if target["action"] is None:
+                if target["action"] is None and not target["send_as_channel_id"]:
                     reply_user = target["sender_user_id"]
             topic_id = await topics.topic_for_send(conn, channel, member, reply_to_msg_id, top_msg_id, target)
             reply_to_msg_id = reply_to_msg_id or topic_id
@@ -339,7 +355,8 @@ async def do_send_message(
             reply_to_msg_id = target_id
             # The thread top is the server's, never the client's.
             reply_top = target["reply_to_top_id"] or target["id"]
-            if channel["megagroup"] and target["action"] is None:
+            # A reply to a message sent as a channel mentions nobody (that is its point).
+            if channel["megagroup"] and target["action"] is None and not target["send_as_channel_id"]:
                 reply_user = target["sender_user_id"]
         if reply_to_msg_id and quote_text:
             if len(quote_text) > limits.QUOTE_TEXT_MAX:
@@ -350,7 +367,9 @@ async def do_send_message(
                 "offset": max(0, min(int(quote_offset or 0), limits.MESSAGE_MAX)),
             }
     post_author = ""
-    if channel["broadcast"] and channel["signatures"]:
+    if as_channel:
+        post_author = member["rank"] or ""  # an anonymous admin is shown by title only
+    elif channel["broadcast"] and channel["signatures"]:
         # A callable is only awaited here: the name costs a lookup only when signed.
         name = await sender_name() if callable(sender_name) else sender_name
         post_author = (name or "")[: limits.POST_AUTHOR_MAX]
@@ -365,7 +384,9 @@ async def do_send_message(
         "quote": quote,
         "media": media,
     }
-    events = await _write_messages(channel, sender_id, [row], silent=silent, post_author=post_author)
+    events = await _write_messages(
+        channel, sender_id, [row], silent=silent, post_author=post_author, send_as=as_channel
+    )
     if not events:  # lost a race against a retry of the same random_id
         async with db.connection() as conn:
             original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id])
@@ -383,7 +404,10 @@ async def do_send_message(
         mentioned = mentioned_user_ids(events[0].message)
         if mentioned:
             await mentions.record_mentions(channel_id, events[0].message["id"], sender_id, mentioned)
+        if reply_top:
+            await discussion.count_reply(channel, events[0].message)
         if channel["broadcast"]:
+            await discussion.create_roots(channel, events)
             # After the commit, in its own transaction: the send itself is one statement.
             await admin_log.log_event(
                 channel_id, sender_id, "send_message", data={"message": events[0].message}, query=message
@@ -403,7 +427,9 @@ async def _publish_new(events: list[ChannelEvent], sender_id: int) -> None:
 
 def _forward_header(src_channel: dict, m: dict) -> dict:
     if m.get("fwd_from"):
-        return m["fwd_from"]  # a forward of a forward names the original source
+        # A forward of a forward names the original source (a discussion root's link
+        # to its post stays behind).
+        return {k: v for k, v in m["fwd_from"].items() if not k.startswith("saved_from")}
     if src_channel["broadcast"]:
         return {
             "from_channel_id": src_channel["id"],
@@ -469,6 +495,7 @@ async def do_forward_to_channel(
     silent: bool = False,
     sender_name: str = "",
     top_msg_id: int = 0,
+    send_as: int | None = None,
 ) -> ChannelChange:
     """Target side of messages.forwardMessages into a channel. ``items``: message,
     entities, fwd_from (from get_forwardable or a private-chat source). ``top_msg_id``:
@@ -481,6 +508,9 @@ async def do_forward_to_channel(
             raise ChannelPrivateError()
         member = await load_member(conn, channel_id, sender_id)
         _check_can_send(channel, member)
+        as_channel = send_as_rules.resolve(
+            channel, member, send_as, await send_as_rules.saved_default(conn, sender_id, channel_id)
+        )
         topic_id = 0
         if top_msg_id and channel["forum"] and channel["megagroup"]:
             topic_id = await topics.topic_for_send(conn, channel, member, 0, top_msg_id, None)
@@ -506,8 +536,12 @@ async def do_forward_to_channel(
     post_author = (
         sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
     )
+    if as_channel:
+        post_author = member["rank"] or ""
     events = (
-        await _write_messages(channel, sender_id, rows, silent=silent, post_author=post_author)
+        await _write_messages(
+            channel, sender_id, rows, silent=silent, post_author=post_author, send_as=as_channel
+        )
         if rows
         else []
     )
@@ -517,6 +551,8 @@ async def do_forward_to_channel(
     if events and topic_id:
         await topics.touch_topic(channel_id, topic_id, events[-1].message["id"], events[-1].message["date"])
     await _publish_new(events, sender_id)
+    if channel["broadcast"]:
+        await discussion.create_roots(channel, events)
     by_rid = {e.random_id: e for e in [*original.values(), *events]}
     ordered = [by_rid[r] for r in random_ids if r in by_rid]
     users, chans = {sender_id}, {channel_id}
@@ -817,8 +853,12 @@ async def get_history(
     min_date: int = 0,
     max_date: int = 0,
     media_kinds: tuple[str, ...] = (),
+    via_post: bool = False,
 ) -> History:
     """messages.getHistory on a channel: seek pagination on (channel_id, id), no OFFSET.
+
+    ``via_post``: a discussion thread read through its broadcast post (the caller
+    checked the post is visible): a subscriber reads the comments without joining.
 
     The same seek serves messages.getReplies (``thread_id``: replies whose thread top
     is that message, on the thread index) and messages.search (``q``, ``from_user_id``,
@@ -832,7 +872,8 @@ async def get_history(
         if channel is None:
             raise ChannelPrivateError()
         member = await load_member(conn, channel_id, viewer_id)
-        require_visible(channel, member, allow_public_preview=True)
+        if not (via_post and thread_id and not channel["deleted"]):
+            require_visible(channel, member, allow_public_preview=True)
         floor = max(member["available_min_id"] if is_active(member) else 0, min_id, 0)
         ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
         if offset_id <= 0 and offset_date > 0:
@@ -886,6 +927,7 @@ async def get_history(
         messages = messages[:limit]
         await mark_pinned(conn, channel_id, messages)
         await reactions.attach(viewer_id, channel, messages, conn)
+    await discussion.attach_read_marks(viewer_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
     if extra:
@@ -931,6 +973,7 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
     live = [m for m in messages if not m.get("empty")]
     await reactions.attach(viewer_id, channel, live)
+    await discussion.attach_read_marks(viewer_id, live)
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)
     unread = await mentions.unread_among(viewer_id, channel_id, live)

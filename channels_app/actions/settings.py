@@ -329,12 +329,23 @@ async def do_toggle_antispam(actor_user_id: int | None, channel_id: int, enabled
     )
 
 
-async def do_toggle_forum(actor_user_id: int | None, channel_id: int, enabled: bool) -> dict:
-    """channels.toggleForum: megagroups, creator or change_info; stored and logged
-    (the topics live in ``actions.topics`` and survive turning the flag off)."""
-    return await _toggle(
-        actor_user_id, channel_id, "forum", enabled, right="change_info", log_type="toggle_forum",
-        megagroup_only=True,
+async def do_toggle_forum(
+    actor_user_id: int | None, channel_id: int, enabled: bool, tabs: bool | None = None
+) -> dict:
+    """channels.toggleForum: megagroups, the creator only; ``tabs`` (topics shown as
+    tabs) is stored with it. Logged when the forum flag itself changes (the topics
+    live in ``actions.topics`` and survive turning the flag off)."""
+    channel, member = await load_for_actor(channel_id, actor_user_id)
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    require_creator(actor_user_id, member)
+    tabs = bool(tabs) and bool(enabled)
+    if bool(channel["forum"]) == bool(enabled) and bool(channel["forum_tabs"]) == tabs:
+        raise ChatNotModifiedError()
+    changed = bool(channel["forum"]) != bool(enabled)
+    return await _set_columns(
+        channel_id, actor_user_id, {"forum": bool(enabled), "forum_tabs": tabs},
+        "toggle_forum" if changed else None, {"new": bool(enabled)},
     )  # fmt: skip
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import psycopg
+
 from message_core import limits
 
 from .. import db, notify
@@ -162,6 +164,22 @@ def _clean_title(title: str | None) -> str:
     return title[: limits.FORUM_TOPIC_TITLE_MAX]
 
 
+async def _created_by_random_id(channel_id: int, actor_id: int, random_id: int) -> ChannelEvent | None:
+    """The durable new_message event of the topic root this random id created."""
+    row = await db.fetchone(
+        "SELECT e.pts, e.date, e.payload FROM channel_messages m"
+        " JOIN channel_update_events e ON e.channel_id = m.channel_id AND e.pts = m.pts"
+        " WHERE m.channel_id = %s AND m.sender_user_id = %s AND m.random_id = %s AND e.channel_id = %s"
+        " AND m.action IS NOT NULL",
+        (channel_id, actor_id, random_id, channel_id),
+    )
+    if row is None:
+        return None
+    return ChannelEvent(
+        channel_id, row["pts"], 1, "new_message", row["date"], row["payload"], random_id=random_id
+    )
+
+
 async def do_create_topic(
     actor_id: int,
     channel_id: int,
@@ -171,13 +189,19 @@ async def do_create_topic(
     random_id: int = 0,
 ) -> ChannelChange:
     """messages.createForumTopic: the topicCreate root message on the channel's pts and
-    the topic row keyed by its id, in one transaction. ``random_id`` only comes back in
-    the answer's updateMessageID (clients read the root after it); it is not stored."""
+    the topic row keyed by its id, in one transaction. ``random_id`` is stored on the
+    root: a retry with it answers the topic it already created."""
     title = _clean_title(title)
     channel, member = await load_for_actor(channel_id, actor_id)
     require_forum(channel)
     if not _may_create(member, channel):
         raise ChatAdminRequiredError()
+    if random_id:
+        earlier = await _created_by_random_id(channel_id, actor_id, random_id)
+        if earlier is not None:
+            return ChannelChange(
+                channel=channel, events=[earlier], user_ids={actor_id}, member=member, duplicate=True
+            )
     color = icon_color if icon_color in ICON_COLORS else ICON_COLORS[0]
     emoji = int(icon_emoji_id or 0)
     date = now()
@@ -192,9 +216,20 @@ async def do_create_topic(
             " VALUES (%s, %s, %s, %s, %s, %s, %s, false, false, 0, %s, %s, false)",
             (channel_id, msg_id, title, color, emoji, actor_id, date, msg_id, date),
         )
-        return await insert_service_message(conn, locked, msg_id, pts, actor_id, action, date)
+        return await insert_service_message(
+            conn, locked, msg_id, pts, actor_id, action, date, random_id=random_id or None
+        )
 
-    event = await with_pts(channel_id, 1, body, message_ids=1)
+    try:
+        event = await with_pts(channel_id, 1, body, message_ids=1)
+    except psycopg.errors.UniqueViolation:
+        earlier = await _created_by_random_id(channel_id, actor_id, random_id) if random_id else None
+        if earlier is None:
+            raise
+        # A concurrent retry created it first (this attempt's pts became a noop).
+        return ChannelChange(
+            channel=channel, events=[earlier], user_ids={actor_id}, member=member, duplicate=True
+        )
     await _publish(event, actor_id)
     event.random_id = random_id or None
     return ChannelChange(channel=channel, events=[event], user_ids={actor_id}, member=member)

@@ -135,8 +135,11 @@ async def get_admin_log(ctx, req: functions.channels.GetAdminLog):
     for e in page.events:
         d = e["data"] or {}
         msgs += [d[k] for k in ("message", "prev_message", "new_message") if isinstance(d.get(k), dict)]
+    # A linked-chat change names both discussion groups (or broadcasts).
+    linked = [d[k] for e in page.events if e["event_type"] == "change_linked_chat" for d in [e["data"] or {}]
+              for k in ("prev", "new") if d.get(k)]  # fmt: skip
     users, chats = await context_for(
-        me, msgs, page.user_ids, [channel["id"]], {channel["id"]: (channel, member)}
+        me, msgs, page.user_ids, [channel["id"], *linked], {channel["id"]: (channel, member)}
     )
     return tl_convert_admin.admin_log_to_tl(page.events, me, member, chats, users)
 

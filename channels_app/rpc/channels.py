@@ -13,6 +13,7 @@ from .. import account_updates, actions, tl_convert
 from ..access import channel_ref
 from ..actions import dialogs as dialog_actions
 from ..actions import messages as message_actions
+from ..actions import send_as
 from ..actions.common import participant_refs
 from ..chat_context import chats_for
 from ..errors import (
@@ -58,7 +59,8 @@ async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
     me = viewer(ctx)
     cid, access_hash = channel_ref(req.channel)
     full = await actions.get_full_channel(me, cid, access_hash)
-    chats = await chats_for(me, [cid], {cid: (full["channel"], full["member"])})
+    linked = [full["channel"]["linked_chat_id"]] if full["channel"].get("linked_chat_id") else []
+    chats = await chats_for(me, [cid, *linked], {cid: (full["channel"], full["member"])})
     user_ids = {me, *full.get("recent_requesters", ())}
     if full.get("exported_invite"):
         user_ids.add(full["exported_invite"]["admin_user_id"])
@@ -285,5 +287,8 @@ async def get_send_as(ctx, req: functions.channels.GetSendAs):
 
     if not is_channel_peer(req.peer):
         raise PeerIdInvalidError()
-    await _checked(me, req.peer)
-    return tl_convert.send_as_peers_to_tl(me, await users_for(me, [me]))
+    channel, _ = await _checked(me, req.peer)
+    channel, member, peers = await send_as.get_send_as(me, channel["id"])
+    others = [p for p in peers if p]
+    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, member)})
+    return tl_convert.send_as_peers_to_tl(me, others, chats, await users_for(me, [me]))

@@ -1,6 +1,6 @@
 """The design's explicit compatibility answers for channel methods Telegram Desktop calls
 whose real model does not exist here (Fragment usernames, spam reports, recommendations,
-paid search, discussion groups). Each checks its input and rights exactly as the real
+paid search). Each checks its input and rights exactly as the real
 method would, then answers what an unchanged state looks like, so a client never gets
 METHOD_INVALID and never believes something was stored that was not."""
 
@@ -72,13 +72,6 @@ async def read_message_contents(ctx, req: functions.channels.ReadMessageContents
     channel, _ = await checked_channel(me, req.channel)
     await reactions.do_read_contents(me, channel["id"], list(req.id))
     return True
-
-
-@rpc(functions.channels.GetGroupsForDiscussion)
-async def get_groups_for_discussion(ctx, req: functions.channels.GetGroupsForDiscussion):
-    """Linked discussion groups are not modelled: no group is offered."""
-    viewer(ctx)
-    return tl_convert.chats_to_tl([])
 
 
 @rpc(functions.channels.CheckSearchPostsFlood)

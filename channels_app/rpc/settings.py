@@ -102,11 +102,18 @@ _toggle_handler(functions.channels.ToggleJoinToSend, settings.do_toggle_join_to_
 _toggle_handler(functions.channels.ToggleJoinRequest, settings.do_toggle_join_request)
 _toggle_handler(functions.messages.ToggleNoForwards, settings.do_toggle_noforwards)
 _toggle_handler(functions.channels.ToggleAntiSpam, settings.do_toggle_antispam)
-_toggle_handler(functions.channels.ToggleForum, settings.do_toggle_forum)
 _toggle_handler(functions.channels.ToggleAutotranslation, settings.do_toggle_autotranslation)
 _toggle_handler(
     functions.channels.RestrictSponsoredMessages, settings.do_restrict_sponsored_messages, "restricted"
 )
+
+
+@rpc(functions.channels.ToggleForum)
+async def toggle_forum(ctx, req: functions.channels.ToggleForum):
+    me = viewer(ctx)
+    channel, _ = await checked_channel(me, req.channel)
+    await settings.do_toggle_forum(me, channel["id"], bool(req.enabled), bool(req.tabs))
+    return await state_updates(me, channel["id"])
 
 
 @rpc(functions.channels.UpdateColor)

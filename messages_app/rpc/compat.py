@@ -18,6 +18,7 @@ from accounts_app.access import check_input_user
 from channels_app import account_updates, actions, tl_convert
 from channels_app.actions import media as channel_media
 from channels_app.actions import peer_stats
+from channels_app.actions import send_as as send_as_actions
 from channels_app.actions.common import is_active
 from channels_app.actions.messages import require_editable
 from channels_app.chat_context import chats_for
@@ -41,13 +42,12 @@ from tl.errors import (
     MediaInvalidError,
     OptionInvalidError,
     OptionsTooMuchError,
-    SendAsPeerInvalidError,
     UrlInvalidError,
 )
 
 from .. import drafts, update_kinds
 from .. import tl_convert as compat_tl
-from ..peers import Peer, is_user_peer, media_filter_kinds, peer_user_id, resolve_peer
+from ..peers import Peer, is_user_peer, media_filter_kinds, peer_user_id, resolve_peer, send_as_id
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
@@ -595,14 +595,13 @@ async def set_default_history_ttl(ctx, req: functions.messages.SetDefaultHistory
 
 @rpc(functions.messages.SaveDefaultSendAs)
 async def save_default_send_as(ctx, req: functions.messages.SaveDefaultSendAs):
-    """channels.getSendAs offers only the user itself, so that is the one identity that
-    can be chosen; choosing it changes nothing (it is the default)."""
+    """The identity a send into this channel takes when it names none (stored in the
+    user's dialog; channels.getFullChannel shows it as default_send_as)."""
     me = viewer(ctx)
     p = await resolve_peer(me, req.peer)
     if p.channel is None:
         raise PeerIdInvalidError()
-    if not is_user_peer(req.send_as) or peer_user_id(me, req.send_as) != me:
-        raise SendAsPeerInvalidError()
+    await send_as_actions.do_save_default(me, p.channel["id"], send_as_id(me, req.send_as))
     return True
 
 

@@ -29,7 +29,7 @@ from tl.errors import (
 )
 
 from ..media_input import input_media
-from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id
+from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
 from . import private_peer
 
 
@@ -63,6 +63,7 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
+        send_as = send_as_id(me, req.send_as)
     media = await input_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     reply_to, top = _reply_ids(req.reply_to)
@@ -74,7 +75,7 @@ async def send_media(ctx, req: functions.messages.SendMedia):
         return await private_peer.sent_updates(me, change)
     change = await actions.do_send_message(
         me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
-        top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media,
+        top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
     )  # fmt: skip
     return await change_to_updates(me, change)
 

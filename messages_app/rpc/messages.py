@@ -5,11 +5,12 @@ Forwards may cross between the two kinds."""
 from __future__ import annotations
 
 from channels_app import account_updates, actions, notify, tl_convert
+from channels_app.actions import discussion, topics, views
 from channels_app.actions import mentions as mention_actions
-from channels_app.actions import topics, views
 from channels_app.rpc.channels import read_channel
 from channels_app.rpc.context import change_to_updates, context_for
 from channels_app.tl_convert_topics import topic_to_tl
+from edge_app.push import push_to_users, renderer
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
@@ -24,7 +25,7 @@ from tl.errors import (
 )
 
 from ..media_input import edited_media
-from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds
+from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, send_as_id
 from . import private_peer
 
 
@@ -67,6 +68,7 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
         silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
+        send_as=send_as_id(me, req.send_as),
     )  # fmt: skip
     return await change_to_updates(me, change)
 
@@ -95,6 +97,7 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
         change = await actions.do_forward_to_channel(
             me, dst["id"], [p[0] for p in pairs], [p[1] for p in pairs], drop_author=req.drop_author,
             silent=req.silent, sender_name=name, top_msg_id=req.top_msg_id or 0,
+            send_as=send_as_id(me, req.send_as),
         )  # fmt: skip
         answer = await change_to_updates(me, change)
     if src is not None and src["broadcast"]:
@@ -250,19 +253,23 @@ async def search(ctx, req: functions.messages.Search):
 
 @rpc(functions.messages.GetReplies)
 async def get_replies(ctx, req: functions.messages.GetReplies):
-    """A thread: the replies whose thread top is msg_id (seek like getHistory)."""
+    """A thread: the replies whose thread top is msg_id (seek like getHistory). A post
+    of a linked broadcast pages its comments, through its root in the group."""
     me = viewer(ctx)
-    channel, _ = await checked_channel(me, req.peer, preview=True)
-    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    channel, member = await checked_channel(me, req.peer, preview=True)
+    thread = await discussion.resolve_thread(me, channel, member, req.msg_id)
+    if thread.post is None:
+        await actions.get_thread_root(me, channel["id"], req.msg_id)
     h = await actions.get_history(
-        me, channel["id"], offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
-        limit=req.limit, max_id=req.max_id, min_id=req.min_id, thread_id=req.msg_id,
+        me, thread.channel_id, offset_id=req.offset_id, offset_date=req.offset_date, add_offset=req.add_offset,
+        limit=req.limit, max_id=req.max_id, min_id=req.min_id, thread_id=thread.top_id,
+        via_post=thread.post is not None,
     )  # fmt: skip
     users, chats = await context_for(
-        me, h.messages, (), [channel["id"]], {channel["id"]: (h.channel, h.member)}
+        me, h.messages, (), [thread.channel_id, channel["id"]], {thread.channel_id: (h.channel, h.member)}
     )
     answer = tl_convert.channel_messages_to_tl(h, me, users, chats)
-    if channel["forum"] and channel["megagroup"]:
+    if thread.post is None and channel["forum"] and channel["megagroup"]:
         # A topic's thread names its topic (the short form: no top message of its own).
         page = await topics.get_topics_by_id(me, channel["id"], [req.msg_id])
         answer.topics = [topic_to_tl(t, me, short=True) for t in page.topics if t["id"] != 1]
@@ -271,23 +278,48 @@ async def get_replies(ctx, req: functions.messages.GetReplies):
 
 @rpc(functions.messages.GetDiscussionMessage)
 async def get_discussion_message(ctx, req: functions.messages.GetDiscussionMessage):
-    """In a megagroup a message's discussion is its own thread (no linked channels)."""
+    """The message a thread hangs on, with the viewer's read state in it: in a
+    megagroup the message itself; for a post of a linked broadcast its root in the
+    discussion group."""
     me = viewer(ctx)
-    channel, _ = await checked_channel(me, req.peer, preview=True)
-    root = await actions.get_thread_root(me, channel["id"], req.msg_id)
-    latest = await actions.get_history(me, channel["id"], limit=1, thread_id=req.msg_id)
-    top = latest.messages[0]["id"] if latest.messages else 0
-    users, chats = await context_for(
-        me, root.messages, (), [channel["id"]], {channel["id"]: (root.channel, root.member)}
-    )
-    return tl_convert.discussion_message_to_tl(root.messages[0], me, top, users, chats)
+    channel, member = await checked_channel(me, req.peer, preview=True)
+    thread = await discussion.resolve_thread(me, channel, member, req.msg_id)
+    if thread.post is None:
+        found = await actions.get_thread_root(me, channel["id"], req.msg_id)
+        root, known = found.messages[0], {channel["id"]: (found.channel, found.member)}
+    else:
+        root, known = thread.root, None
+    await discussion.attach_read_marks(me, [root])
+    state = await discussion.thread_state(me, thread.channel_id, thread.top_id)
+    users, chats = await context_for(me, [root], (), [thread.channel_id, channel["id"]], known)
+    return tl_convert.discussion_message_to_tl(root, me, state, users, chats)
+
+
+READ_DISCUSSION = "channel.read_discussion"
 
 
 @rpc(functions.messages.ReadDiscussion)
 async def read_discussion(ctx, req: functions.messages.ReadDiscussion):
-    """Thread read marks are not stored separately: the thread must exist and be
-    visible; the channel's own read mark is what clients show."""
+    """The viewer's read mark inside one thread (a post's comments, a reply thread or a
+    forum topic), stored per thread; the viewer's other sessions are told."""
     me = viewer(ctx)
-    channel, _ = await checked_channel(me, req.peer)
-    await actions.get_thread_root(me, channel["id"], req.msg_id)
+    channel, member = await checked_channel(me, req.peer, preview=True)
+    thread = await discussion.resolve_thread(me, channel, member, req.msg_id)
+    if thread.post is None:
+        await actions.get_thread_root(me, channel["id"], req.msg_id)
+    mark = await discussion.do_read_thread(me, thread.channel_id, thread.top_id, req.read_max_id)
+    if mark is not None:
+        payload = {"channel_id": thread.channel_id, "top_msg_id": thread.top_id, "read_max_id": mark}
+        if thread.post is not None:
+            payload["post"] = [channel["id"], req.msg_id]
+        await push_to_users([me], READ_DISCUSSION, payload, exclude=own_session(ctx))
     return True
+
+
+@renderer(READ_DISCUSSION)
+async def _render_read_discussion(payload: dict, viewer_id: int):
+    post = payload.get("post")
+    update = tl_convert.read_discussion_to_tl(
+        payload["channel_id"], payload["top_msg_id"], payload["read_max_id"], tuple(post) if post else None
+    )
+    return tl_convert.updates_to_tl([update], [], [])

@@ -13,6 +13,7 @@ from channels_app import actions, tl_convert
 from channels_app.actions import peer_stats, read_receipts, views
 from channels_app.actions import reactions as channel_reactions
 from channels_app.actions import settings as channel_settings
+from channels_app.actions.common import replies_refs
 from channels_app.chat_context import chats_for
 from channels_app.errors import LimitInvalidError, PeerIdInvalidError
 from channels_app.rpc.admin import state_updates
@@ -308,8 +309,13 @@ async def get_messages_views(ctx, req: functions.messages.GetMessagesViews):
         if channel["megagroup"]
         else {}
     )
-    chats = await chats_for(me, [channel["id"]], {channel["id"]: (channel, h.member)})
-    return compat_tl.message_views_to_tl(h.messages, channel, replies, chats, [])
+    refs_u: set[int] = set()
+    refs_c = {channel["id"]}
+    for m in live:
+        replies_refs(m, refs_u, refs_c)
+    users = await users_for(me, sorted(refs_u)) if refs_u else []
+    chats = await chats_for(me, sorted(refs_c), {channel["id"]: (channel, h.member)})
+    return compat_tl.message_views_to_tl(h.messages, channel, replies, chats, users)
 
 
 @rpc(functions.messages.GetMessageReadParticipants)

@@ -239,3 +239,26 @@ def test_user_page_lists_sessions_and_last_seen(operator_client, secrets):
     page = operator_client.get(f"/admin/accounts_app/user/{auth.user_id}/change/").content.decode()
     assert "Pixel 8" in page and "11.2" in page
     assert "Last seen" in operator_client.get("/admin/accounts_app/user/").content.decode()
+
+
+def test_channel_page_shows_a_forums_topics_and_the_discussion_link(moderator_client, group):
+    from channels_app.actions import discussion, settings, topics
+
+    run(settings.do_toggle_forum, CREATOR, group, True)
+    first = run(topics.do_create_topic, CREATOR, group, "Seeds", None, None, 1)
+    second = run(topics.do_create_topic, CREATOR, group, "Pests", None, None, 2)
+    closed_id = second.events[0].message["id"]
+    run(topics.do_edit_topic, CREATOR, group, closed_id, closed=True)
+    run(topics.do_pin_topic, CREATOR, group, first.events[0].message["id"], True)
+    news = run(actions.do_create_channel, CREATOR, "Garden news", broadcast=True).channel["id"]
+    run(discussion.do_set_discussion_group, CREATOR, news, group)
+
+    page = moderator_client.get(f"/admin/channels_app/channel/{group}/change/").content.decode()
+    topics = page[page.index('id="console-topics"') :]
+    assert topics.index("Seeds") < topics.index("Pests")  # the pinned topic first
+    row = topics[topics.index("Pests") : topics.index("</tr>", topics.index("Pests"))]
+    assert "closed" in row
+    assert "comments of" in page and f"/admin/channels_app/channel/{news}/change/" in page
+    broadcast = moderator_client.get(f"/admin/channels_app/channel/{news}/change/").content.decode()
+    assert "comments go to" in broadcast and f"/admin/channels_app/channel/{group}/change/" in broadcast
+    assert 'id="console-topics"' not in broadcast
