@@ -1,10 +1,12 @@
 """Online fan-out of channel events across edge processes (edge_app.push).
 
 One publish per event, whatever the channel size: every edge receives it, intersects
-the channel's active members with the users it holds live sessions for (one bounded,
-partition-pruned query; capped at REALTIME_FANOUT_MAX) and renders the update per
-viewer (``out``, ``mentioned``, the viewer's channel flags); each session encodes it for
-its own layer. Offline members write nothing and catch up by getChannelDifference.
+the channel's active members with the users it holds live sessions for (partition-pruned
+queries of at most REALTIME_FANOUT_MAX online ids each, so an edge never reads more
+member rows than it has users online, and no query more than the cap) and renders the
+update once per view (``out``, ``mentioned``), the chat per viewer's channel flags; each
+session encodes it for its own layer. Typing reaches at most TYPING_FANOUT_MAX members
+per edge. Offline members write nothing and catch up by getChannelDifference.
 """
 
 from __future__ import annotations
@@ -51,8 +53,11 @@ _members_cache: dict[int, tuple[float, frozenset, dict, dict, dict]] = {}
 
 
 async def _local_members(
-    edge, channel_id: int, extra: list[int], cap: int
+    edge, channel_id: int, extra: list[int]
 ) -> tuple[dict | None, dict[int, dict], dict[int, list]]:
+    """The channel, its members among the users online on this edge (active ones, and
+    ``extra`` users whatever their status: those who just left or were removed), and
+    the per-viewer chat renderings cached with them."""
     online = _local_user_ids(edge)
     if not online:
         return None, {}, {}
@@ -61,15 +66,18 @@ async def _local_members(
     now = time.monotonic()
     if hit is not None and hit[0] > now and hit[1] == key and not extra:
         return hit[2], hit[3], hit[4]
+    members: dict[int, dict] = {}
+    cap = limits.REALTIME_FANOUT_MAX
     async with db.connection() as conn:
         cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = %s", (channel_id,))
         channel = await cur.fetchone()
-        cur = await conn.execute(
-            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = %s AND user_id = ANY(%s)"
-            " AND (status = 'active' OR user_id = ANY(%s)) LIMIT %s",
-            (channel_id, online, list(extra), cap),
-        )
-        members = {r["user_id"]: r for r in await cur.fetchall()}
+        for at in range(0, len(online) if channel is not None else 0, cap):
+            cur = await conn.execute(
+                f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = %s"
+                " AND user_id = ANY(%s) AND (status = 'active' OR user_id = ANY(%s))",
+                (channel_id, online[at : at + cap], list(extra)),
+            )
+            members.update((r["user_id"], r) for r in await cur.fetchall())
     chats: dict[int, list] = {}
     if channel is not None and not extra:
         if len(_members_cache) > 10_000:
@@ -309,7 +317,7 @@ async def _render_and_push(payload: dict, edge) -> None:
     ev = ChannelEvent.from_payload(payload["event"])
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
     channel, members, rendered = await _local_members(
-        edge, ev.channel_id, payload.get("extra_user_ids") or [], limits.REALTIME_FANOUT_MAX
+        edge, ev.channel_id, payload.get("extra_user_ids") or []
     )
     if channel is None:
         return
@@ -359,7 +367,7 @@ async def _deliver_reactions(payload: dict, edge) -> None:
 
     cid, msg_id, actor = payload["channel_id"], payload["msg_id"], payload["actor"]
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None
-    channel, members, rendered = await _local_members(edge, cid, [], limits.REALTIME_FANOUT_MAX)
+    channel, members, rendered = await _local_members(edge, cid, [])
     if channel is None or not members:
         return
     author = payload.get("author") or 0
@@ -407,18 +415,18 @@ async def _on_members_changed(payload: dict, edge) -> None:
 
 @subscriber(TYPING)
 async def _on_typing(payload: dict, edge) -> None:
-    channel, members, rendered = await _local_members(
-        edge, payload["channel_id"], [], limits.TYPING_FANOUT_MAX
-    )
+    channel, members, rendered = await _local_members(edge, payload["channel_id"], [])
     if channel is None:
         return
     action = Reader(bytes.fromhex(payload["action"])).read_object()
     update = tl_convert.typing_to_tl(
         payload["channel_id"], payload["user_id"], action, payload.get("top_msg_id")
     )
-    for user_id, member in members.items():
-        if user_id == payload["user_id"] or member["status"] != "active":
-            continue
+    # A typing notice is worth little in a crowd: a bounded few hear it.
+    audience = [(u, m) for u, m in members.items() if u != payload["user_id"] and m["status"] == "active"][
+        : limits.TYPING_FANOUT_MAX
+    ]
+    for user_id, member in audience:
         chats = await _channel_chats(channel, user_id, member, rendered)
         # the typing user is named by from_id: the update carries it
         users = await users_for(user_id, [payload["user_id"]])
@@ -431,9 +439,7 @@ async def _on_typing(payload: dict, edge) -> None:
 async def _on_topics_pinned(payload: dict, edge) -> None:
     """The forum's pinned topics changed: no pts (Telegram's update has none), so
     only members online now hear it; the others read it in getForumTopics."""
-    channel, members, rendered = await _local_members(
-        edge, payload["channel_id"], [], limits.REALTIME_FANOUT_MAX
-    )
+    channel, members, rendered = await _local_members(edge, payload["channel_id"], [])
     if channel is None:
         return
     exclude = tuple(payload["exclude"]) if payload.get("exclude") else None

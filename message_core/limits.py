@@ -31,8 +31,10 @@ PARTICIPANTS_Q_MAX = 128
 
 READ_OUTBOX_SCAN_MESSAGES = 1000
 READ_OUTBOX_FANOUT = 128
+# Live fan-out on one edge reads the members among its online users in queries of at
+# most this many ids: every online member gets the event, no query reads more rows.
 REALTIME_FANOUT_MAX = 500
-TYPING_FANOUT_MAX = 100
+TYPING_FANOUT_MAX = 100  # members one typing notice reaches per edge
 # A pts gap older than this is a lost allocation, not a transaction still committing.
 PTS_GAP_GRACE_SECONDS = 5
 MAX_MESSAGE_ID = 2**31 - 1
