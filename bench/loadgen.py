@@ -128,7 +128,7 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
     for c in conns:
         c.latencies.clear()
         c.deliveries.clear()
-    load.seq = [0] * len(senders)
+    seq0 = sum(load.seq)  # sequence numbers go on across steps: random_ids never repeat
     diff_lat: list[float] = []
     stop_reader = asyncio.Event()
     reading = (
@@ -146,7 +146,7 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
         await load.closed_loop(args.inflight, until)
     elapsed = time.perf_counter() - t0
     stop_reader.set()
-    sent = sum(load.seq)
+    sent = sum(load.seq) - seq0
     expected = sent * (len(senders) - 1) if args.scenario == "megagroup" else sent
     settle0 = time.perf_counter()
     while time.perf_counter() - settle0 < 15 and (
