@@ -145,8 +145,8 @@ WITH ins AS (
   SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
     r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
     r.grouped, r.ftopic, %(send_as)s, %(disc)s
-  FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)s::text[], %(ents)s::text[], %(replies)s::int[],
-    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)s::text[], %(ptss)s::int[], %(medias)s::text[],
+  FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)b::text[], %(ents)b::text[], %(replies)s::int[],
+    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)b::text[], %(ptss)s::int[], %(medias)b::text[],
     %(groupeds)s::bigint[], %(ftopics)s::bool[])
     AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts, media, grouped, ftopic)
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
@@ -155,7 +155,7 @@ WITH ins AS (
   INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
     sender_user_id, user_ids, payload)
   SELECT %(c)s, r.pts, 1, 'new_message', %(d)s, r.id, '[]', %(u)s, r.users::jsonb, r.payload::jsonb
-  FROM unnest(%(ids)s::int[], %(ptss)s::int[], %(users)s::text[], %(payloads)s::text[]) AS r(id, pts, users, payload)
+  FROM unnest(%(ids)s::int[], %(ptss)s::int[], %(users)b::text[], %(payloads)b::text[]) AS r(id, pts, users, payload)
   WHERE r.id IN (SELECT id FROM ins)
 ), noop AS (
   INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
