@@ -17,6 +17,7 @@ import time
 
 from edge_app.push import deliver, is_subscribed, publish, push_to_users, render_failed, renderer, subscriber
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
+from edge_app.serial_jobs import SerialJobs
 from message_core import limits
 from message_core.context import origin as push_origin
 from message_core.context import origin_request, users_for
@@ -100,36 +101,11 @@ async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: di
 
 # Events of one channel are rendered in order by one worker task per channel, so the
 # edge's single subscriber loop is not held up and channels proceed side by side.
-_queues: dict[int, asyncio.Queue] = {}
+_channel_jobs = SerialJobs("channel push")
 
 
 def _enqueue(channel_id: int, job) -> None:
-    q = _queues.get(channel_id)
-    if q is None:
-        q = _queues[channel_id] = asyncio.Queue()
-        asyncio.get_running_loop().create_task(_drain(channel_id, q))
-    q.put_nowait(job)
-
-
-async def _drain(channel_id: int, q: asyncio.Queue) -> None:
-    try:
-        while True:
-            try:
-                job = await asyncio.wait_for(q.get(), timeout=30)
-            except TimeoutError:
-                if q.empty():
-                    return
-                continue
-            try:
-                await job()
-            except Exception:
-                log.exception("channel %d push failed", channel_id)
-    finally:
-        if _queues.get(channel_id) is q:
-            del _queues[channel_id]
-            if not q.empty():  # raced with a new event: keep going in a fresh worker
-                for _ in range(q.qsize()):
-                    _enqueue(channel_id, q.get_nowait())
+    _channel_jobs.put(channel_id, job)
 
 
 def _sessions(edge, user_id: int, exclude):

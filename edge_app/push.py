@@ -20,11 +20,13 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 
 from edge_app import metrics
+from edge_app.serial_jobs import SerialJobs
 
 log = logging.getLogger("telesrv.edge.push")
 
@@ -143,6 +145,12 @@ async def push_to_users(
         )
 
 
+# A user's pushes are rendered and delivered in order, users side by side: a render
+# that reads the database must not hold up the edge's subscriber loop (every other
+# user's and channel's pushes queue behind it).
+_user_jobs = SerialJobs("user push")
+
+
 @subscriber(USERS_KIND)
 async def _deliver_to_users(event: dict, edge: Any) -> None:
     render = _renderers.get(event["kind"])
@@ -151,19 +159,23 @@ async def _deliver_to_users(event: dict, edge: Any) -> None:
         return
     exclude = tuple(event["exclude"]) if event.get("exclude") else None
     for user_id in event["user_ids"]:
-        sessions = [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
-        if not sessions:
-            continue
-        try:
-            updates = await render(event["payload"], user_id)
-            if updates is None:
-                continue
-            for session in sessions:
+        if any((s.auth_key_id, s.session_id) != exclude for s in edge.sessions_of_user(user_id)):
+            _user_jobs.put(user_id, partial(_render_for_user, render, event, user_id, exclude, edge))
+
+
+async def _render_for_user(render: Renderer, event: dict, user_id: int, exclude, edge: Any) -> None:
+    try:
+        updates = await render(event["payload"], user_id)
+        if updates is None:
+            return
+        # The sessions online now, not when the event arrived.
+        for session in edge.sessions_of_user(user_id):
+            if (session.auth_key_id, session.session_id) != exclude:
                 await deliver(session, updates)
-        except Exception:
-            # One viewer's failure must not cost the others their update.
-            render_failed()
-            log.exception("rendering %r for user %s failed", event["kind"], user_id)
+    except Exception:
+        # One viewer's failure must not cost the others their update.
+        render_failed()
+        log.exception("rendering %r for user %s failed", event["kind"], user_id)
 
 
 @subscriber("edge.auth_key_dropped")

@@ -1,0 +1,54 @@
+"""Jobs run one at a time per key and side by side across keys.
+
+An edge's pushes must reach each session in order (a channel's events in pts order, a
+user's account updates in pts order), but one slow render must not hold up every
+other channel or user behind the edge's single subscriber loop. Each key (a channel,
+a user) gets a queue and a worker task while it has work; an idle worker ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+
+log = logging.getLogger("telesrv.edge.serial_jobs")
+
+Job = Callable[[], Awaitable[None]]
+
+
+class SerialJobs:
+    def __init__(self, name: str, idle_seconds: float = 30.0) -> None:
+        self.name = name
+        self.idle_seconds = idle_seconds
+        self._queues: dict[Hashable, asyncio.Queue] = {}
+
+    def put(self, key: Hashable, job: Job) -> None:
+        q = self._queues.get(key)
+        if q is None:
+            q = self._queues[key] = asyncio.Queue()
+            asyncio.get_running_loop().create_task(self._drain(key, q))
+        q.put_nowait(job)
+
+    def busy_keys(self) -> int:
+        return len(self._queues)
+
+    async def _drain(self, key: Hashable, q: asyncio.Queue) -> None:
+        try:
+            while True:
+                try:
+                    job = await asyncio.wait_for(q.get(), timeout=self.idle_seconds)
+                except TimeoutError:
+                    if q.empty():
+                        return
+                    continue
+                try:
+                    await job()
+                except Exception:
+                    log.exception("%s %s: job failed", self.name, key)
+        finally:
+            if self._queues.get(key) is q:
+                del self._queues[key]
+                if not q.empty():  # raced with a new job: keep going in a fresh worker
+                    for _ in range(q.qsize()):
+                        self.put(key, q.get_nowait())
