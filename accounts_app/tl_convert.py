@@ -7,7 +7,6 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
@@ -17,6 +16,7 @@ from accounts_app.models import Authorization, Contact, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
 from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
 from accounts_app.updates import Difference, Rendered, UserUpdate
+from edge_app.orm_threads import in_thread
 from tl import types
 
 # Seconds a userStatusOnline stays valid after account.updateStatus(offline=false);
@@ -140,7 +140,7 @@ def users_to_tl_sync(user_ids: Iterable[int], viewer_id: int) -> list:
 
 async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:
     """``types.User`` for each known id (input order, duplicates and unknown ids dropped)."""
-    return await sync_to_async(users_to_tl_sync)(list(user_ids), viewer_id)
+    return await in_thread(users_to_tl_sync)(list(user_ids), viewer_id)
 
 
 def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
@@ -165,7 +165,7 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
 
 async def user_full_to_tl(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
     """``users.userFull`` of ``user_id`` for ``viewer_id`` (None for an unknown id)."""
-    return await sync_to_async(user_full_to_tl_sync)(
+    return await in_thread(user_full_to_tl_sync)(
         user_id, viewer_id, common_chats_count=common_chats_count, chats=chats
     )
 

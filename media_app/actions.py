@@ -8,13 +8,12 @@ dicts (file reference, stripped thumbnail) are base64 text, so they survive JSON
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import functools
 import hashlib
 import secrets
 from dataclasses import dataclass
 
+from edge_app.orm_threads import in_thread
 from message_core.clock import now
 from tl.errors import (
     DocumentInvalidError,
@@ -35,14 +34,6 @@ ATTRIBUTES_MAX = 16
 FILE_NAME_MAX = 255
 WINDOW = 1024 * 1024  # upload.getFile reads never cross a 1 MB boundary
 BIG_SIZES = ("w", "y", "x", "m", "s")
-
-
-def in_thread(fn):
-    @functools.wraps(fn)
-    async def run(*args, **kwargs):
-        return await asyncio.to_thread(fn, *args, **kwargs)
-
-    return run
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts_app.models import User
+from edge_app.orm_threads import in_thread
 from message_core.clock import now
 from tl.errors import PhotoIdInvalidError
 
-from .actions import add_holders, in_thread, photo_dict
+from .actions import add_holders, photo_dict
 from .models import Photo, ProfilePhoto
 
 

@@ -16,8 +16,6 @@ Message dicts (what ``tl_convert`` renders) are one owner's view of a box:
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import secrets
 from dataclasses import dataclass, field, replace
 
@@ -34,6 +32,7 @@ from accounts_app.updates import (
     get_state,
     push_user_updates,
 )
+from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
 from message_core import limits
 from message_core.clock import now
@@ -58,20 +57,6 @@ from tl.errors import (
 from .models import MessageBox, PrivateDialog, PrivateMessage, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
-
-
-def in_thread(fn):
-    """Run blocking ORM work in the event loop's default thread pool: not in asgiref's
-    single thread-sensitive thread, so different users' private chats do not queue
-    behind each other (each pool thread keeps its own database connection), and
-    without asgiref's per-call bookkeeping (measured: 1.4 ms CPU per send)."""
-
-    @functools.wraps(fn)
-    async def run(*args, **kwargs):
-        return await asyncio.to_thread(fn, *args, **kwargs)
-
-    return run
-
 
 NEW_MESSAGE = "private.new_message"
 EDIT_MESSAGE = "private.edit_message"

@@ -15,12 +15,13 @@ from django.db.models import Q
 
 from accounts_app.notify_settings import user_peer_settings
 from accounts_app.updates import do_append_user_update
+from edge_app.orm_threads import in_thread
 from message_core import limits
 from message_core.clock import now
 from message_core.folder_rule import PRIVATE, FolderRule
 from tl.errors import FolderIdInvalidError
 
-from .actions import box_to_dict, count_unread, in_thread, live_boxes
+from .actions import box_to_dict, count_unread, live_boxes
 from .models import PrivateDialog
 from .reaction_view import attach as attach_reactions
 from .reaction_view import unread_reaction_counts

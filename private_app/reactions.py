@@ -15,12 +15,13 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts_app.updates import UserUpdate, append_user_update, append_user_updates, get_state
+from edge_app.orm_threads import in_thread
 from message_core import limits
 from message_core import reactions as rx
 from message_core.clock import now
 from tl.errors import LimitInvalidError, MessageIdInvalidError
 
-from .actions import READ_DATE_EXPIRE, _lock_users, _push, box_to_dict, in_thread, live_boxes
+from .actions import READ_DATE_EXPIRE, _lock_users, _push, box_to_dict, live_boxes
 from .models import MessageBox, PrivateMessageReaction, PrivateReadDate
 from .reaction_view import attach
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from edge_app.orm_threads import in_thread
 from message_core import limits
 from message_core.text import SEARCH_WINDOW
 
-from .actions import box_to_dict, in_thread, live_boxes, media_q
+from .actions import box_to_dict, live_boxes, media_q
 from .reaction_view import attach as attach_reactions
 
 PRIVATE_RANK = 0  # the cursor's kind rank (channel results are 1)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import secrets
 
 from accounts_app import code_delivery
+from edge_app.orm_threads import in_thread
 
-from .actions import do_send_private_message, in_thread
+from .actions import do_send_private_message
 
 
 async def send_service_message(user_id: int, text: str) -> None:
