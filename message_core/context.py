@@ -8,6 +8,7 @@ showing a forward from a channel, can name channels without importing that app.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -63,7 +64,10 @@ async def chats_for(viewer_id: int, channel_ids, known=None) -> list:
 
 # (viewer, user) -> (expiry, TL user). Every message response and every push carries
 # the sender; rendering it through accounts (an ORM query per viewer) would dominate a
-# busy group, and a profile a few seconds stale in a push is harmless.
+# busy group, and a profile a few seconds stale in a push is harmless. Lifetimes are
+# spread over USER_CACHE_SECONDS..2x: the entries a busy group fills at once would
+# otherwise all expire at once, and every viewer's render miss in the same moment (a
+# stall of every send every few seconds, seen in bench/loadgen's latency timeline).
 USER_CACHE_SECONDS = 5.0
 USER_CACHE_MAX = 100_000
 _user_cache: dict[tuple[int, int], tuple[float, object]] = {}
@@ -86,7 +90,7 @@ async def users_for(viewer_id: int, user_ids) -> list:
             _user_cache.clear()
         for user in await users_to_tl(missing, viewer_id):
             out[user.id] = user
-            _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS, user)
+            _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS * (1 + random.random()), user)
     return [out[u] for u in ids if u in out]
 
 
