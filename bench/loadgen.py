@@ -239,6 +239,13 @@ async def run(args) -> None:
         receivers = [asyncio.create_task(c.receive(stop)) for c in conns]
         reader = conns[args.members] if args.difference else None
         load = Load(conns[: args.members], send_body)
+        if args.warmup:
+            # Not measured: a fresh listener opens its pool connections and threads,
+            # loads its clients' layers and fills its caches in the first second.
+            await load.closed_loop(1, time.perf_counter() + args.warmup)
+            while any(c.pending for c in conns):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
         rates = [float(x) for x in args.sweep.split(",")] if args.sweep else [args.rate]
         results = []
         for rate in rates:
@@ -268,6 +275,7 @@ def main() -> None:
     ap.add_argument("--sweep", default="", help="open-loop rates to step through, e.g. 200,400,800")
     ap.add_argument("--plot", default="", help="with --sweep: write a throughput/latency PNG here")
     ap.add_argument("--difference", action="store_true", help="measure getChannelDifference under the load")
+    ap.add_argument("--warmup", type=float, default=2.0, help="seconds of unmeasured sends first")
     ap.add_argument("--workers", type=int, default=1, help="listener worker processes (runmtproto --workers)")
     ap.add_argument(
         "--profile", default="", help="profile the listener (cProfile) into this file and print it"
