@@ -83,19 +83,23 @@ NUDGES_MAX = 100
 # The newest pts event of each active joined channel (one backward step on the
 # (channel_id, pts) primary key per channel, pruned at run time; any event type counts:
 # new, edit, delete, pin, service, noop). Bounded by CHANNELS_PER_USER_MAX and NUDGES_MAX.
+# Dates are whole seconds: an event in the very second of the client's state may have
+# come after it, so that second counts (a needless nudge costs the client one empty
+# getChannelDifference; a missing one loses the channel's news until its next event).
 _NEWS = """
 SELECT i.channel_id, c.pts FROM user_channel_member_index i
 JOIN channels c ON c.id = i.channel_id AND NOT c.deleted
 CROSS JOIN LATERAL (SELECT e.date FROM channel_update_events e WHERE e.channel_id = i.channel_id
   ORDER BY e.pts DESC LIMIT 1) e
-WHERE i.user_id = %s AND i.status = 'active' AND e.date > %s
+WHERE i.user_id = %s AND i.status = 'active' AND e.date >= %s
 ORDER BY e.date DESC, i.channel_id DESC LIMIT %s
 """
 
 
 async def channels_with_events_since(user_id: int, since_date: int) -> list[tuple[int, int]]:
-    """(channel_id, pts) of the user's active channels with channel_update_events after
-    ``since_date`` (design: Viewer State point 4), newest first, at most NUDGES_MAX."""
+    """(channel_id, pts) of the user's active channels with channel_update_events in or
+    after the second ``since_date`` (design: Viewer State point 4), newest first, at most
+    NUDGES_MAX."""
     from . import db
 
     rows = await db.fetchall(_NEWS, (user_id, since_date, NUDGES_MAX))

@@ -156,6 +156,20 @@ async def test_nudge_for_edit_only_channel_not_for_untouched(chan):
     assert [cid for cid, _ in news] == [edited["id"]]
 
 
+async def test_nudge_for_an_event_in_the_second_of_the_clients_state(chan):
+    """A client whose state date is second S and a message sent later in that second:
+    getDifference must still nudge it to the channel (mtcute then catches up)."""
+    from channels_app.account_updates import channels_with_events_since
+
+    g = await group("same second")
+    await send(g["id"])
+    row = await db.fetchone(
+        "SELECT date FROM channel_update_events WHERE channel_id = %s ORDER BY pts DESC LIMIT 1", (g["id"],)
+    )
+    assert [cid for cid, _ in await channels_with_events_since(B, row["date"])] == [g["id"]]
+    assert await channels_with_events_since(B, row["date"] + 1) == []
+
+
 async def test_hidden_prehistory_left_and_deleted_channels(chan):
     from channels_app.actions.admin import do_delete_channel
     from channels_app.actions.settings import do_toggle_pre_history_hidden
