@@ -186,7 +186,8 @@ async def full_stack(senders: int, messages: int, diff_calls: int) -> None:
 
 
 async def big_channel(members: int) -> None:
-    from channels_app import actions, db
+    from channels_app import actions
+    from message_core import db
 
     change = await actions.do_create_channel(1, "big", broadcast=True)
     cid = change.channel["id"]

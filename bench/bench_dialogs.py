@@ -30,7 +30,8 @@ VIEWER, POSTER = 7_000_001, 7_000_002
 
 
 async def populate(channels: int) -> None:
-    from channels_app import actions, db
+    from channels_app import actions
+    from message_core import db
     from messages_app import pins
 
     async with db.connection() as conn:
@@ -59,7 +60,8 @@ async def populate(channels: int) -> None:
 
 
 async def measure(rounds: int) -> None:
-    from channels_app import actions, db
+    from channels_app import actions
+    from message_core import db
 
     first, seek = [], []
     for _ in range(rounds):

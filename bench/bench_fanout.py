@@ -30,7 +30,8 @@ FILLER_FIRST_USER = 900_000_000
 
 
 async def make_channel(owner: int, online: list[int], members: int) -> dict:
-    from channels_app import actions, db
+    from channels_app import actions
+    from message_core import db
 
     change = await actions.do_create_channel(owner, "fanout", broadcast=True)
     channel = change.channel

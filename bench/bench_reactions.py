@@ -43,9 +43,10 @@ async def run(reactors: int, rounds: int, history_calls: int) -> None:
 
     from accounts_app.access import user_access_hash
     from accounts_app.models import User
-    from channels_app import actions, db
+    from channels_app import actions
     from channels_app.actions import reactions
     from edge_app.management.commands.rsakey import write_key
+    from message_core import db
     from mtproto.crypto import RsaKey
     from tests.e2e import harness
 

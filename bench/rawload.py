@@ -202,7 +202,7 @@ class Conn:
 
 
 async def rows_written() -> int:
-    from channels_app import db
+    from message_core import db
 
     row = await db.fetchone(
         "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS n FROM pg_stat_user_tables"

@@ -100,7 +100,7 @@ async def channels_with_events_since(user_id: int, since_date: int) -> list[tupl
     """(channel_id, pts) of the user's active channels with channel_update_events in or
     after the second ``since_date`` (design: Viewer State point 4), newest first, at most
     NUDGES_MAX."""
-    from . import db
+    from message_core import db
 
     rows = await db.fetchall(_NEWS, (user_id, since_date, NUDGES_MAX))
     return [(r["channel_id"], r["pts"]) for r in rows]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from . import db, tl_convert
+from message_core import db
+
+from . import tl_convert
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .join_settings import join_flags
 

@@ -24,8 +24,7 @@ import redis.asyncio as aioredis
 from django.conf import settings
 
 from edge_app import metrics
-
-from . import db
+from message_core import db
 
 # Channel ids live far above user ids (which accounts_app allocates from 1).
 CHANNEL_ID_BASE = 1_000_000_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from . import db
+from message_core import db
 
 
 async def get_join_settings(channel_ids: list[int]) -> dict[int, dict]:

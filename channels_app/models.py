@@ -2,7 +2,7 @@
 
 The models exist so migrations create the DDL and the admin can show the rows; the hot
 paths (send, history, difference, read) do not go through the ORM but through
-``channels_app.db`` (psycopg 3 async pool, set-based SQL). Every hot query carries the
+``message_core.db`` (psycopg 3 async pool, set-based SQL). Every hot query carries the
 partition key: ``channel_id`` for channel-scoped tables, ``user_id`` for owner-scoped
 ones.
 

@@ -18,12 +18,12 @@ import time
 from edge_app.push import deliver, is_subscribed, publish, push_to_users, render_failed, renderer, subscriber
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from edge_app.serial_jobs import SerialJobs
-from message_core import limits
+from message_core import db, limits
 from message_core.context import origin as push_origin
 from message_core.context import origin_request, users_for
 from tl.runtime import Reader
 
-from . import db, notify, tl_convert
+from . import notify, tl_convert
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .actions.mentions import mentioned_user_ids
 from .chat_context import chats_for

@@ -46,7 +46,8 @@ def domain_function(dotted: str) -> Callable[..., Any]:
 
 def run_domain(fn: Callable[..., Awaitable[Any]], *args, **kwargs) -> Any:
     async def call():
-        from channels_app import counters, db
+        from channels_app import counters
+        from message_core import db
 
         try:
             return await fn(*args, **kwargs)

@@ -10,9 +10,8 @@ owner's account update log (``update_kinds.DRAFT``). A draft is a dict:
 
 from __future__ import annotations
 
-from channels_app import db
 from channels_app.actions.common import jsonb
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from message_core.text import validate_text
 

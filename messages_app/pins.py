@@ -12,8 +12,7 @@ checked rather than locked: two devices pinning at the same instant may end one 
 
 from __future__ import annotations
 
-from channels_app import db
-from message_core import limits
+from message_core import db, limits
 from private_app import dialogs as private_dialogs
 from tl.errors import FolderIdInvalidError, PeerIdInvalidError, PinnedDialogsTooMuchError
 

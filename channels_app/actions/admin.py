@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from message_core import db
 from message_core.clock import now
 from tl.errors import (
     AdminRankInvalidError,
@@ -20,7 +21,7 @@ from tl.errors import (
     UserCreatorError,
 )
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelEvent
 from ..errors import (
     ChannelInvalidError,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from message_core import db
 from message_core.clock import now
 
-from .. import db
 from ..errors import ChatAdminRequiredError, LimitInvalidError
 from ..rights import is_admin
 from .common import jsonb, load_channel, load_member, require_visible

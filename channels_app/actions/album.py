@@ -6,12 +6,11 @@ from __future__ import annotations
 import secrets
 
 from media_app import actions as media_holders
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from message_core.text import validate_caption
 from tl.errors import ChannelPrivateError, MultiMediaTooLongError, RandomIdInvalidError
 
-from .. import db
 from ..domain import ChannelChange
 from . import discussion
 from .common import load_channel, load_member, message_refs

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import secrets
 
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from tl.errors import UserPrivacyRestrictedError
 
-from .. import counters, db
+from .. import counters
 from ..domain import ChannelChange
 from ..errors import (
     AddressInvalidError,

@@ -10,10 +10,11 @@ from typing import Any
 import psycopg
 
 from edge_app import metrics
+from message_core import db
 from message_core.clock import now
 from message_core.text import mention_user_ids
 
-from .. import counters, db, notify
+from .. import counters, notify
 from ..domain import ChannelEvent
 from ..errors import ChannelInvalidError, ChannelPrivateError
 

@@ -50,11 +50,10 @@ A send writes no per-member dialog rows (O(1) per message); the stale
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from message_core.folder_rule import CHANNEL, FolderRule
 
-from .. import db
 from ..domain import DialogEntry, Dialogs
 from ..errors import FolderIdInvalidError, LimitInvalidError
 from .common import message_refs

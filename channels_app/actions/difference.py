@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 
-from .. import db
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions, pts_repair, reactions

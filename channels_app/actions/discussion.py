@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from media_app import actions as media_holders
-from message_core import limits
+from message_core import db, limits
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelEvent
 from ..errors import (
     BroadcastIdInvalidError,

@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from tl.errors import (
     ExpireDateInvalidError,
@@ -31,7 +31,7 @@ from tl.errors import (
     UsageLimitInvalidError,
 )
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelChange
 from ..errors import (
     ChannelsTooMuchError,

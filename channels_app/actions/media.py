@@ -69,9 +69,9 @@ def media_condition(kinds: tuple[str, ...], *, alias: str = "", named: str = "")
 async def count_media(viewer_id: int, channel_id: int, kinds: tuple[str, ...]) -> tuple[int, bool]:
     """(count, inexact) of the visible messages of these kinds: exact within the newest
     COUNT_WINDOW messages, inexact beyond (no media index)."""
+    from message_core import db
     from message_core.text import SEARCH_WINDOW
 
-    from .. import db
     from .common import is_active, load_channel, load_member, require_visible
 
     async with db.connection() as conn:

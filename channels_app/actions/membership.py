@@ -4,9 +4,10 @@ search that participant filters use."""
 
 from __future__ import annotations
 
+from message_core import db
 from message_core.clock import now
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelChange
 from . import admin_log
 from .common import insert_service_message, load_channel, with_pts

@@ -11,9 +11,9 @@ entities (tl_convert); this store answers the dialog badge and getUnreadMentions
 
 from __future__ import annotations
 
+from message_core import db
 from message_core.text import mention_user_ids
 
-from .. import db
 from .common import load_channel
 from .unread_pages import unread_window
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 from media_app import actions as media_holders
-from message_core import limits
+from message_core import db, limits
 from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
 from tl.errors import MediaPrevInvalidError
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelChange, ChannelEvent, History
 from ..errors import (
     ChannelInvalidError,

@@ -4,9 +4,8 @@ rules and the account update log."""
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 
-from .. import db
 from ..errors import ChannelPrivateError
 from .common import jsonb
 

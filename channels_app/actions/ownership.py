@@ -5,10 +5,11 @@ old owner stays an admin with every admin right. Both changes are in the admin l
 
 from __future__ import annotations
 
+from message_core import db
 from message_core.clock import now
 from tl.errors import UserIdInvalidError
 
-from .. import db, notify
+from .. import notify
 from ..errors import ChatAdminRequiredError, UserNotParticipantError
 from ..rights import CREATOR_RIGHTS, CREATOR_RIGHTS_BROADCAST
 from . import admin_log

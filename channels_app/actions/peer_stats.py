@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from accounts_app import full_user
 from accounts_app.models import User
+from message_core import db
 
-from .. import db
 from .common import is_active
 
 ONLINE_COUNT_MAX = 10_000  # getOnlines counts at most this many online members

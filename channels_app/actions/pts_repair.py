@@ -26,7 +26,9 @@ import logging
 import os
 import time
 
-from .. import counters, db
+from message_core import db
+
+from .. import counters
 from .common import write_noop
 
 log = logging.getLogger("telesrv.channels.pts")

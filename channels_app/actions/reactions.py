@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from message_core import limits
+from message_core import db, limits
 from message_core import reactions as rx
 from message_core.clock import now
 
-from .. import db, notify
+from .. import notify
 from ..errors import (
     ChannelPrivateError,
     LimitInvalidError,

@@ -10,10 +10,9 @@ reads first. Served by ``channel_members_read_idx``."""
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 
-from .. import db
 from ..errors import ChannelPrivateError, MessageIdInvalidError
 from ..rights import banned_bit
 from .common import is_active, load_channel, load_member, load_visible_message, require_visible

@@ -8,10 +8,9 @@ statement; the ILIKE filter is served by ``channel_messages_body_trgm_idx``.
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 from message_core.text import SEARCH_WINDOW, like_pattern
 
-from .. import db
 from ..rights import banned_bit
 from .common import CHANNEL_COLUMNS, MESSAGE_COLUMNS
 from .media import media_condition

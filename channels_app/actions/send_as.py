@@ -8,7 +8,8 @@ megagroup's anonymous admins.
 
 from __future__ import annotations
 
-from .. import db
+from message_core import db
+
 from ..errors import ChannelPrivateError, SendAsPeerInvalidError
 from ..rights import has_admin_right
 from .common import is_active, load_channel, load_member

@@ -10,7 +10,7 @@ never change settings here; admins need the right the design names for each.
 from __future__ import annotations
 
 from media_app import actions as media_actions
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 from tl.errors import (
     ChatAboutNotModifiedError,
@@ -22,7 +22,7 @@ from tl.errors import (
     StickersetInvalidError,
 )
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelChange, ChannelEvent
 from ..errors import (
     ChannelInvalidError,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from message_core import db
 from message_core.clock import now
 
-from .. import db
 from ..errors import ChannelInvalidError, ChatAdminRequiredError, MessageIdInvalidError
 from ..rights import is_admin
 from .admin import load_for_actor

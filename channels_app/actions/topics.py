@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import psycopg
 
-from message_core import limits
+from message_core import db, limits
 
-from .. import db, notify
+from .. import notify
 from ..domain import ChannelChange, ChannelEvent
 from ..errors import (
     ChannelForumMissingError,

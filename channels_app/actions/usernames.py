@@ -9,11 +9,10 @@ keeps the display form.
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 from message_core.text import like_pattern
 from tl.errors import RpcError, UsernameInvalidError, UsernameNotModifiedError, UsernameOccupiedError
 
-from .. import db
 from ..errors import OffsetInvalidError
 from . import admin_log
 from .admin import load_for_actor, publish_channel_updated, require_creator, require_right

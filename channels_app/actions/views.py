@@ -6,10 +6,9 @@ over viewers is ever taken). At most a page of ids per call."""
 
 from __future__ import annotations
 
-from message_core import limits
+from message_core import db, limits
 from message_core.clock import now
 
-from .. import db
 from ..errors import LimitInvalidError
 from .common import is_active
 

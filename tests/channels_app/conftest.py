@@ -1,6 +1,7 @@
 import pytest
 
-from channels_app import counters, db, notify
+from channels_app import counters, notify
+from message_core import db
 from tests.channel_state import forget_channel_state
 
 

@@ -1,6 +1,7 @@
 import asyncio
 
-from channels_app import counters, db
+from channels_app import counters
+from message_core import db
 
 
 async def test_counter_ranges_are_contiguous_and_gapless_under_concurrency(chan):

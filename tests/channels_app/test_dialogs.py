@@ -3,9 +3,10 @@ deletes, the visible top after deleting the top message and after a local clear.
 
 import pytest
 
-from channels_app import actions, db
+from channels_app import actions
 from channels_app.actions import dialogs
 from channels_app.errors import FolderIdInvalidError
+from message_core import db
 from messages_app import pins
 
 A, B = 31, 32

@@ -3,10 +3,11 @@ import time
 
 import pytest
 
-from channels_app import actions, counters, db
+from channels_app import actions, counters
 from channels_app.actions import pts_repair
 from channels_app.actions.common import insert_event, write_noop
 from channels_app.errors import PersistentTimestampInvalidError
+from message_core import db
 
 A, B, C = 31, 32, 33
 

@@ -72,8 +72,8 @@ async def link(a, b, g):
 
 
 async def fresh(channel_id):
-    from channels_app import db
     from channels_app.actions.common import load_channel
+    from message_core import db
 
     async with db.connection() as conn:
         return await load_channel(conn, channel_id)

@@ -1,6 +1,6 @@
 import pytest
 
-from channels_app import actions, db
+from channels_app import actions
 from channels_app.errors import (
     ChatAdminRequiredError,
     ChatWriteForbiddenError,
@@ -13,6 +13,7 @@ from channels_app.errors import (
     MessageTooLongError,
     ReplyMessageIdInvalidError,
 )
+from message_core import db
 
 A, B, C = 21, 22, 23
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from channels_app import actions, db
+from channels_app import actions
 from channels_app.actions import reactions, read_receipts, views
+from message_core import db
 from tl.errors import MessageIdInvalidError, ReactionsTooManyError
 
 A, B, C, D = 31, 32, 33, 34

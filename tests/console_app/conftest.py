@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import User as StaffUser
 from django.core.management import call_command
 
-from channels_app import counters, db, notify
+from channels_app import counters, notify
+from message_core import db
 from tests.channel_state import forget_channel_state
 
 

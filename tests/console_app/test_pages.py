@@ -145,8 +145,8 @@ def test_channel_page_shows_type_counts_pts_and_top_message(moderator_client, gr
 
 
 async def _load_channel(cid):
-    from channels_app import db
     from channels_app.actions.common import load_channel
+    from message_core import db
 
     async with db.connection() as conn:
         return await load_channel(conn, cid)

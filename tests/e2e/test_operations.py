@@ -113,6 +113,6 @@ async def test_metrics_count_what_clients_did(edge_server, clients):
     assert sample(text, "telesrv_pts_allocated_total") >= pts_before + 2
     assert sample(text, "telesrv_pushes_sent_total") >= 1
     assert sample(text, "telesrv_pg_pool_connections", pool="auth_keys") >= 1
-    assert sample(text, "telesrv_pg_pool_connections", pool="channels") >= 1
+    assert sample(text, "telesrv_pg_pool_connections", pool="messages") >= 1
     assert sample(text, "telesrv_redis_latency_seconds_count") >= 1
     assert "telesrv_pts_noop_fills_total" in text

@@ -6,7 +6,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from accounts_app.actions import do_create_user
-from channels_app import db
+from message_core import db
 from tests.channels_app.test_rpc import call, iu
 from tl import functions, types
 from tl.errors import LimitInvalidError, SearchQueryEmptyError

@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from accounts_app import updates
 from accounts_app.actions import do_create_user
 from accounts_app.models import User
-from channels_app import db
+from message_core import db
 from private_app import actions, dialogs
 from private_app.models import PrivateMessage
 from tests.channels_app.test_rpc import call, iu

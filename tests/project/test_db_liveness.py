@@ -9,8 +9,8 @@ import psycopg
 import pytest
 from django.db import connection
 
-from channels_app import db as channel_db
 from edge_app.keystore import conninfo
+from message_core import db as channel_db
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,4 +1,5 @@
-"""The async PostgreSQL pool of the channel hot paths (send, history, difference, read).
+"""The async PostgreSQL pool of the message hot paths (channel sends, history, differences
+and reads; private sends).
 
 One pool per event loop: the edge runs one loop, tests and benchmarks may run several
 in sequence. Connection settings are Django's (so pytest-django's test database is
@@ -21,7 +22,7 @@ POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
 # The listener runs one loop: its pool is the one to report.
-metrics.watch_pool("channels", lambda: next(iter(_pools.values()), None))
+metrics.watch_pool("messages", lambda: next(iter(_pools.values()), None))
 
 
 def _conninfo() -> str:
