@@ -381,7 +381,9 @@ async def push_updates_to_tl(event: UserUpdate, rendered: Rendered, viewer_id: i
     updates += rendered.updates
     if not rendered.carries_pts:
         updates.append(pts_filler_to_tl(event))
-    users = await users_to_tl(sorted(rendered.user_ids), viewer_id)
+    users = rendered.users
+    if users is None:
+        users = await users_to_tl(sorted(rendered.user_ids), viewer_id)
     return types.Updates(
         updates=updates, users=users, chats=list(rendered.chats), date=_ts(event.date), seq=0
     )

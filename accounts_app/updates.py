@@ -99,6 +99,9 @@ class Rendered:
     user_ids: set[int] = field(default_factory=set)
     chats: list[Any] = field(default_factory=list)
     carries_pts: bool = False
+    # ``user_ids`` already rendered for the viewer (a live push of a message renders
+    # them from the chat kinds' short-lived cache); a difference renders user_ids itself.
+    users: list[Any] | None = None
 
 
 Renderer = Callable[[UserUpdate, int], Awaitable[Rendered | None]]

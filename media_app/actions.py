@@ -249,6 +249,19 @@ def add_holders(keys: list[tuple[str, int]], holder: str, holder_ids: list[int])
         MediaHolder.objects.bulk_create(rows, ignore_conflicts=True)
 
 
+async def add_holders_on(conn, keys: list[tuple[str, int]], holder: str, holder_ids: list[int]) -> None:
+    """:func:`add_holders` on an async psycopg connection, inside its caller's
+    transaction (the private send path writes on the pooled connection)."""
+    rows = [(k, mid, h) for k, mid in keys for h in holder_ids]
+    if rows:
+        await conn.execute(
+            f"INSERT INTO {MediaHolder._meta.db_table} (kind, media_id, holder, holder_id)"
+            " SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::bigint[])"
+            " ON CONFLICT DO NOTHING",
+            ([k for k, _, _ in rows], [m for _, m, _ in rows], [holder] * len(rows), [h for _, _, h in rows]),
+        )
+
+
 @in_thread
 def do_add_holders(keys: list[tuple[str, int]], holder: str, holder_ids: list[int]) -> None:
     add_holders(keys, holder, holder_ids)

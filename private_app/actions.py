@@ -19,10 +19,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field, replace
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max, Q
 
-from accounts_app.blocking import check_can_message
 from accounts_app.models import User
 from accounts_app.privacy import hide_forward_senders
 from accounts_app.updates import (
@@ -38,7 +37,6 @@ from message_core import limits
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
 from tl.errors import (
-    InputUserDeactivatedError,
     LimitInvalidError,
     MediaPrevInvalidError,
     MessageAuthorRequiredError,
@@ -47,14 +45,12 @@ from tl.errors import (
     MessageIdsEmptyError,
     MessageNotModifiedError,
     MultiMediaTooLongError,
-    PeerIdInvalidError,
-    RandomIdDuplicateError,
     RandomIdEmptyError,
     RandomIdInvalidError,
-    ReplyMessageIdInvalidError,
 )
 
-from .models import MessageBox, PrivateDialog, PrivateMessage, PrivateReadDate
+from . import send_store
+from .models import MessageBox, PrivateDialog, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
 
@@ -148,44 +144,6 @@ def _lock_users(*user_ids: int) -> dict[int, bool]:
     )
 
 
-def _lock_writers(sender_id: int, peer_id: int) -> None:
-    """As :func:`_lock_users`; a message needs a recipient that exists and is not deleted."""
-    users = _lock_users(sender_id, peer_id)
-    if peer_id not in users or sender_id not in users:
-        raise PeerIdInvalidError()
-    if users[peer_id]:
-        raise InputUserDeactivatedError()
-    check_can_message(sender_id, peer_id)
-
-
-def _next_box_ids(owner_ids: list[int]) -> dict[int, int]:
-    """The next message id of each owner (under their users-row locks; boxes are never
-    hard-deleted, so ids never repeat). One index probe per owner: max() per owner in
-    a subquery, not a GROUP BY over all of their boxes."""
-    with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT o, (SELECT max(box_id) FROM {MessageBox._meta.db_table} WHERE owner_id = o)"
-            " FROM unnest(%s::bigint[]) AS o",
-            [owner_ids],
-        )
-        tops = {o: m or 0 for o, m in cur.fetchall()}
-    if any(m >= limits.MAX_MESSAGE_ID for m in tops.values()):
-        raise MessageIdInvalidError()
-    return {o: m + 1 for o, m in tops.items()}
-
-
-def _set_top(owner_id: int, peer_id: int, box_id: int, date: int) -> None:
-    with connection.cursor() as cur:
-        cur.execute(
-            f"INSERT INTO {PrivateDialog._meta.db_table} (owner_id, peer_id, top_box_id, top_date,"
-            " read_inbox_max_id, read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)"
-            " VALUES (%s, %s, %s, %s, 0, 0, false, 0, false, 0)"
-            " ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id,"
-            " top_date = EXCLUDED.top_date",
-            [owner_id, peer_id, box_id, date],
-        )
-
-
 def _refresh_top(owner_id: int, peer_id: int) -> None:
     """After deletes: the dialog's top is its newest live box (0 hides the dialog)."""
     top = live_boxes(owner_id).filter(peer_id=peer_id).order_by("-box_id").first()
@@ -197,112 +155,6 @@ def _refresh_top(owner_id: int, peer_id: int) -> None:
 # --- send / forward --------------------------------------------------------------------
 
 
-def _write(sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], silent: bool):
-    """Write ``items`` (message, entities, fwd_from, reply_to) as new messages from
-    ``sender_id`` to ``peer_id``. A random id already used by the sender for this peer
-    returns that message instead (a retried send); for another peer it is refused.
-
-    A fixed number of statements for any number of items (lock, retries, ids, contents,
-    boxes, the account-log events, dialogs): the ORM's per-statement cost is what a
-    private send spends its CPU on."""
-    if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids):
-        raise RandomIdInvalidError()
-    if not all(random_ids):
-        raise RandomIdEmptyError()
-    own, theirs = PrivateChange(), []
-    with transaction.atomic():
-        _lock_writers(sender_id, peer_id)
-        # Deleted ones too: a retry of a send that was deleted since is still that send.
-        originals = {
-            b.random_id: b
-            for b in MessageBox.objects.select_related("message").filter(
-                owner_id=sender_id, random_id__in=random_ids
-            )
-        }
-        if any(b.peer_id != peer_id for b in originals.values()):
-            raise RandomIdDuplicateError()
-        fresh = [(item, rid) for item, rid in zip(items, random_ids, strict=True) if rid not in originals]
-        date = now()
-        msgs = PrivateMessage.objects.bulk_create(
-            PrivateMessage(
-                sender_id=sender_id,
-                date=date,
-                message=item["message"],
-                entities=item.get("entities") or [],
-                fwd_from=item.get("fwd_from"),
-                silent=silent,
-                media=item.get("media"),
-                grouped_id=item.get("grouped_id", 0),
-            )
-            for item, _ in fresh
-        )
-        keys = [k for item, _ in fresh for k in media_actions.media_keys(item.get("media"))]
-        if keys:
-            media_actions.add_holders(keys, "u", sorted({sender_id, peer_id}))
-        owners = [sender_id] if peer_id == sender_id else [sender_id, peer_id]
-        next_id = _next_box_ids(owners)
-        boxes: list[tuple[MessageBox, MessageBox | None]] = []
-        for (item, rid), msg in zip(fresh, msgs, strict=True):
-            reply_own, reply_peer = item.get("reply_to") or (0, 0)
-            mine = MessageBox(
-                owner_id=sender_id, box_id=next_id[sender_id], peer_id=peer_id, message=msg, out=True,
-                reply_to_box_id=reply_own, random_id=rid,
-            )  # fmt: skip
-            next_id[sender_id] += 1
-            other = None
-            if peer_id != sender_id:
-                other = MessageBox(
-                    owner_id=peer_id, box_id=next_id[peer_id], peer_id=sender_id, message=msg, out=False,
-                    reply_to_box_id=reply_peer,
-                )  # fmt: skip
-                next_id[peer_id] += 1
-            boxes.append((mine, other))
-        MessageBox.objects.bulk_create([b for pair in boxes for b in pair if b is not None])
-        logged = iter(
-            append_user_updates(
-                [
-                    (b.owner_id, NEW_MESSAGE, {"box_id": b.box_id})
-                    for pair in boxes
-                    for b in pair
-                    if b is not None
-                ]
-            )
-        )
-        for mine, other in boxes:
-            own.events.append(_pushing(next(logged), mine))
-            if other is not None:
-                theirs.append(_pushing(next(logged), other))
-        if boxes:
-            last_mine, last_other = boxes[-1]
-            _set_top(sender_id, peer_id, last_mine.box_id, date)
-            if last_other is not None:
-                _set_top(peer_id, sender_id, last_other.box_id, date)
-        by_rid = {b.random_id: b for b, _ in boxes} | originals
-        for rid in random_ids:
-            box = by_rid[rid]
-            own.messages.append(box_to_dict(box))
-            own.random_ids[box.box_id] = rid
-        own.pts = own.events[-1].pts if own.events else get_state(sender_id).pts
-    return own, theirs
-
-
-def _reply_pair(sender_id: int, peer_id: int, reply_to_msg_id: int) -> tuple[int, int]:
-    """The replied-to message in the sender's and the peer's numbering."""
-    if not reply_to_msg_id:
-        return 0, 0
-    box = live_boxes(sender_id).filter(peer_id=peer_id, box_id=reply_to_msg_id).first()
-    if box is None:
-        raise ReplyMessageIdInvalidError()
-    if peer_id == sender_id:
-        return box.box_id, 0
-    other = (
-        MessageBox.objects.filter(message_id=box.message_id, owner_id=peer_id, deleted=False)
-        .values_list("box_id", flat=True)
-        .first()
-    )
-    return box.box_id, other or 0
-
-
 async def _push(own: list[UserUpdate], theirs: list[UserUpdate], exclude) -> None:
     """After the commit: the actor's events to its other sessions, the rest to their owners."""
     await push_user_updates(own, exclude=exclude)
@@ -312,6 +164,24 @@ async def _push(own: list[UserUpdate], theirs: list[UserUpdate], exclude) -> Non
 async def _finish(own: PrivateChange, theirs: list[UserUpdate], exclude) -> PrivateChange:
     await _push(own.events, theirs, exclude)
     return own
+
+
+async def _write(
+    sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], silent: bool, exclude
+) -> PrivateChange:
+    """Store ``items`` as new messages from ``sender_id`` to ``peer_id`` and push them.
+    A random id the sender already used for this peer returns that message instead (a
+    retried send); for another peer it is refused."""
+    if len(random_ids) != len(items) or len(set(random_ids)) != len(random_ids):
+        raise RandomIdInvalidError()
+    if not all(random_ids):
+        raise RandomIdEmptyError()
+    written = await send_store.write_messages(
+        sender_id, peer_id, items, random_ids, silent=silent, kind=NEW_MESSAGE
+    )
+    own = PrivateChange(messages=written.own_messages, events=written.own_events, pts=written.pts)
+    own.random_ids = {m["id"]: rid for m, rid in zip(written.own_messages, random_ids, strict=True)}
+    return await _finish(own, written.their_events, exclude)
 
 
 async def do_send_private_message(
@@ -330,13 +200,8 @@ async def do_send_private_message(
     Saved Messages)."""
     entities = validate_caption(message, entities) if media else validate_text(message, entities)
 
-    def run():
-        reply = _reply_pair(sender_id, peer_id, reply_to_msg_id)
-        item = {"message": message, "entities": entities, "reply_to": reply, "media": media}
-        return _write(sender_id, peer_id, [item], [random_id], silent)
-
-    own, theirs = await in_thread(run)()
-    return await _finish(own, theirs, exclude)
+    item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
+    return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
 async def do_send_private_album(
@@ -359,8 +224,7 @@ async def do_send_private_album(
          "media": it["media"], "grouped_id": grouped_id}
         for it in items
     ]  # fmt: skip
-    own, theirs = await in_thread(_write)(sender_id, peer_id, rows, [it["random_id"] for it in items], silent)
-    return await _finish(own, theirs, exclude)
+    return await _write(sender_id, peer_id, rows, [it["random_id"] for it in items], silent, exclude)
 
 
 async def do_forward_to_user(
@@ -382,8 +246,7 @@ async def do_forward_to_user(
          "fwd_from": None if drop_author else it.get("fwd_from")}
         for it in items
     ]  # fmt: skip
-    own, theirs = await in_thread(_write)(sender_id, peer_id, rows, random_ids, silent)
-    return await _finish(own, theirs, exclude)
+    return await _write(sender_id, peer_id, rows, random_ids, silent, exclude)
 
 
 def _forward_header(m: dict) -> dict:

@@ -5,14 +5,13 @@ deleted: the later delete event, or its absence from history, tells the client).
 from __future__ import annotations
 
 from accounts_app.updates import Rendered, UserUpdate, register_update_renderer, update_renderer
+from message_core.context import chats_for, users_for
 
 from . import actions, dialogs, reactions, tl_convert
 from .reaction_view import attach
 
 
 async def _chats(viewer_id: int, shown: list[dict]) -> tuple[set[int], list]:
-    from message_core.context import chats_for
-
     users, chans = {viewer_id}, set()
     actions.message_refs(shown, users, chans)
     return users, await chats_for(viewer_id, sorted(chans)) if chans else []
@@ -40,20 +39,28 @@ def _edit_part(m: dict, event: UserUpdate) -> Rendered:
     return Rendered(updates=[update], carries_pts=True)
 
 
-async def _render_many(events: list[UserUpdate], viewer_id: int, part) -> list[Rendered | None]:
+async def _render_many(
+    events: list[UserUpdate], viewer_id: int, part, *, fresh: bool = False
+) -> list[Rendered | None]:
+    """``fresh``: new messages; a live push of one (it carries its message) has no
+    reactions to show yet and names its users from the cache."""
     shown = await _messages_of(events)
-    await actions.in_thread(attach)(viewer_id, [m for m in shown if m is not None])
+    pushed = all("message" in e.payload for e in events)
+    if not (fresh and pushed):
+        await actions.in_thread(attach)(viewer_id, [m for m in shown if m is not None])
     parts = [part(m, e) if m is not None else None for m, e in zip(shown, events, strict=True)]
     live = [m for m in shown if m is not None]
     if live:
         users, chats = await _chats(viewer_id, live)
         first = next(p for p in parts if p is not None)
         first.user_ids, first.chats = users, chats  # a difference merges them all
+        if pushed:
+            first.users = await users_for(viewer_id, users)
     return parts
 
 
 async def render_new_messages(events: list[UserUpdate], viewer_id: int) -> list[Rendered | None]:
-    return await _render_many(events, viewer_id, _new_part)
+    return await _render_many(events, viewer_id, _new_part, fresh=True)
 
 
 async def render_edit_messages(events: list[UserUpdate], viewer_id: int) -> list[Rendered | None]:

@@ -1,6 +1,7 @@
 """Private chats below the transport: per-owner ids, replies, random-id retries, edit
 and delete rules, read marks, the account-log events, and dialogs merged with channels."""
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -8,10 +9,10 @@ from asgiref.sync import sync_to_async
 
 from accounts_app import updates
 from accounts_app.actions import do_create_user
-from accounts_app.models import User
+from accounts_app.models import Block, User
 from message_core import db
 from private_app import actions, dialogs
-from private_app.models import PrivateMessage
+from private_app.models import PrivateDialog, PrivateMessage
 from tests.channels_app.test_rpc import call, iu
 from tl import functions, types
 from tl.errors import RpcError
@@ -82,6 +83,39 @@ async def test_random_id_retry_returns_the_original_and_other_peer_is_refused(us
     with pytest.raises(RpcError) as e:
         await send(a, b, "no id", 0)
     assert rpc_error(e) == "RANDOM_ID_EMPTY"
+
+
+async def test_concurrent_sends_between_two_users_keep_ids_and_pts_gapless(users):
+    """Both sides sending at once: each send waits for the other's lock, and must then
+    see the boxes the other committed (ids and pts count on without a gap or a clash)."""
+    a, b, _ = users
+    sends = [send(a, b, f"a{i}", 100 + i) for i in range(15)] + [
+        send(b, a, f"b{i}", 200 + i) for i in range(15)
+    ]
+    done = await asyncio.gather(*sends)
+    assert len({m["id"] for d in done[:15] for m in d.messages}) == 15
+    for owner in (a, b):
+        assert [
+            m["id"] for m in reversed((await actions.get_history(owner, a + b - owner, limit=100)).messages)
+        ] == list(range(1, 31))
+        pts = [e.pts for e in (await sync_to_async(updates.get_account_difference)(owner, 0)).events]
+        assert len(pts) == 30 and pts == list(range(pts[0], pts[0] + 30))
+    # The dialog top is the newest message on each side.
+    dialogs_a = await PrivateDialog.objects.aget(owner_id=a, peer_id=b)
+    assert dialogs_a.top_box_id == 30
+
+
+async def test_blocked_either_way_writes_nothing(users):
+    a, b, _ = users
+    await Block.objects.acreate(owner_id=b, user_id=a)
+    with pytest.raises(RpcError) as e:
+        await send(a, b, "hi", 1)
+    assert rpc_error(e) == "USER_IS_BLOCKED"
+    with pytest.raises(RpcError) as e:
+        await send(b, a, "hi", 2)
+    assert rpc_error(e) == "YOU_BLOCKED_USER"
+    assert await PrivateMessage.objects.acount() == 0
+    assert (await send(a, a, "saved", 3)).messages[0]["id"] == 1  # Saved Messages need no peer check
 
 
 async def test_text_caps_and_deleted_recipient(users):
