@@ -84,7 +84,7 @@ async def run(args) -> None:
         receivers = [asyncio.create_task(c.receive(stop)) for c in conns]
         poster, subscribers = conns[0], conns[1:]
         last_arrivals = []
-        cpu0 = cpu_seconds(server.proc.pid)
+        cpu0, own0 = cpu_seconds(server.proc.pid), time.process_time()
         for n in range(args.posts):
             before = sum(len(c.deliveries) for c in subscribers)
             poster.call(
@@ -100,7 +100,7 @@ async def run(args) -> None:
                 await asyncio.sleep(0.002)
             last_arrivals.append(time.perf_counter() - sent)
             await asyncio.sleep(0.3)  # one post at a time
-        cpu = cpu_seconds(server.proc.pid) - cpu0
+        cpu, own = cpu_seconds(server.proc.pid) - cpu0, time.process_time() - own0
         dlv = [x for c in subscribers for x in c.deliveries]
         expected = args.posts * len(subscribers)
         print(f"one post to a {args.members}-subscriber broadcast with {len(subscribers)} online,"
@@ -109,7 +109,8 @@ async def run(args) -> None:
               f" max {max(last_arrivals) * 1e3:.0f} ms over {args.posts} posts")  # fmt: skip
         if dlv:
             print(f"  send->push p50 {pct(dlv, 50) * 1e3:.0f} ms, p99 {pct(dlv, 99) * 1e3:.0f} ms;"
-                  f" listener CPU {cpu / args.posts * 1e3:.0f} ms per post")  # fmt: skip
+                  f" listener CPU {cpu / args.posts * 1e3:.0f} ms per post,"
+                  f" load generator CPU {own / args.posts * 1e3:.0f} ms per post")  # fmt: skip
         stop.set()
         await asyncio.gather(*receivers, return_exceptions=True)
     finally:
