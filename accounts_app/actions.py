@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts_app import usernames
 from accounts_app.models import Authorization, Contact, User
 from accounts_app.phones import normalize_phone
+from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
 from tl.errors import (
     AboutTooLongError,
@@ -143,6 +144,7 @@ def do_update_profile(
             events.append(append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user)))
         if user.about != about_before:
             events.append(append_user_update(user.id, USER_PROFILE_UPDATE, {"user_id": user.id}))
+    user_render_changed(user_id)
     return ProfileChange(user, events)
 
 
@@ -173,6 +175,7 @@ def do_update_username(user_id: int, username: str) -> ProfileChange:
         except IntegrityError as exc:
             raise UsernameOccupiedError() from exc
         event = append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user))
+    user_render_changed(user_id)
     return ProfileChange(user, [event])
 
 
@@ -228,11 +231,14 @@ def do_import_contacts(owner_id: int, contacts: list[PhoneContact]) -> list[tupl
                 defaults={"first_name": c.first_name[:NAME_MAX], "last_name": c.last_name[:NAME_MAX]},
             )
             imported.append((user_id, c.client_id))
+    user_render_changed(owner_id, *(u for u, _ in imported))
     return imported
 
 
 def do_delete_contacts(owner_id: int, user_ids: list[int]) -> int:
-    return Contact.objects.filter(owner_id=owner_id, user_id__in=user_ids[:IMPORT_CAP]).delete()[0]
+    deleted = Contact.objects.filter(owner_id=owner_id, user_id__in=user_ids[:IMPORT_CAP]).delete()[0]
+    user_render_changed(owner_id, *user_ids[:IMPORT_CAP])
+    return deleted
 
 
 def list_contacts(owner_id: int) -> list[tuple[int, bool]]:
@@ -344,6 +350,7 @@ def do_add_contact(owner_id: int, user_id: int, first_name: str, last_name: str)
         user_id=user_id,
         defaults={"first_name": clean_first_name(first_name), "last_name": clean_last_name(last_name)},
     )
+    user_render_changed(owner_id, user_id)
 
 
 def contact_owners_of(user_id: int, limit: int) -> list[int]:

@@ -3,7 +3,8 @@
 A block is one-sided: the owner stops getting the blocked user's private messages
 (the blocked user is told USER_IS_BLOCKED, the owner YOU_BLOCKED_USER when writing to
 someone they blocked) and the blocked user stops seeing the owner's last-seen time.
-Private chats enforce it by calling :func:`check_can_message`.
+Private chats enforce it in their send path (``private_app.send_store``), which reads
+the blocks either way under both users' row locks, in the statement after the lock.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 
 from accounts_app.models import Block, User
+from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
-from tl.errors import ContactIdInvalidError, UserIsBlockedError, YouBlockedUserError
+from tl.errors import ContactIdInvalidError
 
 PEER_BLOCKED_UPDATE = "account.peer_blocked"  # payload: user_id, blocked
 BLOCKED_PAGE_MAX = 100  # contacts.getBlocked limit, clamped as Telegram does
@@ -44,7 +45,9 @@ def do_block(owner_id: int, user_id: int) -> UserUpdate | None:
                 Block.objects.create(owner_id=owner_id, user_id=user_id)
         except IntegrityError:
             return None
-        return _log(owner_id, user_id, True)
+        logged = _log(owner_id, user_id, True)
+    user_render_changed(owner_id, user_id)  # a blocker's last-seen hides from the blocked
+    return logged
 
 
 def do_unblock(owner_id: int, user_id: int) -> UserUpdate | None:
@@ -54,7 +57,9 @@ def do_unblock(owner_id: int, user_id: int) -> UserUpdate | None:
     with transaction.atomic():
         if not Block.objects.filter(owner_id=owner_id, user_id=user_id).delete()[0]:
             return None
-        return _log(owner_id, user_id, False)
+        logged = _log(owner_id, user_id, False)
+    user_render_changed(owner_id, user_id)
+    return logged
 
 
 def list_blocked(owner_id: int, offset: int, limit: int) -> BlockedPage:
@@ -78,23 +83,6 @@ def blockers_among(viewer_id: int, user_ids: list[int]) -> set[int]:
     return set(
         Block.objects.filter(owner_id__in=user_ids, user_id=viewer_id).values_list("owner_id", flat=True)
     )
-
-
-def check_can_message(sender_id: int, recipient_id: int) -> None:
-    """Private chats call this before a message from ``sender_id`` to ``recipient_id``:
-    YOU_BLOCKED_USER when the sender blocked the recipient, USER_IS_BLOCKED when the
-    recipient blocked the sender. One index probe either way."""
-    if sender_id == recipient_id:
-        return
-    owners = set(
-        Block.objects.filter(
-            Q(owner_id=sender_id, user_id=recipient_id) | Q(owner_id=recipient_id, user_id=sender_id)
-        ).values_list("owner_id", flat=True)
-    )
-    if sender_id in owners:
-        raise YouBlockedUserError()
-    if recipient_id in owners:
-        raise UserIsBlockedError()
 
 
 def blocked_by(owner_id: int, user_ids: list[int]) -> set[int]:

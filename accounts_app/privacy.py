@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from django.db import transaction
 
 from accounts_app.models import Contact, PrivacySetting, User
+from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
 
 STATUS = "status_timestamp"
@@ -164,6 +165,7 @@ def do_set_rules(user_id: int, key: str, rules: list[dict]) -> tuple[list[dict],
     with transaction.atomic():
         PrivacySetting.objects.update_or_create(user_id=user_id, key=key, defaults={"rules": rules})
         event = append_user_update(user_id, PRIVACY_UPDATE, {"key": key, "rules": rules})
+    user_render_changed(user_id)
     return rules, event
 
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 
 from accounts_app.access import check_input_user
+from accounts_app.render_changes import on_user_render_change
 from accounts_app.tl_convert import users_to_tl
 
 # (auth_key_id, session_id) of the session whose request is running: it gets the
@@ -94,11 +95,17 @@ async def users_for(viewer_id: int, user_ids) -> list:
     return [out[u] for u in ids if u in out]
 
 
+@on_user_render_change
+def _forget(user_ids: set[int]) -> None:
+    # Called from pool threads too: list() copies the keys in one step under the GIL,
+    # where iterating the dict itself could meet the event loop's inserts.
+    for key in [k for k in list(_user_cache) if k[1] in user_ids]:
+        _user_cache.pop(key, None)
+
+
 def forget_users(*user_ids: int) -> None:
     """Drop these users from this process's cache (their profile just changed)."""
-    gone = set(user_ids)
-    for key in [k for k in _user_cache if k[1] in gone]:
-        _user_cache.pop(key, None)
+    _forget(set(user_ids))
 
 
 def resolve_input_user(viewer_id: int):
