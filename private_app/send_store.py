@@ -13,8 +13,10 @@ users' rows locked all along. Here it is three to five statements on the event l
    both users' pts and both dialog tops (data-modifying CTEs);
 5. (media only) the recipient's right to download the files.
 
-The rules are those of ``private_app.actions`` (which documents the message dicts);
-this module only stores.
+The message dicts are ``private_app.actions``'s (which checks text, caps and random
+ids first). The rules checked here are those that must be read under the lock: the
+recipient exists and is not deleted, blocks either way, a random id reused for another
+peer, the owners' id space.
 """
 
 from __future__ import annotations
