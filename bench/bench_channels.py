@@ -26,16 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
-os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
-os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-from tests.e2e.harness import TEST_SECRET_KEY  # noqa: E402
-
-# The listeners these benchmarks start run with this key (tests.e2e.harness): access
-# hashes computed here must match theirs.
-os.environ.setdefault("TELESRV_SECRET_KEY", TEST_SECRET_KEY)
+import bench.env  # noqa: E402, F401  (before Django)
 
 
 def pct(values: list[float], p: float) -> float:

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
-os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
-os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
-
+import bench.env  # noqa: E402, F401  (before Django)
 from bench.bench_channels import pct, setup_django  # noqa: E402
 
 VIEWER, POSTER = 7_000_001, 7_000_002

@@ -26,12 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
-os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
-os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 from bench_channels import login, pct, setup_django  # noqa: E402
+
+import bench.env  # noqa: E402, F401  (before Django)
 
 PAGE = 100
 EMOJI = ("👍", "❤", "🔥", "🎉")

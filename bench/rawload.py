@@ -22,15 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "telesrv_project.settings")
-os.environ.setdefault("TELESRV_DB_NAME", "telesrv_bench")
-os.environ.setdefault("TELESRV_REDIS_PREFIX", "bench")
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-from tests.e2e.harness import TEST_SECRET_KEY  # noqa: E402
-
-# The listener runs with this key; access hashes computed here must match its own.
-os.environ.setdefault("TELESRV_SECRET_KEY", TEST_SECRET_KEY)
+import bench.env  # noqa: E402, F401  (before Django)
 
 RPC_RESULT = 0xF35C6D01
 RPC_ERROR = 0x2144CA19
