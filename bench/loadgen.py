@@ -262,7 +262,7 @@ async def run(args) -> None:
             c.close()
         server.stop()
         if args.profile:
-            print_profile(args.profile if args.workers == 1 else f"{args.profile}.0")
+            print_profile(args.profile, args.workers)
 
 
 def main() -> None:

@@ -202,10 +202,13 @@ async def rows_written() -> int:
     return int(row["n"])
 
 
-def print_profile(path: str, top: int = 30) -> None:
-    """The listener's profile (``TELESRV_MTPROTO_PROFILE``): functions by own time."""
+def print_profile(path: str, workers: int = 1, top: int = 30) -> None:
+    """The listener's profile (``TELESRV_MTPROTO_PROFILE``): functions by own time. With
+    several workers each writes its own file (``path.i``); the first one's is shown."""
     import pstats
 
+    if workers > 1:
+        path = f"{path}.0"
     stats = pstats.Stats(path)
     print(f"listener profile ({path}), by own time:")
     stats.sort_stats("tottime").print_stats(top)
