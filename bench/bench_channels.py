@@ -182,6 +182,20 @@ async def full_stack(senders: int, messages: int, diff_calls: int) -> None:
         server.stop()
 
 
+async def add_subscribers(conn, channel_id: int, user_ids: list[int]) -> None:
+    """Active members of a broadcast written set-based: the rows a join leaves (membership,
+    the user's index entry, the dialog), without the join's events."""
+    for sql in (
+        "INSERT INTO channel_members (channel_id, user_id, role, status, joined_at)"
+        " SELECT %s, u, 'member', 'active', 0 FROM unnest(%s::bigint[]) u",
+        "INSERT INTO user_channel_member_index (user_id, channel_id, status, broadcast)"
+        " SELECT u, %s, 'active', true FROM unnest(%s::bigint[]) u",
+        "INSERT INTO channel_dialogs (user_id, channel_id, notify_settings)"
+        " SELECT u, %s, '{}' FROM unnest(%s::bigint[]) u",
+    ):
+        await conn.execute(sql, (channel_id, user_ids))
+
+
 async def big_channel(members: int) -> None:
     from channels_app import actions
     from message_core import db
@@ -190,21 +204,7 @@ async def big_channel(members: int) -> None:
     cid = change.channel["id"]
     t0 = time.perf_counter()
     async with db.connection() as conn, conn.transaction():
-        await conn.execute(
-            "INSERT INTO channel_members (channel_id, user_id, role, status, joined_at)"
-            " SELECT %s, u, 'member', 'active', 0 FROM generate_series(2, %s) u",
-            (cid, members),
-        )
-        await conn.execute(
-            "INSERT INTO user_channel_member_index (user_id, channel_id, status, broadcast)"
-            " SELECT u, %s, 'active', true FROM generate_series(2, %s) u",
-            (cid, members),
-        )
-        await conn.execute(
-            "INSERT INTO channel_dialogs (user_id, channel_id, notify_settings)"
-            " SELECT u, %s, '{}' FROM generate_series(2, %s) u",
-            (cid, members),
-        )
+        await add_subscribers(conn, cid, list(range(2, members + 1)))
         await conn.execute("UPDATE channels SET participants_count = %s WHERE id = %s", (members, cid))
     print(f"setup: {members} members in {time.perf_counter() - t0:.1f}s")
     lat = []

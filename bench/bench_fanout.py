@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # rawload first: it sets the bench's environment before Django is imported.
 from bench.rawload import Conn, make_users, print_profile, mark, pct, start_listener  # noqa: I001
-from bench.bench_channels import cpu_seconds, setup_django
+from bench.bench_channels import add_subscribers, cpu_seconds, setup_django
 
 # Subscribers that are only rows live far above the ids real users get.
 FILLER_FIRST_USER = 900_000_000
@@ -39,22 +39,7 @@ async def make_channel(owner: int, online: list[int], members: int) -> dict:
     filler = max(0, members - 1 - len(online))
     t0 = time.perf_counter()
     async with db.connection() as conn, conn.transaction():
-        for ids in (online, list(range(FILLER_FIRST_USER, FILLER_FIRST_USER + filler))):
-            await conn.execute(
-                "INSERT INTO channel_members (channel_id, user_id, role, status, joined_at)"
-                " SELECT %s, u, 'member', 'active', 0 FROM unnest(%s::bigint[]) u",
-                (cid, ids),
-            )
-            await conn.execute(
-                "INSERT INTO user_channel_member_index (user_id, channel_id, status, broadcast)"
-                " SELECT u, %s, 'active', true FROM unnest(%s::bigint[]) u",
-                (cid, ids),
-            )
-            await conn.execute(
-                "INSERT INTO channel_dialogs (user_id, channel_id, notify_settings)"
-                " SELECT u, %s, '{}' FROM unnest(%s::bigint[]) u",
-                (cid, ids),
-            )
+        await add_subscribers(conn, cid, online + list(range(FILLER_FIRST_USER, FILLER_FIRST_USER + filler)))
         await conn.execute("UPDATE channels SET participants_count = %s WHERE id = %s", (members, cid))
     print(f"setup: a broadcast with {members} subscribers in {time.perf_counter() - t0:.1f}s")
     return channel
