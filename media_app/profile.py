@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts_app.models import User
+from accounts_app.render_changes import user_render_changed
 from edge_app.orm_threads import in_thread
 from message_core.clock import now
 from tl.errors import PhotoIdInvalidError
@@ -18,6 +19,8 @@ def _refresh_current(user_id: int) -> dict | None:
     row = ProfilePhoto.objects.filter(user_id=user_id).order_by("-date", "-id").first()
     photo = photo_dict(Photo.objects.get(id=row.photo_id)) if row else None
     User.objects.filter(id=user_id).update(photo=photo)
+    # After the commit: a rendering made before it must not be cached again as new.
+    transaction.on_commit(lambda: user_render_changed(user_id))
     return photo
 
 

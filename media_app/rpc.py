@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from accounts_app.access import check_input_user
 from edge_app.registry import rpc
-from message_core.context import forget_users, users_for, viewer
+from message_core.context import users_for, viewer
 from tl import functions, types
 from tl.errors import BotInvalidError, LimitInvalidError, OffsetInvalidError, PhotoInvalidError
 
@@ -49,7 +49,6 @@ async def upload_profile_photo(ctx, req: functions.photos.UploadProfilePhoto):
         raise PhotoInvalidError()  # video-only profile photos are not stored
     photo = await actions.do_upload_photo(me, tl_convert.upload_ref(req.file), chat_photo=True)
     await profile.do_set_profile_photo(me, photo["id"])
-    forget_users(me)
     return await _photo_answer(me, photo)
 
 
@@ -63,7 +62,6 @@ async def update_profile_photo(ctx, req: functions.photos.UpdateProfilePhoto):
         photo = await profile.do_set_profile_photo(me, photo["id"])
     else:
         photo = await profile.do_remove_current_photo(me)
-    forget_users(me)
     return await _photo_answer(me, photo)
 
 
@@ -75,7 +73,6 @@ async def delete_photos(ctx, req: functions.photos.DeletePhotos):
     ids = [p.id for p in req.id if isinstance(p, types.InputPhoto)]
     deleted = await profile.do_delete_photos(me, ids)
     if deleted:
-        forget_users(me)
         from accounts_app.push import push_photo_to_watchers
 
         await push_photo_to_watchers(me)

@@ -97,15 +97,11 @@ async def users_for(viewer_id: int, user_ids) -> list:
 
 @on_user_render_change
 def _forget(user_ids: set[int]) -> None:
-    # Called from pool threads too: list() copies the keys in one step under the GIL,
-    # where iterating the dict itself could meet the event loop's inserts.
+    """Drop these users from this process's cache (they render differently now).
+    Called from pool threads too: list() copies the keys in one step under the GIL,
+    where iterating the dict itself could meet the event loop's inserts."""
     for key in [k for k in list(_user_cache) if k[1] in user_ids]:
         _user_cache.pop(key, None)
-
-
-def forget_users(*user_ids: int) -> None:
-    """Drop these users from this process's cache (their profile just changed)."""
-    _forget(set(user_ids))
 
 
 def resolve_input_user(viewer_id: int):
