@@ -65,7 +65,8 @@ _LOCK = f"SELECT id, deleted, pts FROM {USERS} WHERE id = ANY(%(owners)s) ORDER 
 # A statement of its own after the lock: one that waited for the lock reads the other
 # transaction's boxes only with a snapshot taken after it. Originals are the sender's
 # earlier sends with these random ids, deleted ones too (a retry of a send that was
-# deleted since is still that send).
+# deleted since is still that send), each as the sender's message dict (the keys of
+# private_app.actions.box_to_dict), ready for the answer.
 _STATE = f"""
 SELECT o AS id,
        (SELECT max(b.box_id) FROM {BOXES} b WHERE b.owner_id = o) AS top,
@@ -74,12 +75,13 @@ SELECT o AS id,
                   AND %(s)s <> %(p)s) AS blocks_other,
        CASE WHEN o = %(s)s THEN (
          SELECT json_agg(json_build_object(
-                  'random_id', b.random_id, 'owner_id', b.owner_id, 'box_id', b.box_id,
-                  'peer_id', b.peer_id, 'out', b.out, 'reply_to_box_id', b.reply_to_box_id,
-                  'message_id', b.message_id, 'reaction_unread', b.reaction_unread,
+                  'random_id', b.random_id, 'message', json_build_object(
+                  'id', b.box_id, 'owner_id', b.owner_id, 'peer_id', b.peer_id, 'out', b.out,
                   'sender_id', m.sender_id, 'date', m.date, 'message', m.message,
-                  'entities', m.entities, 'fwd_from', m.fwd_from, 'edit_date', m.edit_date,
-                  'silent', m.silent, 'media', m.media, 'grouped_id', m.grouped_id))
+                  'entities', COALESCE(m.entities, '[]'), 'fwd_from', m.fwd_from,
+                  'edit_date', m.edit_date, 'silent', m.silent, 'reply_to_msg_id', b.reply_to_box_id,
+                  'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
+                  'grouped_id', m.grouped_id)))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
@@ -134,27 +136,6 @@ class Written:
     pts: int
 
 
-def _original(row: dict) -> dict:
-    return {
-        "id": row["box_id"],
-        "owner_id": row["owner_id"],
-        "peer_id": row["peer_id"],
-        "out": row["out"],
-        "sender_id": row["sender_id"],
-        "date": row["date"],
-        "message": row["message"],
-        "entities": row["entities"] or [],
-        "fwd_from": row["fwd_from"],
-        "edit_date": row["edit_date"],
-        "silent": row["silent"],
-        "reply_to_msg_id": row["reply_to_box_id"],
-        "message_pk": row["message_id"],
-        "reaction_unread": row["reaction_unread"],
-        "media": row["media"],
-        "grouped_id": row["grouped_id"],
-    }
-
-
 async def write_messages(
     sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], *, silent: bool, kind: str
 ) -> Written:
@@ -178,8 +159,8 @@ async def write_messages(
             raise YouBlockedUserError()
         if not saved and users[peer_id]["blocks_other"]:
             raise UserIsBlockedError()
-        originals = {r["random_id"]: r for r in users[sender_id]["originals"] or ()}
-        if any(r["peer_id"] != peer_id for r in originals.values()):
+        originals = {r["random_id"]: r["message"] for r in users[sender_id]["originals"] or ()}
+        if any(m["peer_id"] != peer_id for m in originals.values()):
             raise RandomIdDuplicateError()
         fresh = [(i, rid) for i, rid in enumerate(random_ids) if rid not in originals]
         pts = {u: users[u]["pts"] for u in owners}
@@ -244,7 +225,7 @@ async def write_messages(
                     own_events.append(event)
                 else:
                     their_events.append(event)
-    own_messages = [mine[i] if i in mine else _original(originals[rid]) for i, rid in enumerate(random_ids)]
+    own_messages = [mine[i] if i in mine else originals[rid] for i, rid in enumerate(random_ids)]
     return Written(own_messages, own_events, their_events, pts[sender_id])
 
 

@@ -74,7 +74,7 @@ async def test_random_id_retry_returns_the_original_and_other_peer_is_refused(us
     a, b, c = users
     first = await send(a, b, "once", 42)
     again = await send(a, b, "once", 42)
-    assert again.messages[0]["id"] == first.messages[0]["id"] and not again.events
+    assert again.messages[0] == first.messages[0] and not again.events  # the same message, all of it
     assert again.pts == first.events[0].pts
     assert await PrivateMessage.objects.acount() == 1
     with pytest.raises(RpcError) as e:
