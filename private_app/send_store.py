@@ -71,8 +71,8 @@ _STATE = f"""
 SELECT o AS id,
        (SELECT max(b.box_id) FROM {BOXES} b WHERE b.owner_id = o) AS top,
        EXISTS (SELECT 1 FROM {BLOCKS} k
-                WHERE k.owner_id = o AND k.user_id = CASE WHEN o = %(s)s THEN %(p)s ELSE %(s)s END
-                  AND %(s)s <> %(p)s) AS blocks_other,
+                WHERE k.owner_id = o AND k.user_id = CASE WHEN o = %(s)s THEN %(p)s ELSE %(s)s END)
+         AS blocks_other,
        CASE WHEN o = %(s)s THEN (
          SELECT json_agg(json_build_object(
                   'random_id', b.random_id, 'message', json_build_object(
