@@ -35,7 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # rawload first: it sets the bench's environment before Django is imported.
-from bench.rawload import Conn, make_users, print_profile, mark, pct, rows_written, start_listener  # noqa: I001
+from bench.rawload import (  # noqa: I001
+    Conn, database_cpu_seconds, make_users, mark, pct, print_profile, rows_written, send_statements,
+    start_listener,
+)  # fmt: skip
 from bench.bench_channels import cpu_seconds, setup_django
 
 
@@ -136,8 +139,8 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
         if reader
         else None
     )
-    rows0 = await rows_written()
-    cpu0, own0 = cpu_seconds(server.proc.pid), time.process_time()
+    rows0, batches0 = await rows_written(), send_statements(server)
+    cpu0, own0, db0 = cpu_seconds(server.proc.pid), time.process_time(), database_cpu_seconds()
     t0 = time.perf_counter()
     until = t0 + args.seconds
     if rate:
@@ -155,6 +158,8 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
         await asyncio.sleep(0.05)
     server_cpu = cpu_seconds(server.proc.pid) - cpu0
     own_cpu = time.process_time() - own0
+    db_cpu = database_cpu_seconds() - db0
+    statements, batched = (a - b for a, b in zip(send_statements(server), batches0, strict=True))
     if reading:
         await asyncio.wait_for(reading, 15)
     await asyncio.sleep(1.5)  # statistics reach pg_stat_user_tables about once a second
@@ -173,6 +178,9 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
         "expected": expected,
         "server_cpu": server_cpu,
         "own_cpu": own_cpu,
+        "db_cpu": db_cpu,
+        "statements": statements,
+        "batched": batched,
         "rows": rows,
         "diff": diff_lat,
     }
@@ -200,6 +208,9 @@ def report(args, r: dict) -> None:
     sent = max(r["sent"], 1)
     print(f"  server CPU {r['server_cpu']:.2f}s = {r['server_cpu'] / sent * 1e3:.2f} ms per send;"
           f" load generator CPU {r['own_cpu']:.2f}s; rows written per send {r['rows'] / sent:.1f}")  # fmt: skip
+    print(f"  PostgreSQL CPU {r['db_cpu']:.2f}s = {r['db_cpu'] / sent * 1e3:.2f} ms per send"
+          + (f"; {r['batched'] / r['statements']:.1f} messages per send statement (group commit)"
+             if r["statements"] else ""))  # fmt: skip
 
 
 def plot(path: str, args, results: list[dict]) -> None:

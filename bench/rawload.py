@@ -202,6 +202,39 @@ async def rows_written() -> int:
     return int(row["n"])
 
 
+def database_cpu_seconds() -> float:
+    """utime + stime of every PostgreSQL process on this machine (the benchmark runs
+    alone: the database's share of the box belongs to the load)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text.split("(", 1)[1].rsplit(")", 1)
+        if name == "postgres":
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def send_statements(server) -> tuple[float, float]:
+    """(statements, rows) of the listener's group-committed channel sends so far, summed
+    over its workers' /metrics (``telesrv_send_batch_rows``)."""
+    import urllib.request
+
+    statements = rows = 0.0
+    for port in re.findall(r"health and metrics on http://[^:]+:(\d+)/", server.log()):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+            text = answer.read().decode()
+        for name, value in re.findall(r"^telesrv_send_batch_rows_(count|sum) (\S+)$", text, re.M):
+            if name == "count":
+                statements += float(value)
+            else:
+                rows += float(value)
+    return statements, rows
+
+
 def print_profile(path: str, workers: int = 1, top: int = 30) -> None:
     """The listener's profile (``TELESRV_MTPROTO_PROFILE``): functions by own time. With
     several workers each writes its own file (``path.i``); the first one's is shown."""

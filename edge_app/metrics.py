@@ -35,6 +35,11 @@ PTS_ALLOCATED = Counter("telesrv_pts_allocated", "Channel pts values allocated")
 PTS_NOOP_FILLS = Counter(
     "telesrv_pts_noop_fills", "Channel pts values filled with a noop event (an allocation whose write failed)"
 )
+SEND_BATCH_ROWS = Histogram(
+    "telesrv_send_batch_rows",
+    "New channel messages written by one statement (sends of one channel grouped while the previous one ran)",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 100),
+)
 AUTH_KEYS_CREATED = Counter(
     "telesrv_auth_keys_created", "Auth keys created by key exchanges, by kind", ["kind"]
 )

@@ -15,12 +15,12 @@ from ..domain import ChannelChange
 from . import discussion
 from .common import load_channel, load_member, message_refs
 from .media import check_media_rights
+from .message_writes import write_messages
 from .messages import (
     _check_can_send,
     _check_slowmode,
     _original_by_random_ids,
     _publish_new,
-    _write_messages,
     resolve_username_mentions,
 )
 
@@ -60,9 +60,7 @@ async def do_send_album(
         sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
     )
     events = (
-        await _write_messages(channel, sender_id, rows, silent=silent, post_author=post_author)
-        if rows
-        else []
+        await write_messages(channel, sender_id, rows, silent=silent, post_author=post_author) if rows else []
     )
     keys = [k for r in rows for k in media_holders.media_keys(r["media"])]
     await media_holders.do_add_holders(keys, "c", [channel_id])

@@ -60,6 +60,7 @@ from .common import (
 )
 from .media import check_media_rights, media_condition
 from .mentions import mentioned_user_ids
+from .message_writes import write_messages
 
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
 
@@ -135,149 +136,6 @@ async def _original_by_random_ids(
             channel_id, r["pts"], 1, "new_message", r["date"], r["payload"], random_id=r["random_id"]
         )
     return out
-
-
-_INSERT_MESSAGES = """
-WITH ins AS (
-  INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
-    noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
-    action, pts, deleted, media, grouped_id, forum_topic, send_as_channel_id, discussion_channel_id)
-  SELECT %(c)s, r.id, r.random_id, %(u)s, %(d)s, 0, %(post)s, %(silent)s, %(nf)s, %(author)s, r.message,
-    r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
-    r.grouped, r.ftopic, %(send_as)s, %(disc)s
-  FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(texts)b::text[], %(ents)b::text[], %(replies)s::int[],
-    %(tops)s::int[], %(reply_users)s::bigint[], %(fwds)b::text[], %(ptss)s::int[], %(medias)b::text[],
-    %(groupeds)s::bigint[], %(ftopics)s::bool[])
-    AS r(id, random_id, message, entities, reply_to, reply_top, reply_user, fwd, pts, media, grouped, ftopic)
-  ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
-  RETURNING id, random_id, pts
-), ev AS (
-  INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
-    sender_user_id, user_ids, payload)
-  SELECT %(c)s, r.pts, 1, 'new_message', %(d)s, r.id, '[]', %(u)s, r.users::jsonb, r.payload::jsonb
-  FROM unnest(%(ids)s::int[], %(ptss)s::int[], %(users)b::text[], %(payloads)b::text[]) AS r(id, pts, users, payload)
-  WHERE r.id IN (SELECT id FROM ins)
-), noop AS (
-  INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
-    sender_user_id, user_ids, payload)
-  SELECT %(c)s, r.pts, 1, 'noop', %(d)s, 0, '[]', 0, '[]', NULL
-  FROM unnest(%(ids)s::int[], %(ptss)s::int[]) AS r(id, pts) WHERE r.id NOT IN (SELECT id FROM ins)
-), ch AS (
-  UPDATE channels SET top_message_id = GREATEST(top_message_id, %(top)s),
-    top_message_date = GREATEST(top_message_date, %(d)s), pts = GREATEST(pts, %(last_pts)s)
-  WHERE id = %(c)s
-), mem AS (
-  UPDATE channel_members SET read_inbox_max_id = GREATEST(read_inbox_max_id, %(top)s),
-    read_inbox_date = CASE WHEN read_inbox_max_id < %(top)s THEN %(d)s ELSE read_inbox_date END,
-    slowmode_last_send_date = %(d)s
-  WHERE channel_id = %(c)s AND user_id = %(u)s
-), dlg AS (
-  UPDATE channel_dialogs SET top_message_id = GREATEST(top_message_id, %(top)s),
-    top_message_date = GREATEST(top_message_date, %(d)s),
-    read_inbox_max_id = GREATEST(read_inbox_max_id, %(top)s), unread_count = 0, unread_mark = false
-  WHERE user_id = %(u)s AND channel_id = %(c)s
-)
-SELECT id, random_id FROM ins
-"""
-
-
-async def _write_messages(
-    channel: dict, sender: int, rows: list[dict], *, silent: bool, post_author: str, send_as: int = 0
-) -> list[ChannelEvent]:
-    """Insert ``rows`` (message, entities, reply, fwd, random_id) as new messages with
-    contiguous ids and pts, in one statement. A row whose random_id was already used
-    (a concurrent retry) leaves a noop in its pts slot. ``send_as``: the channel the
-    messages are sent as (0: the sender). A linked broadcast's posts name their
-    discussion group at once (their roots follow: discussion.create_roots)."""
-    n = len(rows)
-    date = now()
-    channel_id = channel["id"]
-    post = bool(channel["broadcast"])
-    disc = (channel.get("linked_chat_id") or 0) if post else 0
-
-    async def body(conn, last_id, last_pts):
-        ids = list(range(last_id - n + 1, last_id + 1))
-        ptss = list(range(last_pts - n + 1, last_pts + 1))
-        snaps = []
-        for r, mid, pts in zip(rows, ids, ptss, strict=True):
-            snaps.append(
-                {
-                    "channel_id": channel_id,
-                    "id": mid,
-                    "sender_user_id": sender,
-                    "date": date,
-                    "edit_date": 0,
-                    "post": post,
-                    "silent": silent,
-                    "noforwards": bool(channel["noforwards"]),
-                    "post_author": post_author,
-                    "message": r["message"],
-                    "entities": r["entities"],
-                    "reply_to_msg_id": r.get("reply_to_msg_id", 0),
-                    "reply_to_top_id": r.get("reply_to_top_id", 0),
-                    "reply_to_user_id": r.get("reply_to_user_id", 0),
-                    "forum_topic": bool(r.get("forum_topic")),
-                    "quote": r.get("quote"),
-                    "fwd_from": r.get("fwd_from"),
-                    "action": None,
-                    "pts": pts,
-                    "deleted": False,
-                    "media": r.get("media"),
-                    "grouped_id": r.get("grouped_id", 0),
-                    "send_as_channel_id": send_as,
-                    "discussion_channel_id": disc,
-                    "discussion_message_id": 0,
-                    "replies_count": 0,
-                    "replies_max_id": 0,
-                    "replies_pts": 0,
-                    "recent_repliers": None,
-                }
-            )
-        cur = await conn.execute(
-            _INSERT_MESSAGES,
-            {
-                "c": channel_id,
-                "u": sender,
-                "d": date,
-                "post": post,
-                "silent": silent,
-                "nf": bool(channel["noforwards"]),
-                "author": post_author,
-                "send_as": send_as,
-                "disc": disc,
-                "ids": ids,
-                "rids": [r["random_id"] for r in rows],
-                "texts": [r["message"] for r in rows],
-                "ents": [jsonb(r["entities"]) for r in rows],
-                "replies": [r.get("reply_to_msg_id", 0) for r in rows],
-                "tops": [r.get("reply_to_top_id", 0) for r in rows],
-                "reply_users": [r.get("reply_to_user_id", 0) for r in rows],
-                "ftopics": [bool(r.get("forum_topic")) for r in rows],
-                "fwds": [jsonb(r.get("fwd_from")) for r in rows],
-                "ptss": ptss,
-                "medias": [jsonb(r.get("media")) for r in rows],
-                "groupeds": [r.get("grouped_id", 0) for r in rows],
-                "users": [
-                    jsonb(sorted({sender, *mentioned_user_ids({**r, "sender_user_id": sender})}))
-                    for r in rows
-                ],
-                "payloads": [jsonb(s) for s in snaps],
-                "top": last_id,
-                "last_pts": last_pts,
-            },
-        )
-        inserted = {r["id"] for r in await cur.fetchall()}
-        events = []
-        for r, snap in zip(rows, snaps, strict=True):
-            if snap["id"] in inserted:
-                events.append(
-                    ChannelEvent(
-                        channel_id, snap["pts"], 1, "new_message", date, snap, random_id=r["random_id"]
-                    )
-                )
-        return events
-
-    return await with_pts(channel_id, n, body, message_ids=n, single_statement=True)
 
 
 async def do_send_message(
@@ -384,7 +242,7 @@ async def do_send_message(
         "quote": quote,
         "media": media,
     }
-    events = await _write_messages(
+    events = await write_messages(
         channel, sender_id, [row], silent=silent, post_author=post_author, send_as=as_channel
     )
     if not events:  # lost a race against a retry of the same random_id
@@ -539,7 +397,7 @@ async def do_forward_to_channel(
     if as_channel:
         post_author = member["rank"] or ""
     events = (
-        await _write_messages(
+        await write_messages(
             channel, sender_id, rows, silent=silent, post_author=post_author, send_as=as_channel
         )
         if rows
