@@ -14,6 +14,10 @@ stream back at most ``HOLE_WAIT`` seconds; a range that failed is announced with
 :func:`skip_in_order` and holds nothing. An event whose range lies before the
 published position (late after a skipped hole) is published at once: clients recover
 it by getChannelDifference.
+
+The publishes of one stream made in one turn of the event loop go in one script call:
+the sends that one group-committed statement wrote (channels_app.actions.message_writes)
+resume together and publish together.
 """
 
 from __future__ import annotations
@@ -35,22 +39,26 @@ HOLE_WAIT = 3.0
 STREAM_TTL = 24 * 3600
 
 # KEYS: last published position, held events (start -> "stop:ms:message")
-# ARGV: start, stop, message ('' = advance only, '-' = flush only), pubsub channel,
-#       now ms, hole wait ms, ttl s
+# ARGV: pubsub channel, now ms, hole wait ms, ttl s, then per range: start, stop,
+#       message ('' = advance only). No range: release what waited out the hole.
 _LUA = """
-local start, stop = tonumber(ARGV[1]), tonumber(ARGV[2])
-local now, wait = tonumber(ARGV[5]), tonumber(ARGV[6])
+local chan, now, wait, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local raw = redis.call('GET', KEYS[1])
 local last = raw and tonumber(raw) or nil
-if ARGV[3] ~= '-' then
-  if last == nil then last = start end
-  if stop <= last then
-    if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[3]) end
-    return redis.call('HLEN', KEYS[2])
+if #ARGV == 4 and last == nil then return 0 end
+if last == nil then
+  for i = 5, #ARGV, 3 do
+    local start = tonumber(ARGV[i])
+    if last == nil or start < last then last = start end
   end
-  redis.call('HSET', KEYS[2], tostring(start), stop .. ':' .. now .. ':' .. ARGV[3])
-elseif last == nil then
-  return 0
+end
+for i = 5, #ARGV, 3 do
+  local start, stop, m = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2]
+  if stop <= last then
+    if m ~= '' then redis.call('PUBLISH', chan, m) end
+  else
+    redis.call('HSET', KEYS[2], tostring(start), stop .. ':' .. now .. ':' .. m)
+  end
 end
 while true do
   local v = redis.call('HGET', KEYS[2], tostring(last))
@@ -68,17 +76,22 @@ while true do
     at = lo
   end
   local e, _, m = string.match(v, '^(%d+):(%d+):(.*)$')
-  if m ~= '' then redis.call('PUBLISH', ARGV[4], m) end
+  if m ~= '' then redis.call('PUBLISH', chan, m) end
   redis.call('HDEL', KEYS[2], tostring(at))
   if tonumber(e) > last then last = tonumber(e) end
 end
-redis.call('SET', KEYS[1], last, 'EX', tonumber(ARGV[7]))
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
+redis.call('SET', KEYS[1], last, 'EX', ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
 return redis.call('HLEN', KEYS[2])
 """
 
 _script: list = [None, None]  # (the Redis client it was registered on, the script)
 _flush_scheduled: set[str] = set()
+# (loop, stream) -> the ranges waiting for the next script call, each with its caller's
+# future. Publishes of one stream in one turn of the loop (a group-committed statement's
+# sends resume together) share one call.
+_batches: dict[tuple[asyncio.AbstractEventLoop, str], list[tuple[int, int, str, asyncio.Future]]] = {}
+_sending: set[asyncio.Task] = set()  # referenced until done (the loop keeps weak refs)
 
 
 def _keys(stream: str) -> list[str]:
@@ -86,27 +99,51 @@ def _keys(stream: str) -> list[str]:
     return [f"{base}:last", f"{base}:held"]
 
 
-async def _run(stream: str, start: int, stop: int, message: str) -> int:
+async def _call(stream: str, ranges: list[tuple[int, int, str]]) -> int:
     client = _client()
     if _script[0] is not client:  # a new Redis client (another event loop)
         _script[:] = [client, client.register_script(_LUA)]
-    script = _script[1]
-    held = await script(
-        keys=_keys(stream),
-        args=[
-            start,
-            stop,
-            message,
-            channel_name(),
-            int(time.time() * 1000),
-            int(HOLE_WAIT * 1000),
-            STREAM_TTL,
-        ],
-    )
+    args: list = [channel_name(), int(time.time() * 1000), int(HOLE_WAIT * 1000), STREAM_TTL]
+    for r in ranges:
+        args += r
+    held = int(await _script[1](keys=_keys(stream), args=args))
     if held and stream not in _flush_scheduled:
         _flush_scheduled.add(stream)
         asyncio.get_running_loop().create_task(_flush_later(stream))
-    return int(held)
+    return held
+
+
+async def _run(stream: str, start: int, stop: int, message: str) -> None:
+    loop = asyncio.get_running_loop()
+    key = (loop, stream)
+    batch = _batches.get(key)
+    if batch is None:
+        batch = _batches[key] = []
+        # Runs after what this turn already scheduled: its other publishes join first.
+        task = loop.create_task(_send(key))
+        _sending.add(task)
+        task.add_done_callback(_sending.discard)
+    done = loop.create_future()
+    batch.append((start, stop, message, done))
+    await done
+
+
+async def _send(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
+    batch = _batches.pop(key)
+    try:
+        await _call(key[1], [(start, stop, message) for start, stop, message, _ in batch])
+    except Exception as exc:
+        for *_, done in batch:
+            if not done.done():
+                done.set_exception(exc)
+        return
+    except BaseException:  # cancelled: the loop is closing
+        for *_, done in batch:
+            done.cancel()
+        raise
+    for *_, done in batch:
+        if not done.done():
+            done.set_result(None)
 
 
 async def _flush_later(stream: str) -> None:
@@ -115,7 +152,7 @@ async def _flush_later(stream: str) -> None:
     await asyncio.sleep(HOLE_WAIT + 0.05)
     _flush_scheduled.discard(stream)
     try:
-        await _run(stream, 0, 0, "-")
+        await _call(stream, [])
     except Exception:
         log.exception("flushing push stream %s failed", stream)
 

@@ -57,3 +57,21 @@ async def test_a_hole_that_never_fills_holds_the_stream_only_briefly(edge, strea
     await push_order.publish_in_order(stream, 1, 2, "test.ordered", {"pts": 2})
     await wait_for(lambda: len(seen) == 4)
     assert seen == [1, 3, 4, 2]
+
+
+async def test_publishes_of_one_turn_share_one_call_and_keep_the_order(edge, stream, seen, monkeypatch):  # noqa: F811
+    calls = []
+    real = push_order._call
+
+    async def counting(stream_, ranges):
+        calls.append(len(ranges))
+        return await real(stream_, ranges)
+
+    monkeypatch.setattr(push_order, "_call", counting)
+    order = [3, 1, 4, 2, 6, 5, 8, 7]  # committed out of order, published in one turn
+    await asyncio.gather(
+        *(push_order.publish_in_order(stream, p - 1, p, "test.ordered", {"pts": p}) for p in order)
+    )
+    await wait_for(lambda: len(seen) == 8)
+    assert seen == sorted(order)
+    assert calls == [8]
