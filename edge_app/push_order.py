@@ -30,6 +30,7 @@ import time
 from django.conf import settings
 
 from .push import _client, channel_name
+from .turn_batches import TurnBatcher
 
 log = logging.getLogger("telesrv.edge.push_order")
 
@@ -87,11 +88,6 @@ return redis.call('HLEN', KEYS[2])
 
 _script: list = [None, None]  # (the Redis client it was registered on, the script)
 _flush_scheduled: set[str] = set()
-# (loop, stream) -> the ranges waiting for the next script call, each with its caller's
-# future. Publishes of one stream in one turn of the loop (a group-committed statement's
-# sends resume together) share one call.
-_batches: dict[tuple[asyncio.AbstractEventLoop, str], list[tuple[int, int, str, asyncio.Future]]] = {}
-_sending: set[asyncio.Task] = set()  # referenced until done (the loop keeps weak refs)
 
 
 def _keys(stream: str) -> list[str]:
@@ -113,37 +109,14 @@ async def _call(stream: str, ranges: list[tuple[int, int, str]]) -> int:
     return held
 
 
-async def _run(stream: str, start: int, stop: int, message: str) -> None:
-    loop = asyncio.get_running_loop()
-    key = (loop, stream)
-    batch = _batches.get(key)
-    if batch is None:
-        batch = _batches[key] = []
-        # Runs after what this turn already scheduled: its other publishes join first.
-        task = loop.create_task(_send(key))
-        _sending.add(task)
-        task.add_done_callback(_sending.discard)
-    done = loop.create_future()
-    batch.append((start, stop, message, done))
-    await done
+async def _call_batch(stream: str, ranges: list[tuple[int, int, str]]) -> list[None]:
+    await _call(stream, ranges)
+    return [None] * len(ranges)
 
 
-async def _send(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
-    batch = _batches.pop(key)
-    try:
-        await _call(key[1], [(start, stop, message) for start, stop, message, _ in batch])
-    except Exception as exc:
-        for *_, done in batch:
-            if not done.done():
-                done.set_exception(exc)
-        return
-    except BaseException:  # cancelled: the loop is closing
-        for *_, done in batch:
-            done.cancel()
-        raise
-    for *_, done in batch:
-        if not done.done():
-            done.set_result(None)
+# Publishes of one stream in one turn of the loop share one script call: the sends one
+# group-committed statement wrote resume, and publish, together.
+_batches = TurnBatcher(_call_batch)
 
 
 async def _flush_later(stream: str) -> None:
@@ -161,9 +134,9 @@ async def publish_in_order(stream: str, start: int, stop: int, kind: str, payloa
     """Publish (like ``push.publish``) the event covering positions ``start+1..stop`` of
     ``stream`` once everything up to ``start`` was published."""
     message = json.dumps({"kind": kind, "payload": payload}, separators=(",", ":"))
-    await _run(stream, start, stop, message)
+    await _batches.submit(stream, (start, stop, message))
 
 
 async def skip_in_order(stream: str, start: int, stop: int) -> None:
     """Positions ``start+1..stop`` will carry no event (a failed write): stop waiting."""
-    await _run(stream, start, stop, "")
+    await _batches.submit(stream, (start, stop, ""))
