@@ -93,32 +93,6 @@ async def load_member(conn, channel_id: int, user_id: int, *, lock: bool = False
     return await cur.fetchone()
 
 
-_SEND_CONTEXT = (
-    "SELECT row_to_json(c) AS channel,"
-    " (SELECT row_to_json(m) FROM channel_members m WHERE m.channel_id = %(c)s AND m.user_id = %(u)s) AS member,"
-    " (SELECT json_agg(json_build_object('random_id', o.random_id, 'pts', o.pts)) FROM channel_messages o"
-    "   WHERE o.channel_id = %(c)s AND o.sender_user_id = %(u)s AND o.random_id = ANY(%(r)s)) AS originals,"
-    " (SELECT CASE WHEN d.default_send_as_peer_type = 'channel' THEN d.default_send_as_peer_id ELSE 0 END"
-    "   FROM channel_dialogs d WHERE d.user_id = %(u)s AND d.channel_id = %(c)s) AS default_send_as"
-    " FROM channels c WHERE c.id = %(c)s"
-)
-
-
-async def load_send_context(conn, channel_id: int, user_id: int, random_ids: list[int]):
-    """Channel, the sender's member row and earlier sends with these random ids, in
-    one round trip (the hot path of every send). The channel dict also carries the
-    sender's saved send-as default (``default_send_as``, 0 = the user)."""
-    cur = await conn.execute(_SEND_CONTEXT, {"c": channel_id, "u": user_id, "r": random_ids})
-    row = await cur.fetchone()
-    if row is None:
-        return None, None, []
-    return (
-        {**row["channel"], "default_send_as": row["default_send_as"] or 0},
-        row["member"],
-        row["originals"] or [],
-    )
-
-
 async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:
     """The channel (raising CHANNEL_INVALID when absent) and the viewer's member row."""
     async with db.connection() as conn:

@@ -7,6 +7,7 @@ and the sender's own read state.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from media_app import actions as media_holders
@@ -49,7 +50,6 @@ from .common import (
     jsonb,
     load_channel,
     load_member,
-    load_send_context,
     load_visible_message,
     mark_pinned,
     message_refs,
@@ -61,6 +61,7 @@ from .common import (
 from .media import check_media_rights, media_condition
 from .mentions import mentioned_user_ids
 from .message_writes import write_messages
+from .send_context import load_send_context
 
 MENTION_LOOKUPS_MAX = 20  # @username lookups per message
 
@@ -164,28 +165,30 @@ async def do_send_message(
         raise RandomIdEmptyError()
     checked = validate_caption(message, entities) if media else validate_text(message, entities)
     entities = await resolve_username_mentions(message, checked)
-    async with db.connection() as conn:
-        channel, member, earlier = await load_send_context(conn, channel_id, sender_id, [random_id])
-        if channel is None:
-            raise ChannelPrivateError()
-        if access_hash and access_hash != channel["access_hash"]:
-            raise ChannelPrivateError()
-        _check_can_send(channel, member, plain=not media)
-        if media:
-            check_media_rights(channel, member, media)
-        as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
+    channel, member, earlier = await load_send_context(channel_id, sender_id, random_id)
+    if channel is None:
+        raise ChannelPrivateError()
+    if access_hash and access_hash != channel["access_hash"]:
+        raise ChannelPrivateError()
+    _check_can_send(channel, member, plain=not media)
+    if media:
+        check_media_rights(channel, member, media)
+    as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
+    if earlier:
         # An idempotent retry returns the original durable snapshot, even if the message
         # was edited or deleted since, and does not count against slowmode.
-        original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id]) if earlier else {}
+        async with db.connection() as conn:
+            original = await _original_by_random_ids(conn, channel_id, sender_id, [random_id])
         if random_id in original:
             ev = original[random_id]
             refs_u, refs_c = {sender_id}, {channel_id}
             message_refs([ev.message], refs_u, refs_c)
             return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
-        date = now()
-        _check_slowmode(channel, member, date)
-        reply_top = reply_user = topic_id = 0
-        quote = None
+    _check_slowmode(channel, member, now())
+    reply_top = reply_user = topic_id = 0
+    quote = None
+    # Most sends reply to nothing and need no connection beyond the batched checks.
+    async with db.connection() if reply_to_msg_id or top_msg_id else contextlib.nullcontext() as conn:
         if channel["forum"] and channel["megagroup"] and (reply_to_msg_id or top_msg_id):
             # A forum: the thread is the topic (General has none), the client's top is
             # only which topic it means.
