@@ -32,13 +32,14 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
+import orjson
 import psycopg
 
 from edge_app import metrics
 from message_core.clock import now
 
 from ..domain import ChannelEvent
-from .common import jsonb, with_pts
+from .common import with_pts
 from .mentions import mentioned_user_ids
 
 log = logging.getLogger("telesrv.channels.writes")
@@ -47,34 +48,37 @@ log = logging.getLogger("telesrv.channels.writes")
 # still goes whole, alone.
 BATCH_ROWS_MAX = 100
 
+# The rows go in as one JSON document: each message's durable snapshot (stored as its
+# event's payload as it is), random id and the users its event concerns. One orjson
+# call instead of two dozen arrays dumped element by element in Python.
 _INSERT = """
-WITH ins AS (
+WITH r AS MATERIALIZED (
+  SELECT (e.v->>'r')::bigint AS random_id, e.v->'u' AS users, e.v->'s' AS payload, s.*
+  FROM jsonb_array_elements(%(rows)s::jsonb) AS e(v),
+    jsonb_to_record(e.v->'s') AS s(id int, sender_user_id bigint, silent bool, noforwards bool, post_author text,
+      message text, entities jsonb, reply_to_msg_id int, reply_to_top_id int, reply_to_user_id bigint,
+      fwd_from jsonb, pts int, media jsonb, grouped_id bigint, forum_topic bool, send_as_channel_id bigint,
+      discussion_channel_id bigint)
+), ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
     noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
     action, pts, deleted, media, grouped_id, forum_topic, send_as_channel_id, discussion_channel_id)
-  SELECT %(c)s, r.id, r.random_id, r.sender, %(d)s, 0, %(post)s, r.silent, r.nf, r.author, r.message,
-    r.entities::jsonb, r.reply_to, r.reply_top, r.reply_user, r.fwd::jsonb, NULL, r.pts, false, r.media::jsonb,
-    r.grouped, r.ftopic, r.send_as, r.disc
-  FROM unnest(%(ids)s::int[], %(rids)s::bigint[], %(senders)s::bigint[], %(silents)s::bool[], %(nfs)s::bool[],
-    %(authors)b::text[], %(texts)b::text[], %(ents)b::text[], %(replies)s::int[], %(tops)s::int[],
-    %(reply_users)s::bigint[], %(fwds)b::text[], %(ptss)s::int[], %(medias)b::text[], %(groupeds)s::bigint[],
-    %(ftopics)s::bool[], %(send_ases)s::bigint[], %(discs)s::bigint[])
-    AS r(id, random_id, sender, silent, nf, author, message, entities, reply_to, reply_top, reply_user, fwd,
-      pts, media, grouped, ftopic, send_as, disc)
+  SELECT %(c)s, r.id, r.random_id, r.sender_user_id, %(d)s, 0, %(post)s, r.silent, r.noforwards, r.post_author,
+    r.message, r.entities, r.reply_to_msg_id, r.reply_to_top_id, r.reply_to_user_id, r.fwd_from, NULL, r.pts,
+    false, r.media, r.grouped_id, r.forum_topic, r.send_as_channel_id, r.discussion_channel_id
+  FROM r
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
   RETURNING id
 ), ev AS (
   INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
     sender_user_id, user_ids, payload)
-  SELECT %(c)s, r.pts, 1, 'new_message', %(d)s, r.id, '[]', r.sender, r.users::jsonb, r.payload::jsonb
-  FROM unnest(%(ids)s::int[], %(ptss)s::int[], %(senders)s::bigint[], %(users)b::text[], %(payloads)b::text[])
-    AS r(id, pts, sender, users, payload)
-  WHERE r.id IN (SELECT id FROM ins)
+  SELECT %(c)s, r.pts, 1, 'new_message', %(d)s, r.id, '[]', r.sender_user_id, r.users, r.payload
+  FROM r WHERE r.id IN (SELECT id FROM ins)
 ), noop AS (
   INSERT INTO channel_update_events (channel_id, pts, pts_count, type, date, message_id, message_ids,
     sender_user_id, user_ids, payload)
   SELECT %(c)s, r.pts, 1, 'noop', %(d)s, 0, '[]', 0, '[]', NULL
-  FROM unnest(%(ids)s::int[], %(ptss)s::int[]) AS r(id, pts) WHERE r.id NOT IN (SELECT id FROM ins)
+  FROM r WHERE r.id NOT IN (SELECT id FROM ins)
 ), ch AS (
   UPDATE channels SET top_message_id = GREATEST(top_message_id, %(top)s),
     top_message_date = GREATEST(top_message_date, %(d)s), pts = GREATEST(pts, %(last_pts)s)
@@ -215,32 +219,17 @@ async def _write(channel_id: int, batch: list[_Group]) -> list[list[ChannelEvent
         by_top: dict[int, int] = {}  # each sender's newest id: their own read state
         for s in snaps:
             by_top[s["sender_user_id"]] = s["id"]
+        doc = [
+            {"r": r["random_id"], "u": sorted({s["sender_user_id"], *mentioned_user_ids(s)}), "s": s}
+            for (_, r), s in zip(rows, snaps, strict=True)
+        ]
         cur = await conn.execute(
             _INSERT,
             {
                 "c": channel_id,
                 "d": date,
                 "post": post,
-                "ids": ids,
-                "rids": [r["random_id"] for _, r in rows],
-                "senders": [s["sender_user_id"] for s in snaps],
-                "silents": [s["silent"] for s in snaps],
-                "nfs": [s["noforwards"] for s in snaps],
-                "authors": [s["post_author"] for s in snaps],
-                "texts": [s["message"] for s in snaps],
-                "ents": [jsonb(s["entities"]) for s in snaps],
-                "replies": [s["reply_to_msg_id"] for s in snaps],
-                "tops": [s["reply_to_top_id"] for s in snaps],
-                "reply_users": [s["reply_to_user_id"] for s in snaps],
-                "fwds": [jsonb(s["fwd_from"]) for s in snaps],
-                "ptss": ptss,
-                "medias": [jsonb(s["media"]) for s in snaps],
-                "groupeds": [s["grouped_id"] for s in snaps],
-                "ftopics": [s["forum_topic"] for s in snaps],
-                "send_ases": [s["send_as_channel_id"] for s in snaps],
-                "discs": [s["discussion_channel_id"] for s in snaps],
-                "users": [jsonb(sorted({s["sender_user_id"], *mentioned_user_ids(s)})) for s in snaps],
-                "payloads": [jsonb(s) for s in snaps],
+                "rows": orjson.dumps(doc).decode(),
                 "by": list(by_top),
                 "by_top": list(by_top.values()),
                 "top": last_id,
