@@ -17,8 +17,8 @@ async def get_channel_difference(ctx, req: functions.updates.GetChannelDifferenc
     cid, access_hash = channel_ref(req.channel)
     channel, _ = await actions.get_channel_for_viewer(me, cid, access_hash)
     d = await actions.get_channel_difference(me, channel["id"], req.pts, req.limit, force=req.force)
-    msgs = [*d.new_messages, *d.messages, *[e.message for e in d.other_events if e.message]]
+    # The action named every peer of its messages already (a page is up to 100 of them).
     users, chats = await context_for(
-        me, msgs, d.user_ids, {channel["id"], *d.channel_ids}, {channel["id"]: (d.channel, d.member)}
+        me, (), d.user_ids, {channel["id"], *d.channel_ids}, {channel["id"]: (d.channel, d.member)}
     )
     return tl_convert.difference_to_tl(d, me, users, chats)
