@@ -12,6 +12,8 @@ per edge. Offline members write nothing and catch up by getChannelDifference.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import logging
 import time
 
@@ -172,10 +174,23 @@ async def _sink(kind: str, payload: dict) -> None:
     # read_inbox / available_messages travel through the account update log.
 
 
+# Waits below are heaps by pts, so releasing them costs what is released, not what is
+# waiting: a client that pipelines hundreds of sends (an open-loop sender, a bot) would
+# otherwise make every delivered event and every sent answer rescan all its waiters.
+_seq = itertools.count()  # ties in a heap: futures and sessions do not compare
+
 # channel_id -> the last pts this edge handed to its sessions (in pts order, see
-# _sink), and the answers waiting for a position.
+# _sink), and the answers waiting for a position: heap of (pts, seq, future).
 _delivered: dict[int, int] = {}
-_waiters: dict[int, list[tuple[int, asyncio.Future]]] = {}
+_waiters: dict[int, list[tuple[int, int, asyncio.Future]]] = {}
+
+
+def _release(heap: list, upto: int | None) -> list:
+    """Pop the entries of ``heap`` at or below ``upto`` (all of them with None)."""
+    out = []
+    while heap and (upto is None or heap[0][0] <= upto):
+        out.append(heapq.heappop(heap))
+    return out
 
 
 def _mark_delivered(channel_id: int, pts: int) -> None:
@@ -184,44 +199,43 @@ def _mark_delivered(channel_id: int, pts: int) -> None:
     if len(_delivered) > 100_000:
         _delivered.clear()
     _delivered[channel_id] = pts
-    waiting = _waiters.get(channel_id)
-    if waiting:
-        keep = []
-        for want, fut in waiting:
-            if want <= pts:
-                if not fut.done():
-                    fut.set_result(None)
-            else:
-                keep.append((want, fut))
-        if keep:
-            _waiters[channel_id] = keep
-        else:
+    heap = _waiters.get(channel_id)
+    if heap:
+        for *_, fut in _release(heap, pts):
+            if not fut.done():
+                fut.set_result(None)
+        if not heap:
             del _waiters[channel_id]
+
+
+async def _wait_in(heaps: dict, key, pts: int) -> None:
+    """Wait (at most HOLE_WAIT + 2 s) until ``pts`` is released from ``heaps[key]``."""
+    fut = asyncio.get_running_loop().create_future()
+    heapq.heappush(heaps.setdefault(key, []), (pts, next(_seq), fut))
+    try:
+        await asyncio.wait_for(fut, HOLE_WAIT + 2)
+    except TimeoutError:
+        # Rare: drop the heap once nothing in it waits any more.
+        heap = heaps.get(key)
+        if heap is not None and all(entry[-1].done() for entry in heap):
+            del heaps[key]
 
 
 async def _until_delivered(channel_id: int, pts: int) -> None:
     # Only where this process receives the channel's events (an edge).
     if not is_subscribed() or _delivered.get(channel_id, 0) >= pts:
         return
-    fut = asyncio.get_running_loop().create_future()
-    _waiters.setdefault(channel_id, []).append((pts, fut))
-    try:
-        await asyncio.wait_for(fut, HOLE_WAIT + 2)
-    except TimeoutError:
-        pass
-    finally:
-        waiting = _waiters.get(channel_id)
-        if waiting:
-            waiting[:] = [(w, f) for w, f in waiting if f is not fut]
-            if not waiting:
-                del _waiters[channel_id]
+    await _wait_in(_waiters, channel_id, pts)
 
 
 # The acting session gets its event in the RPC answer; later events of the channel
 # must not reach it before that answer. session key -> channel_id -> own pts whose
-# answers are not sent yet, and the pushes held meanwhile.
+# answers are not sent yet; (session key, channel_id) -> the answers waiting for the
+# earlier ones (heap of (pts, seq, future)) and the pushes held meanwhile (heap of
+# (pts, seq, session, updates)).
 _owed: dict[tuple[int, int], dict[int, list[int]]] = {}
-_held: dict[tuple[int, int], dict[int, list[tuple[int, object, object]]]] = {}
+_answer_waiters: dict[tuple, list[tuple[int, int, asyncio.Future]]] = {}
+_held: dict[tuple, list[tuple[int, int, object, object]]] = {}
 
 
 def _owe_answer(channel_id: int, pts: int) -> None:
@@ -236,19 +250,17 @@ def _owe_answer(channel_id: int, pts: int) -> None:
     )
 
 
-_answers_changed: dict[tuple[int, int], asyncio.Event] = {}
+def _owed_floor(key, channel_id: int) -> int | None:
+    owed = _owed.get(key, {}).get(channel_id)
+    return min(owed) if owed else None
 
 
 async def _after_earlier_answers(key, channel_id: int, pts: int) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + HOLE_WAIT + 2
     key = tuple(key)
-    while any(p < pts for p in _owed.get(key, {}).get(channel_id, ())):
-        changed = _answers_changed.setdefault(key, asyncio.Event())
-        try:
-            await asyncio.wait_for(changed.wait(), max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            return
+    floor = _owed_floor(key, channel_id)
+    if floor is None or floor >= pts:
+        return
+    await _wait_in(_answer_waiters, (key, channel_id), pts)
 
 
 async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
@@ -261,28 +273,31 @@ async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
         _owed.get(key, {}).pop(channel_id, None)
         if not _owed.get(key, True):
             _owed.pop(key, None)
-    changed = _answers_changed.pop(key, None)
-    if changed is not None:
-        changed.set()
     floor = min(owed) if owed else None
-    held = _held.get(key, {}).get(channel_id)
+    slot = (key, channel_id)
+    waiting = _answer_waiters.get(slot)
+    if waiting:
+        # An answer goes once no earlier own answer is owed: its own pts is the floor.
+        for *_, fut in _release(waiting, floor):
+            if not fut.done():
+                fut.set_result(None)
+        if not waiting:
+            del _answer_waiters[slot]
+    held = _held.get(slot)
     if not held:
         return
-    ready = [h for h in held if floor is None or h[0] < floor]
-    held[:] = [h for h in held if not (floor is None or h[0] < floor)]
+    ready = _release(held, None if floor is None else floor - 1)
     if not held:
-        _held[key].pop(channel_id, None)
-        if not _held[key]:
-            _held.pop(key, None)
-    for _pts, session, updates in ready:
+        del _held[slot]
+    for *_, session, updates in ready:
         await deliver(session, updates)
 
 
 async def _push_after_own_answers(session, channel_id: int, pts: int, updates) -> None:
     key = (session.auth_key_id, session.session_id)
-    owed = _owed.get(key, {}).get(channel_id)
-    if owed and min(owed) < pts:
-        _held.setdefault(key, {}).setdefault(channel_id, []).append((pts, session, updates))
+    floor = _owed_floor(key, channel_id)
+    if floor is not None and floor < pts:
+        heapq.heappush(_held.setdefault((key, channel_id), []), (pts, next(_seq), session, updates))
         return
     await deliver(session, updates)
 
