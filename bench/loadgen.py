@@ -18,7 +18,9 @@ on the same server and ``--plot FILE.png`` draws throughput against latency.
 
 Printed per run: throughput, p50/p99/p99.9 send latency, live-delivery latency (send ->
 push at each recipient) and how many pushes arrived, server CPU seconds per send (all
-listener workers), generator CPU, rows written per send.
+listener workers), generator CPU, rows written per send, PostgreSQL CPU per send (the
+database shares the box) and how many messages each group-committed send statement
+carried.
 
     TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
         .venv/bin/python bench/loadgen.py --members 8 --seconds 10 --inflight 4 [--workers 2]

@@ -199,13 +199,19 @@ def _mark_delivered(channel_id: int, pts: int) -> None:
     if len(_delivered) > 100_000:
         _delivered.clear()
     _delivered[channel_id] = pts
-    heap = _waiters.get(channel_id)
-    if heap:
-        for *_, fut in _release(heap, pts):
-            if not fut.done():
-                fut.set_result(None)
-        if not heap:
-            del _waiters[channel_id]
+    _wake(_waiters, channel_id, pts)
+
+
+def _wake(heaps: dict, key, upto: int | None) -> None:
+    """Resolve the waits of ``heaps[key]`` at or below ``upto`` (all of them with None)."""
+    heap = heaps.get(key)
+    if not heap:
+        return
+    for *_, fut in _release(heap, upto):
+        if not fut.done():
+            fut.set_result(None)
+    if not heap:
+        del heaps[key]
 
 
 async def _wait_in(heaps: dict, key, pts: int) -> None:
@@ -275,14 +281,8 @@ async def _answer_sent(key: tuple[int, int], channel_id: int, pts: int) -> None:
             _owed.pop(key, None)
     floor = min(owed) if owed else None
     slot = (key, channel_id)
-    waiting = _answer_waiters.get(slot)
-    if waiting:
-        # An answer goes once no earlier own answer is owed: its own pts is the floor.
-        for *_, fut in _release(waiting, floor):
-            if not fut.done():
-                fut.set_result(None)
-        if not waiting:
-            del _answer_waiters[slot]
+    # An answer goes once no earlier own answer is owed: its own pts is the floor.
+    _wake(_answer_waiters, slot, floor)
     held = _held.get(slot)
     if not held:
         return
