@@ -3,7 +3,8 @@
 One user in N megagroups (default 800, under CHANNELS_PER_USER_MAX), each with a few
 messages from another member, some deleted, a few pinned dialogs and some unread
 mentions; then messages.getDialogs(limit=100) pages through the domain action (the
-SQL the RPC handler runs), first page and seek pages, p50/p99.
+SQL the RPC handler runs), first page and seek pages, p50/p99. ``--big N``: ten of the
+groups have N more active members each (a user in some big groups).
 
     TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
         .venv/bin/python bench/bench_dialogs.py --channels 800
@@ -25,7 +26,7 @@ from bench.bench_channels import pct, setup_django  # noqa: E402
 VIEWER, POSTER = 7_000_001, 7_000_002
 
 
-async def populate(channels: int) -> None:
+async def populate(channels: int, big: int = 0) -> None:
     from channels_app import actions
     from message_core import db
     from messages_app import pins
@@ -52,6 +53,16 @@ async def populate(channels: int) -> None:
             await actions.do_delete_messages(POSTER, cid, [ids[-1]])
         if i < 5:
             await pins.do_toggle_dialog_pin(VIEWER, ("c", cid), True)
+        if big and i < 10:
+            async with db.connection() as conn:
+                await conn.execute(
+                    "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at,"
+                    " left_at, admin_rights, promoted_by, banned_rights, banned_until, kicked_by, rank,"
+                    " available_min_id, available_min_pts, read_inbox_max_id, read_inbox_date, read_outbox_max_id,"
+                    " slowmode_last_send_date) SELECT %s, 50000000 + n, %s, 'member', 'active', 1, 0, 0, 0, 0, 0,"
+                    " 0, '', 0, 0, 0, 0, 0, 0 FROM generate_series(1, %s) n",
+                    (cid, POSTER, big),
+                )
     print(f"setup: {channels} channels in {time.perf_counter() - t0:.1f}s")
 
 
@@ -81,13 +92,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--channels", type=int, default=800)
     ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--big", type=int, default=0, help="more active members in each of ten groups")
     args = ap.parse_args()
     setup_django()
 
     async def run():
         from channels_app import counters
 
-        await populate(args.channels)
+        await populate(args.channels, args.big)
         await measure(args.rounds)
         await counters.close_clients()
 

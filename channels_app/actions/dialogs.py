@@ -68,6 +68,10 @@ _ORDER = "pinned DESC, pinned_order DESC, top_date DESC, top_id DESC, channel_id
 # dialog with ``LIMIT 1`` (at most one row: both are looked up by primary key), so the
 # planner cannot flatten it into a join: every plan, the prepared statement's generic
 # one included, probes them by the dialog's ``channel_id`` (see the module docstring).
+# The membership is its own LATERAL ... LIMIT 1 with the status checked above it: with
+# ``status = 'active'`` beside the key, the partial index of active members
+# (channel_id, read_inbox_max_id, user_id) matched too, and the probe walked every
+# active member of the channel, thousands per dialog in a big group.
 _KEYS = """
 SELECT d.channel_id, {pins}, v.top_id, v.top_date
 FROM channel_dialogs d
@@ -75,7 +79,10 @@ CROSS JOIN LATERAL (
   SELECT COALESCE(t.id, 0) AS top_id, COALESCE(t.date, GREATEST(c.date, m.joined_at)) AS top_date,
     c.broadcast, GREATEST(m.read_inbox_max_id, m.available_min_id) AS read_floor
   FROM channels c
-  JOIN channel_members m ON m.channel_id = c.id AND m.user_id = %(u)s
+  CROSS JOIN LATERAL (
+    SELECT m.joined_at, m.read_inbox_max_id, m.available_min_id, m.status FROM channel_members m
+    WHERE m.channel_id = c.id AND m.user_id = %(u)s LIMIT 1
+  ) m
   LEFT JOIN LATERAL (
     SELECT x.id, x.date FROM channel_messages x
     WHERE x.channel_id = c.id AND NOT x.deleted AND x.id > m.available_min_id

@@ -31,18 +31,26 @@ def mentioned_user_ids(m: dict) -> list[int]:
     return sorted(ids)
 
 
+# The mentioned members who can still read the message get an unread mention. Each is
+# one probe of the membership key, its status checked above the LIMIT 1: beside the key,
+# ``status = 'active'`` let the partial index of active members (channel_id,
+# read_inbox_max_id, user_id) serve, a walk over every member who had not read that far.
+RECORD_MENTIONS = (
+    "INSERT INTO channel_unread_mentions (user_id, channel_id, message_id)"
+    " SELECT m.user_id, %(c)s, %(m)s FROM unnest(%(u)s::bigint[]) AS u(id)"
+    " CROSS JOIN LATERAL (SELECT user_id, status, read_inbox_max_id, available_min_id FROM channel_members"
+    "   WHERE channel_id = %(c)s AND user_id = u.id LIMIT 1) m"
+    " WHERE m.status = 'active' AND m.read_inbox_max_id < %(m)s AND m.available_min_id < %(m)s"
+    " ON CONFLICT DO NOTHING"
+)
+
+
 async def record_mentions(channel_id: int, message_id: int, sender_id: int, user_ids: list[int]) -> None:
     candidates = [u for u in dict.fromkeys(user_ids) if u != sender_id][:MENTIONS_PER_MESSAGE]
     if not candidates:
         return
     async with db.connection() as conn:
-        await conn.execute(
-            "INSERT INTO channel_unread_mentions (user_id, channel_id, message_id)"
-            " SELECT user_id, channel_id, %(m)s FROM channel_members WHERE channel_id = %(c)s"
-            " AND user_id = ANY(%(u)s) AND status = 'active' AND read_inbox_max_id < %(m)s"
-            " AND available_min_id < %(m)s ON CONFLICT DO NOTHING",
-            {"c": channel_id, "m": message_id, "u": candidates},
-        )
+        await conn.execute(RECORD_MENTIONS, {"c": channel_id, "m": message_id, "u": candidates})
 
 
 async def do_update_mentions(

@@ -302,3 +302,52 @@ async def test_generic_plan_probes_per_dialog(chan):
     walk(plan[0]["Plan"])
     assert plan[0]["Plan"]["Actual Rows"] == len(chans) - 1  # the archived one is in folder 1
     assert sum(removed) < len(chans), removed
+
+
+async def test_membership_probed_by_its_key_in_a_big_group(chan):
+    """The viewer's membership is one look-up of (channel_id, user_id): not a walk of
+    the channel's active members (the partial index on them leads with channel_id and
+    read marks), which in a group of thousands costs thousands of entries per dialog."""
+    import re
+
+    g = await group("big")
+    await send(g["id"])
+    async with db.connection() as conn:
+        await conn.execute(
+            "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at, left_at,"
+            " admin_rights, promoted_by, banned_rights, banned_until, kicked_by, rank, available_min_id,"
+            " available_min_pts, read_inbox_max_id, read_inbox_date, read_outbox_max_id, slowmode_last_send_date)"
+            " SELECT %s, 100000 + n, %s, 'member', 'active', 1, 0, 0, 0, 0, 0, 0, '', 0, 0, 0, 0, 0, 0"
+            " FROM generate_series(1, 3000) n",
+            (g["id"], A),
+        )
+    sql = dialogs.page_sql("d.folder_id = %(f)s")
+    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", sql)))
+    for i, name in enumerate(names, 1):
+        sql = sql.replace(f"%({name})s", f"${i}")
+    types = {"u": "bigint", "f": "smallint", "lim": "int", "cap": "int", "unread_max": "int"}
+    values = {"u": B, "f": 0, "lim": 100, "cap": 1000, "unread_max": 10000}
+    async with db.connection() as conn:
+        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
+        await conn.execute(f"PREPARE dlg_big ({', '.join(types[n] for n in names)}) AS {sql}", prepare=False)
+        cur = await conn.execute(
+            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE dlg_big ({', '.join(str(values[n]) for n in names)})",
+            prepare=False,
+        )
+        plan = (await cur.fetchone())["QUERY PLAN"]
+        await conn.execute("DEALLOCATE dlg_big; RESET plan_cache_mode", prepare=False)
+    member_scans = []
+
+    def walk(node):
+        if node.get("Relation Name", "").startswith("channel_members"):
+            member_scans.append((node.get("Index Name"), node.get("Index Cond")))
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    assert plan[0]["Plan"]["Actual Rows"] == 1
+    assert member_scans and all(
+        re.match(r"\(\((channel_id|user_id) = .*\) AND \((channel_id|user_id) = .*\)\)$", cond or "")
+        and "read_inbox" not in (index or "")
+        for index, cond in member_scans
+    ), member_scans
