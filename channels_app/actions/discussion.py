@@ -53,10 +53,12 @@ async def groups_for_discussion(user_id: int) -> list[int]:
     change the info of, that no broadcast is linked to yet (newest first, bounded)."""
     rows = await db.fetchall(
         "SELECT c.id FROM user_channel_member_index i"
-        " JOIN channel_members m ON m.channel_id = i.channel_id AND m.user_id = i.user_id"
+        # The membership by its key, the status checked above it (see actions.mentions).
+        " CROSS JOIN LATERAL (SELECT status, role, admin_rights FROM channel_members"
+        "   WHERE channel_id = i.channel_id AND user_id = i.user_id LIMIT 1) m"
         " JOIN channels c ON c.id = i.channel_id"
         " WHERE i.user_id = %(u)s AND i.status = 'active' AND i.megagroup AND NOT i.broadcast AND NOT i.deleted"
-        " AND m.channel_id = i.channel_id AND m.status = 'active'"
+        " AND m.status = 'active'"
         " AND (m.role = 'creator' OR (m.role = 'admin' AND m.admin_rights & %(bit)s <> 0))"
         " AND c.megagroup AND NOT c.broadcast AND NOT c.deleted AND c.linked_chat_id = 0"
         " ORDER BY c.id DESC LIMIT %(cap)s",

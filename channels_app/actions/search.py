@@ -102,9 +102,13 @@ async def search_member_channels(
             )
         where += sql
     sql = (
-        f"SELECT {_COLUMNS} FROM channel_messages m"
-        " JOIN channel_members mem ON mem.channel_id = m.channel_id AND mem.user_id = %(u)s"
-        " AND mem.status = 'active' AND (mem.banned_rights & %(vm)s) = 0"
+        # The viewer's memberships first, one key probe per channel (the status checked
+        # above it, as in channels_app.actions.mentions), then the messages.
+        "WITH mem AS MATERIALIZED (SELECT c.id AS channel_id, x.available_min_id"
+        " FROM unnest(%(ids)s::bigint[]) AS c(id) CROSS JOIN LATERAL (SELECT status, banned_rights,"
+        "   available_min_id FROM channel_members WHERE channel_id = c.id AND user_id = %(u)s LIMIT 1) x"
+        " WHERE x.status = 'active' AND (x.banned_rights & %(vm)s) = 0)"
+        f" SELECT {_COLUMNS} FROM channel_messages m JOIN mem ON mem.channel_id = m.channel_id"
         " WHERE m.channel_id = ANY(%(ids)s) AND m.id > mem.available_min_id AND NOT m.deleted"
         " AND m.action IS NULL"
         + where

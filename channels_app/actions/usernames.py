@@ -237,9 +237,11 @@ async def get_inactive_channels(user_id: int) -> list[tuple[dict, int]]:
         return []
     async with db.connection() as conn:
         cur = await conn.execute(
-            "SELECT channel_id, GREATEST(slowmode_last_send_date, joined_at) AS active_at FROM channel_members"
-            " WHERE channel_id = ANY(%s) AND user_id = %s AND status = 'active'"
-            " ORDER BY active_at ASC, channel_id LIMIT %s",
+            # One key probe per channel, the status checked above it (see actions.mentions).
+            "SELECT c.id AS channel_id, GREATEST(m.slowmode_last_send_date, m.joined_at) AS active_at"
+            " FROM unnest(%s::bigint[]) AS c(id) CROSS JOIN LATERAL (SELECT status, slowmode_last_send_date,"
+            "   joined_at FROM channel_members WHERE channel_id = c.id AND user_id = %s LIMIT 1) m"
+            " WHERE m.status = 'active' ORDER BY active_at ASC, channel_id LIMIT %s",
             (ids, user_id, INACTIVE_MAX),
         )
         order = [(r["channel_id"], r["active_at"]) for r in await cur.fetchall()]
