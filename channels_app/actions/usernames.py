@@ -115,8 +115,10 @@ async def _admined_public(user_id: int, *, creator_only: bool = False) -> list[d
     roles = ("creator",) if creator_only else ("creator", "admin")
     async with db.connection() as conn:
         cur = await conn.execute(
-            "SELECT channel_id FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s"
-            " AND status = 'active' AND role = ANY(%s)",
+            # One key probe per channel, the status checked above it (see actions.mentions).
+            "SELECT c.id AS channel_id FROM unnest(%s::bigint[]) AS c(id) CROSS JOIN LATERAL (SELECT status, role"
+            " FROM channel_members WHERE channel_id = c.id AND user_id = %s LIMIT 1) m"
+            " WHERE m.status = 'active' AND m.role = ANY(%s)",
             (ids, user_id, list(roles)),
         )
         mine = [r["channel_id"] for r in await cur.fetchall()]
