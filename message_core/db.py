@@ -47,9 +47,11 @@ def _conninfo() -> str:
 # than a custom plan, so each execution was planned afresh, five partitioned tables for
 # a send's statement. Run-time pruning takes the generic plan to the one partition at
 # executor start. Measured (bench/loadgen.py, megagroup): PostgreSQL 1.32 -> 0.90 ms of
-# CPU per send; getDialogs(100) of 800 groups p99 33 -> 25 ms. The statements written
-# for this pool are shaped for such plans (channels_app.actions.dialogs, channels_app.push
-# have tests pinning them).
+# CPU per send; getDialogs(100) of 800 groups p99 33 -> 25 ms. A generic plan knows no
+# values, so statements for this pool look rows up by key in shapes no estimate can
+# turn into a scan: LATERAL ... LIMIT 1 probes, conditions that would match a partial
+# index kept above them (tests/channels_app: test_dialogs, test_push_fanout and
+# test_statement_plans pin such plans).
 PLAN_CACHE_MODE = "force_generic_plan"
 
 
