@@ -1,6 +1,8 @@
 """Dialog list from SQL: order, seek across pages with pins and folders, unread after
 deletes, the visible top after deleting the top message and after a local clear."""
 
+import re
+
 import pytest
 
 from channels_app import actions
@@ -8,8 +10,12 @@ from channels_app.actions import dialogs
 from channels_app.errors import FolderIdInvalidError
 from message_core import db
 from messages_app import pins
+from tests.channels_app.plans import add_active_members, generic_plan, member_scans, nodes
 
 A, B = 31, 32
+# A first page of B's dialogs, for plans of the page statement.
+_PAGE_VALUES = {"u": B, "f": 0, "lim": 100, "cap": 1000, "unread_max": 10000}
+_PAGE_TYPES = {"u": "bigint", "f": "smallint", "lim": "int", "cap": "int", "unread_max": "int"}
 
 
 async def group(title="g"):
@@ -272,35 +278,10 @@ async def test_generic_plan_probes_per_dialog(chan):
     """The generic plan (no parameter values, no statistics) still looks up each
     dialog's channel and membership by ``channel_id``: no join that compares every
     dialog with every membership (quadratic in the user's channels)."""
-    import re
-
     chans = await _mixed_dialogs()
-    sql = dialogs.page_sql("d.folder_id = %(f)s")
-    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", sql)))
-    for i, name in enumerate(names, 1):
-        sql = sql.replace(f"%({name})s", f"${i}")
-    types = {"u": "bigint", "f": "smallint", "lim": "int", "cap": "int", "unread_max": "int"}
-    values = {"u": B, "f": 0, "lim": 100, "cap": 1000, "unread_max": 10000}
-    async with db.connection() as conn:
-        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
-        await conn.execute(
-            f"PREPARE dlg_generic ({', '.join(types[n] for n in names)}) AS {sql}", prepare=False
-        )
-        args = ", ".join(str(values[n]) for n in names)
-        cur = await conn.execute(
-            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE dlg_generic ({args})", prepare=False
-        )
-        plan = (await cur.fetchone())["QUERY PLAN"]
-        await conn.execute("DEALLOCATE dlg_generic; RESET plan_cache_mode", prepare=False)
-    removed = []
-
-    def walk(node):
-        removed.append(node.get("Rows Removed by Join Filter", 0) * node.get("Actual Loops", 1))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
-    assert plan[0]["Plan"]["Actual Rows"] == len(chans) - 1  # the archived one is in folder 1
+    plan = await generic_plan(dialogs.page_sql("d.folder_id = %(f)s"), _PAGE_VALUES, _PAGE_TYPES)
+    removed = [n.get("Rows Removed by Join Filter", 0) * n.get("Actual Loops", 1) for n in nodes(plan)]
+    assert plan["Actual Rows"] == len(chans) - 1  # the archived one is in folder 1
     assert sum(removed) < len(chans), removed
 
 
@@ -308,46 +289,14 @@ async def test_membership_probed_by_its_key_in_a_big_group(chan):
     """The viewer's membership is one look-up of (channel_id, user_id): not a walk of
     the channel's active members (the partial index on them leads with channel_id and
     read marks), which in a group of thousands costs thousands of entries per dialog."""
-    import re
-
     g = await group("big")
     await send(g["id"])
-    async with db.connection() as conn:
-        await conn.execute(
-            "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at, left_at,"
-            " admin_rights, promoted_by, banned_rights, banned_until, kicked_by, rank, available_min_id,"
-            " available_min_pts, read_inbox_max_id, read_inbox_date, read_outbox_max_id, slowmode_last_send_date)"
-            " SELECT %s, 100000 + n, %s, 'member', 'active', 1, 0, 0, 0, 0, 0, 0, '', 0, 0, 0, 0, 0, 0"
-            " FROM generate_series(1, 3000) n",
-            (g["id"], A),
-        )
-    sql = dialogs.page_sql("d.folder_id = %(f)s")
-    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", sql)))
-    for i, name in enumerate(names, 1):
-        sql = sql.replace(f"%({name})s", f"${i}")
-    types = {"u": "bigint", "f": "smallint", "lim": "int", "cap": "int", "unread_max": "int"}
-    values = {"u": B, "f": 0, "lim": 100, "cap": 1000, "unread_max": 10000}
-    async with db.connection() as conn:
-        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
-        await conn.execute(f"PREPARE dlg_big ({', '.join(types[n] for n in names)}) AS {sql}", prepare=False)
-        cur = await conn.execute(
-            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE dlg_big ({', '.join(str(values[n]) for n in names)})",
-            prepare=False,
-        )
-        plan = (await cur.fetchone())["QUERY PLAN"]
-        await conn.execute("DEALLOCATE dlg_big; RESET plan_cache_mode", prepare=False)
-    member_scans = []
-
-    def walk(node):
-        if node.get("Relation Name", "").startswith("channel_members"):
-            member_scans.append((node.get("Index Name"), node.get("Index Cond")))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
-    assert plan[0]["Plan"]["Actual Rows"] == 1
-    assert member_scans and all(
+    await add_active_members(g["id"], 3000, A)
+    plan = await generic_plan(dialogs.page_sql("d.folder_id = %(f)s"), _PAGE_VALUES, _PAGE_TYPES)
+    scans = [(n.get("Index Name"), n.get("Index Cond")) for n in member_scans(plan)]
+    assert plan["Actual Rows"] == 1
+    assert scans and all(
         re.match(r"\(\((channel_id|user_id) = .*\) AND \((channel_id|user_id) = .*\)\)$", cond or "")
         and "read_inbox" not in (index or "")
-        for index, cond in member_scans
-    ), member_scans
+        for index, cond in scans
+    ), scans

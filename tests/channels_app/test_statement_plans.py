@@ -3,6 +3,7 @@
 from channels_app import actions
 from channels_app.actions.send_context import fetch_contexts
 from message_core import db
+from tests.channels_app.plans import add_active_members, generic_plan, member_scans
 
 
 async def test_a_send_context_lookup_is_planned_once(chan):
@@ -21,68 +22,37 @@ async def test_a_send_context_lookup_is_planned_once(chan):
     assert row["custom_plans"] == 0 and row["generic_plans"] >= 6
 
 
-async def test_a_mention_probes_each_mentioned_membership_by_its_key(chan):
-    import re
+def _probed_by_key(plan: dict) -> bool:
+    """Every channel_members scan of the plan is a key probe finding at most one row,
+    never the partial index of active members."""
+    scans = [(n.get("Index Name") or n["Node Type"], n.get("Actual Rows", 0)) for n in member_scans(plan)]
+    assert scans and all("read_inbox" not in index and rows <= 1 for index, rows in scans), scans
+    return True
 
+
+async def test_a_mention_probes_each_mentioned_membership_by_its_key(chan):
     from channels_app.actions.mentions import RECORD_MENTIONS
 
     g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
-    async with db.connection() as conn:
-        # 3,000 more active members who have read nothing.
-        await conn.execute(
-            "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at, left_at,"
-            " admin_rights, promoted_by, banned_rights, banned_until, kicked_by, rank, available_min_id,"
-            " available_min_pts, read_inbox_max_id, read_inbox_date, read_outbox_max_id, slowmode_last_send_date)"
-            " SELECT %s, 100000 + n, 21, 'member', 'active', 1, 0, 0, 0, 0, 0, 0, '', 0, 0, 0, 0, 0, 0"
-            " FROM generate_series(1, 3000) n",
-            (g["id"],),
-        )
-        names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", RECORD_MENTIONS)))
-        sql = RECORD_MENTIONS
-        for i, name in enumerate(names, 1):
-            sql = sql.replace(f"%({name})s", f"${i}")
-        types = {"c": "bigint", "m": "int", "u": "bigint[]"}
-        values = {"c": str(g["id"]), "m": "5", "u": "ARRAY[22, 100007]::bigint[]"}
-        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
-        await conn.execute(f"PREPARE rec ({', '.join(types[n] for n in names)}) AS {sql}", prepare=False)
-        cur = await conn.execute(
-            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE rec ({', '.join(values[n] for n in names)})",
-            prepare=False,
-        )
-        plan = (await cur.fetchone())["QUERY PLAN"]
-        await conn.execute("DEALLOCATE rec; RESET plan_cache_mode", prepare=False)
-        cur = await conn.execute(
-            "SELECT user_id FROM channel_unread_mentions WHERE channel_id = %s ORDER BY user_id", (g["id"],)
-        )
-        assert [r["user_id"] for r in await cur.fetchall()] == [22, 100007]
-    scans = []
-
-    def walk(node):
-        if node.get("Relation Name", "").startswith("channel_members"):
-            scans.append((node.get("Index Name") or node["Node Type"], node.get("Actual Rows", 0)))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
-    assert scans and all("read_inbox" not in index and rows <= 1 for index, rows in scans), scans
+    await add_active_members(g["id"], 3000, 21)  # who have read nothing
+    plan = await generic_plan(
+        RECORD_MENTIONS,
+        {"c": g["id"], "m": 5, "u": [22, 100007]},
+        {"c": "bigint", "m": "int", "u": "bigint[]"},
+    )
+    rows = await db.fetchall(
+        "SELECT user_id FROM channel_unread_mentions WHERE channel_id = %s ORDER BY user_id", (g["id"],)
+    )
+    assert [r["user_id"] for r in rows] == [22, 100007]
+    assert _probed_by_key(plan)
 
 
 async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeypatch):
-    import re
-
     from channels_app.actions import search
 
     g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
     await actions.do_send_message(21, g["id"], "quarterly report", random_id=1)
-    async with db.connection() as conn:
-        await conn.execute(
-            "INSERT INTO channel_members (channel_id, user_id, inviter_user_id, role, status, joined_at, left_at,"
-            " admin_rights, promoted_by, banned_rights, banned_until, kicked_by, rank, available_min_id,"
-            " available_min_pts, read_inbox_max_id, read_inbox_date, read_outbox_max_id, slowmode_last_send_date)"
-            " SELECT %s, 100000 + n, 21, 'member', 'active', 1, 0, 0, 0, 0, 0, 0, '', 0, 0, 0, 0, 0, 0"
-            " FROM generate_series(1, 3000) n",
-            (g["id"],),
-        )
+    await add_active_members(g["id"], 3000, 21)
     seen = []
     real = db.fetchall
 
@@ -94,31 +64,4 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
     sql, params = next((q, p) for q, p in seen if "ILIKE" in q)
-    names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", sql)))
-    for i, name in enumerate(names, 1):
-        sql = sql.replace(f"%({name})s", f"${i}")
-
-    def literal(v):
-        if isinstance(v, list):
-            return "ARRAY[" + ", ".join(str(x) for x in v) + "]::bigint[]"
-        return f"'{v}'" if isinstance(v, str) else str(v)
-
-    async with db.connection() as conn:
-        await conn.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
-        await conn.execute(f"PREPARE srch AS {sql}", prepare=False)
-        cur = await conn.execute(
-            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE srch ({', '.join(literal(params[n]) for n in names)})",
-            prepare=False,
-        )
-        plan = (await cur.fetchone())["QUERY PLAN"]
-        await conn.execute("DEALLOCATE srch; RESET plan_cache_mode", prepare=False)
-    scans = []
-
-    def walk(node):
-        if node.get("Relation Name", "").startswith("channel_members"):
-            scans.append((node.get("Index Name") or node["Node Type"], node.get("Actual Rows", 0)))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
-    assert scans and all("read_inbox" not in index and rows <= 1 for index, rows in scans), scans
+    assert _probed_by_key(await generic_plan(sql, params))
