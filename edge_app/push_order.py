@@ -114,9 +114,7 @@ async def _call_batch(stream: str, ranges: list[tuple[int, int, str]]) -> list[N
     return [None] * len(ranges)
 
 
-# Publishes of one stream in one turn of the loop share one script call: the sends one
-# group-committed statement wrote resume, and publish, together.
-_batches = TurnBatcher(_call_batch)
+_batches = TurnBatcher(_call_batch)  # see the module docstring
 
 
 async def _flush_later(stream: str) -> None:
