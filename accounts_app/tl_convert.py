@@ -10,12 +10,13 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from accounts_app import blocking, privacy
+from accounts_app import blocking, privacy, user_views
 from accounts_app.access import user_access_hash
-from accounts_app.models import Authorization, Contact, LoginCode, User
+from accounts_app.models import Authorization, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
 from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
 from accounts_app.updates import Difference, Rendered, UserUpdate
+from accounts_app.user_views import UserView
 from edge_app.orm_threads import in_thread
 from tl import types
 
@@ -101,41 +102,36 @@ def user_to_tl(
     )
 
 
-def _load_users(user_ids: list[int], viewer_id: int) -> tuple[dict[int, User], set[int], set[int]]:
-    users = {u.id: u for u in User.objects.filter(id__in=user_ids)}
-    mine = set(
-        Contact.objects.filter(owner_id=viewer_id, user_id__in=user_ids).values_list("user_id", flat=True)
-    )
-    theirs = set(
-        Contact.objects.filter(owner_id__in=user_ids, user_id=viewer_id).values_list("owner_id", flat=True)
-    )
-    return users, mine, theirs
-
-
-def users_to_tl_sync(user_ids: Iterable[int], viewer_id: int) -> list:
-    ids = list(dict.fromkeys(int(i) for i in user_ids))[:USERS_CAP]
-    if not ids:
-        return []
-    users, mine, theirs = _load_users(ids, viewer_id)
-    seen = privacy.visibility(
-        viewer_id, list(users), (privacy.STATUS, privacy.PHONE_NUMBER), contact_of=theirs
-    )
-    blockers = blocking.blockers_among(viewer_id, [i for i in users if i != viewer_id])
+def _views_to_tl(views: list[UserView], viewer_id: int) -> list:
     now = timezone.now()
     return [
         user_to_tl(
-            users[i],
+            v.user,
             viewer_id,
-            contact=i in mine,
-            mutual=i in theirs,
+            contact=v.contact,
+            mutual=v.mutual,
             now=now,
-            show_phone=i in seen[privacy.PHONE_NUMBER],
-            show_status=i in seen[privacy.STATUS],
-            blocked_viewer=i in blockers,
+            show_phone=v.show_phone,
+            show_status=v.show_status,
+            blocked_viewer=v.blocked_viewer,
         )
-        for i in ids
-        if i in users
+        for v in views
     ]
+
+
+def _capped(user_ids: Iterable[int]) -> list[int]:
+    return list(dict.fromkeys(int(i) for i in user_ids))[:USERS_CAP]
+
+
+def users_to_tl_sync(user_ids: Iterable[int], viewer_id: int) -> list:
+    ids = _capped(user_ids)
+    return _views_to_tl(user_views.views_sync(ids, viewer_id), viewer_id) if ids else []
+
+
+async def users_to_tl_on(conn, user_ids: Iterable[int], viewer_id: int) -> list:
+    """``users_to_tl`` read on ``conn``, an async connection of the caller's (no thread)."""
+    ids = _capped(user_ids)
+    return _views_to_tl(await user_views.read_views(conn, ids, viewer_id), viewer_id) if ids else []
 
 
 async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:

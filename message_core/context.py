@@ -15,7 +15,8 @@ from contextvars import ContextVar
 
 from accounts_app.access import check_input_user
 from accounts_app.render_changes import on_user_render_change
-from accounts_app.tl_convert import users_to_tl
+from accounts_app.tl_convert import users_to_tl_on
+from message_core import db
 
 # (auth_key_id, session_id) of the session whose request is running: it gets the
 # change in its RPC answer, so pushes skip it. Set by ``viewer``.
@@ -64,9 +65,10 @@ async def chats_for(viewer_id: int, channel_ids, known=None) -> list:
 
 
 # (viewer, user) -> (expiry, TL user). Every message response and every push carries
-# the sender; rendering it through accounts (an ORM query per viewer) would dominate a
-# busy group, and a profile a few seconds stale in a push is harmless. Lifetimes are
-# spread over USER_CACHE_SECONDS..2x: the entries a busy group fills at once would
+# the sender; rendering it through accounts (a query per viewer) would dominate a busy
+# group, and a profile a few seconds stale in a push is harmless. Misses are read on
+# this loop's pool, not by the ORM in a thread (see accounts_app.user_views). Lifetimes
+# are spread over USER_CACHE_SECONDS..2x: the entries a busy group fills at once would
 # otherwise all expire at once, and every viewer's render miss in the same moment (a
 # stall of every send every few seconds, seen in bench/loadgen's latency timeline).
 USER_CACHE_SECONDS = 5.0
@@ -89,7 +91,9 @@ async def users_for(viewer_id: int, user_ids) -> list:
     if missing:
         if len(_user_cache) > USER_CACHE_MAX:
             _user_cache.clear()
-        for user in await users_to_tl(missing, viewer_id):
+        async with db.connection() as conn:
+            rendered = await users_to_tl_on(conn, missing, viewer_id)
+        for user in rendered:
             out[user.id] = user
             _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS * (1 + random.random()), user)
     return [out[u] for u in ids if u in out]
