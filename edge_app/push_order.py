@@ -23,13 +23,12 @@ resume together and publish together.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 
 from django.conf import settings
 
-from .push import _client, channel_name
+from .push import _client, channel_name, event_message
 from .turn_batches import TurnBatcher
 
 log = logging.getLogger("telesrv.edge.push_order")
@@ -131,8 +130,7 @@ async def _flush_later(stream: str) -> None:
 async def publish_in_order(stream: str, start: int, stop: int, kind: str, payload: dict) -> None:
     """Publish (like ``push.publish``) the event covering positions ``start+1..stop`` of
     ``stream`` once everything up to ``start`` was published."""
-    message = json.dumps({"kind": kind, "payload": payload}, separators=(",", ":"))
-    await _batches.submit(stream, (start, stop, message))
+    await _batches.submit(stream, (start, stop, event_message(kind, payload)))
 
 
 async def skip_in_order(stream: str, start: int, stop: int) -> None:
