@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import uvloop
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # rawload first: it sets the bench's environment before Django is imported.
@@ -57,7 +59,6 @@ async def run(args) -> None:
     server = start_listener(
         args.workers, **({"TELESRV_MTPROTO_PROFILE": args.profile} if args.profile else {})
     )
-    stop = asyncio.Event()
     conns: list[Conn] = []
     try:
         t0 = time.perf_counter()
@@ -66,7 +67,7 @@ async def run(args) -> None:
                 *(Conn.open(i, server, users[i][1][0]) for i in range(start, min(len(users), start + 50)))
             )
         print(f"setup: {len(conns)} connections logged in in {time.perf_counter() - t0:.1f}s")
-        receivers = [asyncio.create_task(c.receive(stop)) for c in conns]
+        receivers = [asyncio.create_task(c.receive()) for c in conns]
         poster, subscribers = conns[0], conns[1:]
         last_arrivals = []
         cpu0, own0 = cpu_seconds(server.proc.pid), time.process_time()
@@ -96,10 +97,10 @@ async def run(args) -> None:
             print(f"  send->push p50 {pct(dlv, 50) * 1e3:.0f} ms, p99 {pct(dlv, 99) * 1e3:.0f} ms;"
                   f" listener CPU {cpu / args.posts * 1e3:.0f} ms per post,"
                   f" load generator CPU {own / args.posts * 1e3:.0f} ms per post")  # fmt: skip
-        stop.set()
+        for task in receivers:
+            task.cancel()
         await asyncio.gather(*receivers, return_exceptions=True)
     finally:
-        stop.set()
         for c in conns:
             c.close()
         server.stop()
@@ -118,7 +119,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     setup_django()
-    asyncio.run(run(args))
+    uvloop.run(run(args))  # the generator shares the box with the listener (see loadgen)
 
 
 if __name__ == "__main__":

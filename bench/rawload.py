@@ -172,12 +172,11 @@ class Conn:
             if int(m.group(1)) != self.index:
                 self.deliveries.append((now - int(m.group(3))) / 1e9)
 
-    async def receive(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
+    async def receive(self) -> None:
+        """Reads until the connection closes; the caller cancels it when done."""
+        while True:
             try:
-                messages = await self.client.recv(timeout=1.0)
-            except TimeoutError:
-                continue
+                messages = await self.client.recv(timeout=None)
             except (ConnectionError, asyncio.IncompleteReadError):
                 return
             for msg_id, seq, body in messages:
