@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Hashable
 log = logging.getLogger("telesrv.edge.serial_jobs")
 
 Job = Callable[[], Awaitable[None]]
+YIELD_EVERY = 32
 
 
 class SerialJobs:
@@ -35,13 +36,23 @@ class SerialJobs:
 
     async def _drain(self, key: Hashable, q: asyncio.Queue) -> None:
         try:
+            run = 0
             while True:
-                try:
-                    job = await asyncio.wait_for(q.get(), timeout=self.idle_seconds)
-                except TimeoutError:
-                    if q.empty():
-                        return
-                    continue
+                if q.empty():
+                    # Only an idle queue waits with a timer: wait_for wraps the get in a
+                    # task of its own, per job on a busy queue.
+                    try:
+                        job = await asyncio.wait_for(q.get(), timeout=self.idle_seconds)
+                    except TimeoutError:
+                        if q.empty():
+                            return
+                        continue
+                else:
+                    run += 1
+                    if run % YIELD_EVERY == 0:  # jobs that finish without waiting: let others run
+                        await asyncio.sleep(0)
+                        continue
+                    job = q.get_nowait()
                 try:
                     await job()
                 except Exception:
