@@ -42,6 +42,7 @@ from .common import (
     insert_service_message,
     is_active,
     load_channel,
+    load_channel_and_member,
     load_member,
     with_pts,
 )
@@ -416,11 +417,7 @@ async def get_channel_for_viewer(
 ):
     """The checked (channel, member) of an InputChannel: a non-zero access_hash must match
     (CHANNEL_PRIVATE otherwise); hash 0 (min / internal paths) needs membership."""
-    async with db.connection() as conn:
-        channel = await load_channel(conn, channel_id)
-        if channel is None:
-            raise ChannelInvalidError()
-        member = await load_member(conn, channel_id, viewer_id)
+    channel, member = await load_channel_and_member(channel_id, viewer_id)
     if access_hash and access_hash != channel["access_hash"]:
         raise ChannelPrivateError()
     if not access_hash and not is_active(member) and not (preview and channel["username"]):

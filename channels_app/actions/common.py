@@ -93,13 +93,38 @@ async def load_member(conn, channel_id: int, user_id: int, *, lock: bool = False
     return await cur.fetchone()
 
 
+def _qualified(alias: str, columns: str) -> str:
+    return ", ".join(f"{alias}.{c.strip()}" for c in columns.split(","))
+
+
+# The two rows share no column name; the member's key probe is explicit, so a generic
+# plan prunes channel_members to one partition.
+_CHANNEL_WITH_MEMBER = (
+    f"SELECT {_qualified('c', CHANNEL_COLUMNS)}, {_qualified('m', MEMBER_COLUMNS)} FROM channels c"
+    f" LEFT JOIN LATERAL (SELECT {MEMBER_COLUMNS} FROM channel_members"
+    "   WHERE channel_id = %(c)s AND user_id = %(u)s) m ON true"
+    " WHERE c.id = %(c)s"
+)
+_MEMBER_KEYS = tuple(c.strip() for c in MEMBER_COLUMNS.split(","))
+
+
+async def load_channel_with_member(conn, channel_id: int, user_id: int) -> tuple[dict | None, dict | None]:
+    """``load_channel`` and ``load_member`` in one round trip: (channel or None, the
+    user's member row or None)."""
+    cur = await conn.execute(_CHANNEL_WITH_MEMBER, {"c": channel_id, "u": user_id})
+    row = await cur.fetchone()
+    if row is None:
+        return None, None
+    member = {k: row.pop(k) for k in _MEMBER_KEYS}
+    return row, (member if member["user_id"] is not None else None)
+
+
 async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:
     """The channel (raising CHANNEL_INVALID when absent) and the viewer's member row."""
     async with db.connection() as conn:
-        channel = await load_channel(conn, channel_id)
-        if channel is None:
-            raise ChannelInvalidError()
-        member = await load_member(conn, channel_id, user_id)
+        channel, member = await load_channel_with_member(conn, channel_id, user_id)
+    if channel is None:
+        raise ChannelInvalidError()
     return channel, member
 
 

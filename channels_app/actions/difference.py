@@ -7,7 +7,7 @@ from message_core import db, limits
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions, pts_repair, reactions
-from .common import MESSAGE_COLUMNS, is_active, load_channel, load_member, message_refs, require_visible
+from .common import MESSAGE_COLUMNS, is_active, load_channel_with_member, message_refs, require_visible
 from .dialogs import count_unread
 
 
@@ -29,10 +29,9 @@ async def get_channel_difference(
     # after being offline); a non-positive limit means the default page.
     cap = min(limit if limit > 0 else limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
     async with db.connection() as conn:
-        channel = await load_channel(conn, channel_id)
+        channel, member = await load_channel_with_member(conn, channel_id, viewer_id)
         if channel is None:
             raise ChannelPrivateError()
-        member = await load_member(conn, channel_id, viewer_id)
         require_visible(channel, member)
         current = channel["pts"]
         if pts < 0 or pts > current:

@@ -64,3 +64,19 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     assert [m["message"] for m in found] == ["quarterly report"]
     sql, params = next((q, p) for q, p in seen if "ILIKE" in q)
     _assert_probed_by_key(await generic_plan(sql, params))
+
+
+async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
+    from channels_app.actions.common import _CHANNEL_WITH_MEMBER, load_channel_with_member
+
+    g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
+    await add_active_members(g["id"], 3000, 21)
+    async with db.connection() as conn:
+        channel, member = await load_channel_with_member(conn, g["id"], 22)
+        assert channel["id"] == g["id"] and channel["pts"] == g["pts"] and "user_id" not in channel
+        assert member["user_id"] == 22 and member["channel_id"] == g["id"] and "title" not in member
+        assert await load_channel_with_member(conn, g["id"], 23) == (channel, None)  # not a member
+        assert await load_channel_with_member(conn, g["id"] + 1000, 22) == (None, None)
+    plan = await generic_plan(_CHANNEL_WITH_MEMBER, {"c": g["id"], "u": 100007}, {"c": "bigint", "u": "bigint"})
+    _assert_probed_by_key(plan)
+    assert len(member_scans(plan)) == 1  # pruned to the channel's partition
