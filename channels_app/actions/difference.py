@@ -123,7 +123,7 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
         (channel["id"], floor, cap),
     )
     messages = await cur.fetchall()
-    await reactions.attach(member["user_id"], channel, messages, conn)
+    await reactions.attach_fresh(member["user_id"], channel, messages, conn)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message

@@ -787,7 +787,7 @@ async def get_history(
             messages += (await cur.fetchall())[skip:]
         messages = messages[:limit]
         await mark_pinned(conn, channel_id, messages)
-        await reactions.attach(viewer_id, channel, messages, conn)
+        await reactions.attach_fresh(viewer_id, channel, messages, conn)
     await discussion.attach_read_marks(viewer_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
@@ -833,7 +833,7 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
             await mark_pinned(conn, channel_id, list(rows.values()))
     messages = [rows.get(i) or {"empty": True, "id": i, "channel_id": channel_id} for i in ids]
     live = [m for m in messages if not m.get("empty")]
-    await reactions.attach(viewer_id, channel, live)
+    await reactions.attach_fresh(viewer_id, channel, live)
     await discussion.attach_read_marks(viewer_id, live)
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)

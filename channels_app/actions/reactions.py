@@ -93,6 +93,13 @@ async def attach(viewer_id: int, channel: dict, messages: list[dict], conn=None)
         m["reactions"] = rx.summary(r["reaction_counts"], r["mine"], r["recent"])
 
 
+async def attach_fresh(viewer_id: int, channel: dict, rows: list[dict], conn=None) -> None:
+    """``attach`` for rows just read from channel_messages: their views and forwards
+    are current, and a row without reactions renders the same with or without a
+    summary, so only the rows with reactions are queried (on most pages, none)."""
+    await attach(viewer_id, channel, [m for m in rows if m and m.get("reaction_counts")], conn)
+
+
 def reactor_ids(messages: list[dict]) -> set[int]:
     return {r["user_id"] for m in messages if m for r in ((m.get("reactions") or {}).get("recent") or ())}
 

@@ -101,3 +101,29 @@ async def test_a_fresh_post_shows_one_view_and_views_take_at_most_a_page_of_ids(
     await views.do_record_views(B, h.channel, h.member, [post["id"]])
     h = await actions.get_messages(B, ch["id"], [post["id"]])
     assert tl_convert.message_to_tl(h.messages[0], B).views == 1 and h.messages[0]["views_count"] == 1
+
+
+async def test_a_fresh_page_asks_for_reactions_only_of_messages_that_have_them(chan, monkeypatch):
+    g = (await actions.do_create_channel(A, "g", invite_user_ids=[B], from_create_chat=True)).channel
+    ids = [
+        (await actions.do_send_message(A, g["id"], f"m{i}", random_id=i)).events[0].message["id"]
+        for i in (1, 2, 3)
+    ]
+    await reactions.do_send_reaction(B, g["id"], ids[1], ["👍"])
+    asked = []
+    real = reactions.attach
+
+    async def spy(viewer_id, channel, messages, conn=None):
+        asked.append([m["id"] for m in messages])
+        return await real(viewer_id, channel, messages, conn)
+
+    monkeypatch.setattr(reactions, "attach", spy)
+    page = await actions.get_history(B, g["id"], limit=10)
+    assert asked == [[ids[1]]]
+    shown = {m["id"]: m for m in page.messages}
+    assert shown[ids[1]]["reactions"]["mine"] == ["👍"]  # the viewer's own choice, read now
+    assert all(shown[i].get("reactions") is None for i in (ids[0], ids[2]))
+
+    asked.clear()
+    await actions.get_history(B, g["id"], limit=10, offset_id=ids[1])  # older than the reacted one
+    assert asked == [[]]  # a page without reactions: no query (attach returns at once)
