@@ -77,6 +77,8 @@ async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
         assert member["user_id"] == 22 and member["channel_id"] == g["id"] and "title" not in member
         assert await load_channel_with_member(conn, g["id"], 23) == (channel, None)  # not a member
         assert await load_channel_with_member(conn, g["id"] + 1000, 22) == (None, None)
-    plan = await generic_plan(_CHANNEL_WITH_MEMBER, {"c": g["id"], "u": 100007}, {"c": "bigint", "u": "bigint"})
+    plan = await generic_plan(
+        _CHANNEL_WITH_MEMBER, {"c": g["id"], "u": 100007}, {"c": "bigint", "u": "bigint"}
+    )
     _assert_probed_by_key(plan)
     assert len(member_scans(plan)) == 1  # pruned to the channel's partition
