@@ -36,11 +36,14 @@ class SerialJobs:
 
     async def _drain(self, key: Hashable, q: asyncio.Queue) -> None:
         try:
-            run = 0
+            taken = 0
             while True:
                 if q.empty():
-                    # Only an idle queue waits with a timer: wait_for wraps the get in a
-                    # task of its own, per job on a busy queue.
+                    # Waiting for the next job, with a timer: an idle worker ends. A job
+                    # already waiting is taken at once: wait_for would wrap each get in a
+                    # task and a timer and end the loop's turn after every job, and a busy
+                    # channel's fan-out could not run through its backlog in one turn
+                    # (docs/performance.md, third round).
                     try:
                         job = await asyncio.wait_for(q.get(), timeout=self.idle_seconds)
                     except TimeoutError:
@@ -48,8 +51,8 @@ class SerialJobs:
                             return
                         continue
                 else:
-                    run += 1
-                    if run % YIELD_EVERY == 0:  # jobs that finish without waiting: let others run
+                    taken += 1
+                    if taken % YIELD_EVERY == 0:  # jobs that finish without waiting: let others run
                         await asyncio.sleep(0)
                         continue
                     job = q.get_nowait()
