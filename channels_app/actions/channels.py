@@ -44,6 +44,7 @@ from .common import (
     load_channel,
     load_channel_and_member,
     load_member,
+    may_address,
     with_pts,
 )
 from .dialogs import count_unread
@@ -404,7 +405,7 @@ async def get_channels(
             if strict:
                 raise ChannelInvalidError()
             continue
-        if (access_hash and access_hash != ch["access_hash"]) or (not access_hash and not is_active(member)):
+        if not may_address(ch, member, access_hash):
             if strict:
                 raise ChannelPrivateError()
             continue
@@ -418,9 +419,7 @@ async def get_channel_for_viewer(
     """The checked (channel, member) of an InputChannel: a non-zero access_hash must match
     (CHANNEL_PRIVATE otherwise); hash 0 (min / internal paths) needs membership."""
     channel, member = await load_channel_and_member(channel_id, viewer_id)
-    if access_hash and access_hash != channel["access_hash"]:
-        raise ChannelPrivateError()
-    if not access_hash and not is_active(member) and not (preview and channel["username"]):
+    if not may_address(channel, member, access_hash, preview=preview):
         raise ChannelPrivateError()
     return channel, member
 

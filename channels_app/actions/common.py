@@ -132,6 +132,17 @@ def is_active(member: dict | None) -> bool:
     return member is not None and member["status"] == "active"
 
 
+def may_address(
+    channel: dict, member: dict | None, access_hash: int | None, *, preview: bool = False
+) -> bool:
+    """Whether an InputChannel carrying ``access_hash`` reaches ``channel`` for this
+    member: a non-zero hash must match; hash 0 (min / internal paths) needs membership,
+    or with ``preview`` a public username."""
+    if access_hash:
+        return access_hash == channel["access_hash"]
+    return is_active(member) or (preview and bool(channel["username"]))
+
+
 def message_snapshot(row: dict) -> dict:
     """The durable domain form of a message (what events store and tl_convert renders)."""
     snap = {k: row[k] for k in MESSAGE_COLUMNS.replace(" ", "").split(",") if k in row}

@@ -5,9 +5,16 @@ from __future__ import annotations
 from message_core import db, limits
 
 from ..domain import ChannelEvent, Difference
-from ..errors import ChannelPrivateError, PersistentTimestampInvalidError
+from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions, pts_repair, reactions
-from .common import MESSAGE_COLUMNS, is_active, load_channel_with_member, message_refs, require_visible
+from .common import (
+    MESSAGE_COLUMNS,
+    is_active,
+    load_channel_with_member,
+    may_address,
+    message_refs,
+    require_visible,
+)
 from .dialogs import count_unread
 
 
@@ -23,14 +30,24 @@ def _visible_part(ev: dict, floor: int) -> dict | None:
 
 
 async def get_channel_difference(
-    viewer_id: int, channel_id: int, pts: int, limit: int, *, force: bool = False
+    viewer_id: int,
+    channel_id: int,
+    pts: int,
+    limit: int,
+    *,
+    access_hash: int | None = None,
+    force: bool = False,
 ) -> Difference:
+    """``access_hash``: the InputChannel's, checked here as ``get_channel_for_viewer``
+    checks it (None: an internal caller that named the channel itself)."""
     # Telegram clamps the page instead of refusing a large limit (Kurigram asks 10000
     # after being offline); a non-positive limit means the default page.
     cap = min(limit if limit > 0 else limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
     async with db.connection() as conn:
         channel, member = await load_channel_with_member(conn, channel_id, viewer_id)
         if channel is None:
+            raise ChannelPrivateError() if access_hash is None else ChannelInvalidError()
+        if access_hash is not None and not may_address(channel, member, access_hash):
             raise ChannelPrivateError()
         require_visible(channel, member)
         current = channel["pts"]

@@ -15,10 +15,10 @@ from .context import context_for
 async def get_channel_difference(ctx, req: functions.updates.GetChannelDifference):
     me = viewer(ctx)
     cid, access_hash = channel_ref(req.channel)
-    channel, _ = await actions.get_channel_for_viewer(me, cid, access_hash)
-    d = await actions.get_channel_difference(me, channel["id"], req.pts, req.limit, force=req.force)
-    # The action named every peer of its messages already (a page is up to 100 of them).
-    users, chats = await context_for(
-        me, (), d.user_ids, {channel["id"], *d.channel_ids}, {channel["id"]: (d.channel, d.member)}
+    # The action checks the InputChannel on the read it starts with (one round trip).
+    d = await actions.get_channel_difference(
+        me, cid, req.pts, req.limit, access_hash=access_hash, force=req.force
     )
+    # The action named every peer of its messages already (a page is up to 100 of them).
+    users, chats = await context_for(me, (), d.user_ids, {cid, *d.channel_ids}, {cid: (d.channel, d.member)})
     return tl_convert.difference_to_tl(d, me, users, chats)

@@ -6,7 +6,7 @@ import pytest
 from channels_app import actions, counters
 from channels_app.actions import pts_repair
 from channels_app.actions.common import insert_event, write_noop
-from channels_app.errors import PersistentTimestampInvalidError
+from channels_app.errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
 from message_core import db
 
 A, B, C = 31, 32, 33
@@ -42,6 +42,23 @@ async def test_difference_shapes(chan):
     # A limit above the cap is clamped, as Telegram does.
     big = await actions.get_channel_difference(B, g["id"], 1, 100_000)
     assert big.kind == "difference" and big.pts == 9
+
+
+async def test_the_input_channel_is_checked_as_every_method_checks_it(chan):
+    g = await group(B)
+    ok = await actions.get_channel_difference(B, g["id"], 1, 100, access_hash=g["access_hash"])
+    assert ok.kind == "empty"
+    assert (
+        await actions.get_channel_difference(B, g["id"], 1, 100, access_hash=0)
+    ).kind == "empty"  # a member
+    with pytest.raises(ChannelPrivateError):
+        await actions.get_channel_difference(B, g["id"], 1, 100, access_hash=g["access_hash"] ^ 0x5555)
+    with pytest.raises(ChannelPrivateError):
+        await actions.get_channel_difference(C, g["id"], 1, 100, access_hash=0)  # hash 0 needs membership
+    with pytest.raises(ChannelInvalidError):
+        await actions.get_channel_difference(B, g["id"] + 1000, 1, 100, access_hash=g["access_hash"])
+    with pytest.raises(ChannelPrivateError):  # an internal caller naming a channel that is not there
+        await actions.get_channel_difference(B, g["id"] + 1000, 1, 100)
 
 
 async def test_difference_pages_and_too_long(chan):
