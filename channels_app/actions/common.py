@@ -98,8 +98,8 @@ def _qualified(alias: str, columns: str) -> str:
 
 
 # The two rows share no column name; the member's key probe is explicit, so a generic
-# plan prunes channel_members to one partition.
-_CHANNEL_WITH_MEMBER = (
+# plan prunes channel_members to one partition. Parameters: %(c)s channel, %(u)s user.
+CHANNEL_WITH_MEMBER = (
     f"SELECT {_qualified('c', CHANNEL_COLUMNS)}, {_qualified('m', MEMBER_COLUMNS)} FROM channels c"
     f" LEFT JOIN LATERAL (SELECT {MEMBER_COLUMNS} FROM channel_members"
     "   WHERE channel_id = %(c)s AND user_id = %(u)s) m ON true"
@@ -108,15 +108,19 @@ _CHANNEL_WITH_MEMBER = (
 _MEMBER_KEYS = tuple(c.strip() for c in MEMBER_COLUMNS.split(","))
 
 
-async def load_channel_with_member(conn, channel_id: int, user_id: int) -> tuple[dict | None, dict | None]:
-    """``load_channel`` and ``load_member`` in one round trip: (channel or None, the
-    user's member row or None)."""
-    cur = await conn.execute(_CHANNEL_WITH_MEMBER, {"c": channel_id, "u": user_id})
-    row = await cur.fetchone()
+def channel_and_member(row: dict | None) -> tuple[dict | None, dict | None]:
+    """A ``CHANNEL_WITH_MEMBER`` row as (channel or None, the member row or None)."""
     if row is None:
         return None, None
     member = {k: row.pop(k) for k in _MEMBER_KEYS}
     return row, (member if member["user_id"] is not None else None)
+
+
+async def load_channel_with_member(conn, channel_id: int, user_id: int) -> tuple[dict | None, dict | None]:
+    """``load_channel`` and ``load_member`` in one round trip: (channel or None, the
+    user's member row or None)."""
+    cur = await conn.execute(CHANNEL_WITH_MEMBER, {"c": channel_id, "u": user_id})
+    return channel_and_member(await cur.fetchone())
 
 
 async def load_channel_and_member(channel_id: int, user_id: int) -> tuple[dict, dict | None]:

@@ -210,3 +210,33 @@ async def test_repair_fills_allocations_a_crash_left_behind(chan):
     await actions.do_send_message(A, g["id"], "after", random_id=1)
     await asyncio.sleep(2 * counters.SETTLE_DELAY)
     assert await pts_repair.repair_pending(older_than=0) == 0  # committed writes settle themselves
+
+
+async def test_a_page_shows_views_forwards_and_reactions_as_they_are_now(chan):
+    """Events keep the message as it was sent; the page renders what getMessages
+    renders now: views, forwards, totals and the viewer's own reaction."""
+    from channels_app import tl_convert
+    from channels_app.actions import reactions, views
+
+    ch = (await actions.do_create_channel(A, "news", broadcast=True, invite_user_ids=[B, C])).channel
+    ids = [
+        (await actions.do_send_message(A, ch["id"], f"p{i}", random_id=i)).events[0].message["id"]
+        for i in (1, 2, 3)
+    ]
+    for user in (B, C):
+        h = await actions.get_messages(user, ch["id"], ids[:1])
+        await views.do_record_views(user, h.channel, h.member, ids[:1])
+    await views.do_count_forwards(ch["id"], [ids[1]])
+    await reactions.do_send_reaction(B, ch["id"], ids[1], ["👍"])
+    await reactions.do_send_reaction(C, ch["id"], ids[1], ["❤"])
+    for viewer in (B, C):
+        d = await actions.get_channel_difference(viewer, ch["id"], 1, 100)
+        now = (await actions.get_messages(viewer, ch["id"], ids)).messages
+        assert [m["id"] for m in d.new_messages] == ids
+        assert [tl_convert.message_to_tl(m, viewer).to_bytes() for m in d.new_messages] == [
+            tl_convert.message_to_tl(m, viewer).to_bytes() for m in now
+        ]
+        seen = {m["id"]: m for m in d.new_messages}
+        assert seen[ids[0]]["views_count"] == 2 and seen[ids[1]]["forwards_count"] == 1
+        assert seen[ids[1]]["reactions"]["mine"] == (["👍"] if viewer == B else ["❤"])
+        assert "reactions" not in seen[ids[2]]  # no reactions: nothing to ask for

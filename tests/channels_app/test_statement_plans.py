@@ -67,7 +67,7 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
 
 
 async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
-    from channels_app.actions.common import _CHANNEL_WITH_MEMBER, load_channel_with_member
+    from channels_app.actions.common import CHANNEL_WITH_MEMBER, load_channel_with_member
 
     g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
     await add_active_members(g["id"], 3000, 21)
@@ -78,7 +78,31 @@ async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
         assert await load_channel_with_member(conn, g["id"], 23) == (channel, None)  # not a member
         assert await load_channel_with_member(conn, g["id"] + 1000, 22) == (None, None)
     plan = await generic_plan(
-        _CHANNEL_WITH_MEMBER, {"c": g["id"], "u": 100007}, {"c": "bigint", "u": "bigint"}
+        CHANNEL_WITH_MEMBER, {"c": g["id"], "u": 100007}, {"c": "bigint", "u": "bigint"}
     )
     _assert_probed_by_key(plan)
     assert len(member_scans(plan)) == 1  # pruned to the channel's partition
+
+
+async def test_a_difference_page_probes_each_message_by_its_key(chan):
+    from channels_app.actions.difference import _EVENTS_AFTER
+
+    from .plans import nodes
+
+    g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
+    for i in range(1, 31):
+        await actions.do_send_message(21, g["id"], f"m{i}", random_id=i)
+    async with db.connection() as conn:  # a long history the page must not read through
+        await conn.execute(
+            "INSERT INTO channel_messages (channel_id, id, sender_user_id, date, entities, pts)"
+            " SELECT %s, 1000 + n, 21, n, '[]', 0 FROM generate_series(1, 5000) n",
+            (g["id"],),
+        )
+    plan = await generic_plan(
+        _EVENTS_AFTER, {"c": g["id"], "start": 5, "n": 11}, {"c": "bigint", "start": "int", "n": "int"}
+    )
+    scans = [n for n in nodes(plan) if n.get("Relation Name", "").startswith("channel_messages")]
+    # One partition, probed by its key once for each event of the page.
+    assert len(scans) == 1 and scans[0]["Index Name"].endswith("_pkey"), scans
+    assert scans[0]["Actual Loops"] == 11 and scans[0]["Actual Rows"] == 1
+    assert "id = e.message_id" in scans[0]["Index Cond"]
