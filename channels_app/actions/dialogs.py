@@ -327,12 +327,19 @@ async def do_set_view_forum_as_messages(user_id: int, channel_id: int, enabled: 
     return await _set_dialog_flag(user_id, channel_id, "view_forum_as_messages", enabled)
 
 
+# Live messages above %(after)s (the viewer's read mark or visibility floor), counted
+# like the dialog list does: on the history index, capped.
+COUNT_UNREAD = (
+    "SELECT count(*) AS n FROM (SELECT 1 FROM channel_messages WHERE channel_id = %(c)s AND NOT deleted"
+    " AND id > %(after)s ORDER BY id DESC LIMIT %(cap)s) s"
+)
+
+
+def count_unread_params(channel_id: int, after_id: int) -> dict:
+    return {"c": channel_id, "after": after_id, "cap": UNREAD_COUNT_MAX}
+
+
 async def count_unread(conn, channel_id: int, after_id: int) -> int:
-    """Live messages above ``after_id`` (the viewer's read mark or visibility floor),
-    counted like the dialog list does: on the history index, capped."""
-    cur = await conn.execute(
-        "SELECT count(*) AS n FROM (SELECT 1 FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-        " AND id > %s ORDER BY id DESC LIMIT %s) s",
-        (channel_id, after_id, UNREAD_COUNT_MAX),
-    )
+    """``COUNT_UNREAD`` of one channel."""
+    cur = await conn.execute(COUNT_UNREAD, count_unread_params(channel_id, after_id))
     return (await cur.fetchone())["n"]

@@ -16,7 +16,7 @@ from .common import (
     message_refs,
     require_visible,
 )
-from .dialogs import count_unread
+from .dialogs import COUNT_UNREAD, count_unread_params
 
 
 def _visible_part(ev: dict, floor: int) -> dict | None:
@@ -162,22 +162,25 @@ def _first_hole(rows: list[dict], start: int) -> tuple[int, int] | None:
 
 async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> Difference:
     """channelDifferenceTooLong: the dialog at the current pts and the latest page."""
-    cur = await conn.execute(
-        f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s"
-        " ORDER BY id DESC LIMIT %s",
-        (channel["id"], floor, cap),
-    )
-    messages = await cur.fetchall()
+    read = max(member["read_inbox_max_id"], floor)
+    async with conn.pipeline():  # the page and the unread count in one round trip
+        page = await conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s"
+            " ORDER BY id DESC LIMIT %s",
+            (channel["id"], floor, cap),
+        )
+        unread = await conn.execute(COUNT_UNREAD, count_unread_params(channel["id"], read))
+    messages = await page.fetchall()
+    unread_count = (await unread.fetchone())["n"]
     await reactions.attach_fresh(member["user_id"], channel, messages, conn)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message
-    read = max(member["read_inbox_max_id"], floor)
     dialog = {
         "top_message": top,
         "read_inbox_max_id": read,
         "read_outbox_max_id": member["read_outbox_max_id"],
-        "unread_count": await count_unread(conn, channel["id"], read),
+        "unread_count": unread_count,
         "pts": channel["pts"],
     }
     return Difference(

@@ -69,6 +69,10 @@ async def test_difference_pages_and_too_long(chan):
     assert d.kind == "too_long"  # 150 behind, cap 10
     assert d.pts == 151 and d.dialog["pts"] == 151 and len(d.messages) == 10
     assert d.messages[0]["id"] == 151
+    assert d.dialog["unread_count"] == 151 and d.dialog["top_message"] == 151
+    await actions.do_read_history(B, g["id"], 120)
+    d = await actions.get_channel_difference(B, g["id"], 1, 10)
+    assert d.dialog["read_inbox_max_id"] == 120 and d.dialog["unread_count"] == 31
     d = await actions.get_channel_difference(B, g["id"], 100, 100)
     assert d.kind == "difference" and d.pts == 151 and len(d.new_messages) == 51
     # a full page that has not caught up is not final
