@@ -14,7 +14,10 @@ Load: closed loop (``--inflight`` requests outstanding per connection) or open l
 ``--rate`` sends/s in total; ``--sweep 200,400,...`` runs one open-loop step per rate
 on the same server and ``--plot FILE.png`` draws throughput against latency.
 ``--difference``: one more member's connection calls
-``updates.getChannelDifference(limit=100)`` back to back during the megagroup load.
+``updates.getChannelDifference(limit=100)`` during the megagroup load, back to back or
+one call every ``--difference-every`` ms (a back-to-back reader of 100 messages a call
+takes a quarter of a saturated listener itself: paced, it measures a member catching up
+under the send load rather than under its own).
 
 Printed per run: throughput, p50/p99/p99.9 send latency, live-delivery latency (send ->
 push at each recipient) and how many pushes arrived, server CPU seconds per send (all
@@ -110,12 +113,17 @@ class Load:
                 await asyncio.sleep(delay)
 
 
-async def difference_reader(conn: Conn, channel: dict, load: Load, stop: asyncio.Event, into: list) -> None:
-    """getChannelDifference(limit=100) back to back, from 100 events behind the newest."""
+async def difference_reader(
+    conn: Conn, channel: dict, load: Load, stop: asyncio.Event, into: list, every: float = 0.0
+) -> None:
+    """getChannelDifference(limit=100) from 100 events behind the newest, back to back
+    or one call every ``every`` seconds."""
     from tl import functions, types
 
     ic = types.InputChannel(channel_id=channel["id"], access_hash=channel["access_hash"])
+    due = time.perf_counter()
     while not stop.is_set():
+        due += every
         pts = max(1, sum(load.seq) - 100)
         conn.call(
             functions.updates.GetChannelDifference(
@@ -128,6 +136,7 @@ async def difference_reader(conn: Conn, channel: dict, load: Load, stop: asyncio
             await asyncio.wait_for(conn.answered.wait(), 10)
         except TimeoutError:
             continue
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
 
 
 async def one_step(args, server, conns, load: Load, reader, channel, rate: float) -> dict:
@@ -139,7 +148,9 @@ async def one_step(args, server, conns, load: Load, reader, channel, rate: float
     diff_lat: list[float] = []
     stop_reader = asyncio.Event()
     reading = (
-        asyncio.create_task(difference_reader(reader, channel, load, stop_reader, diff_lat))
+        asyncio.create_task(
+            difference_reader(reader, channel, load, stop_reader, diff_lat, args.difference_every / 1e3)
+        )
         if reader
         else None
     )
@@ -207,7 +218,8 @@ def report(args, r: dict) -> None:
               f" p99.9 {pct(dlv, 99.9) * 1e3:.1f} ms")  # fmt: skip
     if r["diff"]:
         d = r["diff"]
-        print(f"  getChannelDifference(limit=100) under this load: {len(d)} calls, p50"
+        pace = f"one every {args.difference_every:g} ms" if args.difference_every else "back to back"
+        print(f"  getChannelDifference(limit=100) under this load ({pace}): {len(d)} calls, p50"
               f" {pct(d, 50) * 1e3:.1f} ms, p99 {pct(d, 99) * 1e3:.1f} ms")  # fmt: skip
     sent = max(r["sent"], 1)
     print(f"  server CPU {r['server_cpu']:.2f}s = {r['server_cpu'] / sent * 1e3:.2f} ms per send;"
@@ -289,6 +301,9 @@ def main() -> None:
     ap.add_argument("--sweep", default="", help="open-loop rates to step through, e.g. 200,400,800")
     ap.add_argument("--plot", default="", help="with --sweep: write a throughput/latency PNG here")
     ap.add_argument("--difference", action="store_true", help="measure getChannelDifference under the load")
+    ap.add_argument(
+        "--difference-every", type=float, default=0.0, help="ms between difference calls (0: back to back)"
+    )
     ap.add_argument("--warmup", type=float, default=2.0, help="seconds of unmeasured sends first")
     ap.add_argument("--workers", type=int, default=1, help="listener worker processes (runmtproto --workers)")
     ap.add_argument(
