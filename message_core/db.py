@@ -20,6 +20,8 @@ from psycopg_pool import AsyncConnectionPool
 from edge_app import metrics
 from edge_app.db_backend.liveness import pool_options
 
+from .eager_reads import EagerReadConnection
+
 POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
@@ -70,6 +72,7 @@ async def get_pool() -> AsyncConnectionPool:
         options, check = pool_options()
         pool = AsyncConnectionPool(
             _conninfo(),
+            connection_class=EagerReadConnection,
             min_size=1,
             max_size=POOL_SIZE,
             kwargs={
