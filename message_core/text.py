@@ -46,6 +46,8 @@ def validate_caption(caption: str, entities: list[dict] | None) -> list[dict]:
 def mention_user_ids(entities: list[dict] | None) -> list[int]:
     """Users a message mentions: mention-name entities, and @username entities the
     server resolved when the message was written (their ``user_id``)."""
+    if not entities:  # most messages: every rendering and every push asks
+        return []
     return sorted(
         {
             int(e["user_id"])

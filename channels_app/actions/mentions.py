@@ -24,6 +24,8 @@ READ_MENTIONS_BATCH = 1000
 def mentioned_user_ids(m: dict) -> list[int]:
     """Users a message mentions for their badge and ``mentioned`` flag: its mention
     entities, and in a megagroup the author it replies to; never its own sender."""
+    if not m.get("entities") and not m.get("reply_to_user_id"):
+        return []
     ids = set(mention_user_ids(m.get("entities")))
     if m.get("reply_to_user_id"):
         ids.add(int(m["reply_to_user_id"]))
