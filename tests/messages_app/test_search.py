@@ -175,8 +175,11 @@ async def test_text_search_uses_the_trigram_indexes(people):
         ([1000000001], ["photo"]),
     )
     # (each partition's copy of channel_messages_media_date_idx is named for its columns;
-    # the partial predicate is the index's, so no filter on it remains)
-    assert "_channel_id_date_id_idx" in plan and "deleted" not in plan
+    # the partial predicate is the index's, so no filter on it remains. A bitmap scan,
+    # which the planner picks on some table sizes, lists it as its recheck condition.)
+    filters = [line for line in plan.splitlines() if "Filter:" in line]
+    assert "_channel_id_date_id_idx" in plan
+    assert not any("deleted" in f or "IS NOT NULL" in f for f in filters), plan
     async with db.connection() as conn:
         cur = await conn.execute(
             "SELECT indexname FROM pg_indexes WHERE indexname IN"
