@@ -11,7 +11,9 @@ difference page at p50 0.6 ms and p99 2.5 ms each.
 
 Here a read wait is first checked with a zero-timeout poll(): if the socket is
 readable the generator goes on at once. A bounded number of chunks is taken in a row,
-so a huge result still lets the loop run in between.
+so a huge result still lets the loop run in between. ``Wait`` and ``Ready`` are the
+protocol between psycopg's generators and its waiting functions: a psycopg upgrade
+that changed it would fail tests/message_core/test_eager_reads.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 
 def test_startup_objects_are_left_out_of_collections_and_later_garbage_is_still_collected():
@@ -28,5 +29,8 @@ def test_startup_objects_are_left_out_of_collections_and_later_garbage_is_still_
         print("ok")
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
