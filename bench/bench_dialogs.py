@@ -63,9 +63,7 @@ async def populate(channels: int, big: int = 0) -> None:
                     " 0, '', 0, 0, 0, 0, 0, 0 FROM generate_series(1, %s) n",
                     (cid, POSTER, big),
                 )
-    # As autovacuum would after such a load. Some boxes run PostgreSQL with autovacuum off
-    # (this one does): there, partitions that were never analyzed led the generic plan
-    # astray and the first page took 190 ms instead of 11 (docs/operations.md).
+    # As autovacuum would after such a load; this box runs PostgreSQL with it off.
     async with db.connection() as conn:
         await conn.execute(
             "ANALYZE channels, channel_members, channel_dialogs, channel_messages, user_channel_member_index"

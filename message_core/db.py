@@ -55,6 +55,12 @@ def _conninfo() -> str:
 # index kept above them (tests/channels_app: test_dialogs, test_push_fanout and
 # test_statement_plans pin such plans).
 PLAN_CACHE_MODE = "force_generic_plan"
+# No JIT compilation: the pool's statements are short key lookups, and a generic plan's
+# estimate (every partition, before pruning; more so on tables not yet analyzed) can
+# pass jit_above_cost, after which each execution compiled its expressions anew:
+# getDialogs(100) of 800 groups took 200 ms instead of 10 (bench/bench_dialogs.py on
+# tables without statistics).
+POOL_OPTIONS = f"-c plan_cache_mode={PLAN_CACHE_MODE} -c jit=off"
 
 
 async def _configure(conn) -> None:
@@ -79,7 +85,7 @@ async def get_pool() -> AsyncConnectionPool:
                 "row_factory": dict_row,
                 "autocommit": True,
                 "prepare_threshold": 2,
-                "options": f"-c plan_cache_mode={PLAN_CACHE_MODE}",
+                "options": POOL_OPTIONS,
             },
             configure=_configure,
             open=False,
