@@ -7,6 +7,8 @@ their own instead, as a production install would.
 
 import os
 
+import pytest
+
 TEST_SECRET_KEY = "telesrv-test-suite-key-not-a-secret-" + "x" * 24
 _TRUNCATE_FLUSH = None  # Django's own flush, kept for tests that reset sequences
 
@@ -35,3 +37,19 @@ def _flush_by_delete(self, style, tables, *, reset_sequences=False, allow_cascad
             self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
         )
     return [f"DELETE FROM {self.quote_name(table)}" for table in tables]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, left by every other connection before it is
+    dropped: pools of closed event loops, ORM pool threads and servers the tests started
+    may still hold one, and PostgreSQL refuses to drop a database in use."""
+    yield
+    with django_db_blocker.unblock():
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
