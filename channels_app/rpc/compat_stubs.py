@@ -44,18 +44,32 @@ async def fragment_usernames(ctx, req):
     return True
 
 
-@rpc(functions.channels.ReportSpam, functions.channels.ReportAntiSpamFalsePositive)
-async def report_spam(ctx, req):
-    """Reports are accepted and not stored (no moderation queue exists)."""
+@rpc(functions.channels.ReportSpam)
+async def report_spam(ctx, req: functions.channels.ReportSpam):
+    """A member's messages reported as spam from a group: stored for the moderators."""
+    from accounts_app.access import check_input_peer_user
+    from reports_app.actions import do_report_messages
+
     me = viewer(ctx)
+    if len(req.id) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
     channel, _ = await checked_channel(me, req.channel)
-    if isinstance(req, functions.channels.ReportSpam):
-        if len(req.id) > limits.GET_IDS_MAX:
-            raise LimitInvalidError()
-        if not channel["megagroup"]:
-            raise ChannelInvalidError()
-    else:
-        await _require(me, req.channel, "delete_messages")
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    spammer = check_input_peer_user(me, req.participant)
+    await do_report_messages(
+        me, "channels.reportSpam", "channel", channel["id"], list(req.id), "spam", subject_user_id=spammer
+    )
+    return True
+
+
+@rpc(functions.channels.ReportAntiSpamFalsePositive)
+async def report_antispam_false_positive(ctx, req):
+    """No anti-spam deletes anything here, so there is nothing to undo once the right
+    is checked."""
+    me = viewer(ctx)
+    await checked_channel(me, req.channel)
+    await _require(me, req.channel, "delete_messages")
     return True
 
 

@@ -67,11 +67,15 @@ def admin_log(cid):
 
 
 def act(client, url, action, keys, **query):
-    return client.post(
-        url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else ""),
-        {"action": action, "_selected_action": keys, "index": 0, "select_across": 0},
-        follow=True,
+    """Run an action as the list page does; a destructive one answers its confirmation
+    page first, which is then confirmed as its "Yes, I'm sure" button does."""
+    full = url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+    first = client.post(
+        full, {"action": action, "_selected_action": keys, "index": 0, "select_across": 0}, follow=True
     )
+    if b'id="console-confirm-yes"' not in first.content:
+        return first
+    return client.post(full, {"action": action, "_selected_action": keys, "post": "yes"}, follow=True)
 
 
 def test_moderator_bans_a_member_through_the_domain(moderator_client, group, console, edge_events):
