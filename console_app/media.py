@@ -76,8 +76,19 @@ def media_mark(media: dict | None) -> str:
     if media.get("photo"):
         return "[photo]"
     doc = media.get("document") or {}
-    name = _file_name(doc)
     kind = media.get("kind") or "document"
+    if kind in ("voice", "music", "video", "round", "gif"):
+        # a recording is known by its length, not by the name its app gave the file
+        seconds = next(
+            (
+                int(a.get("duration") or 0)
+                for a in doc.get("attributes", [])
+                if a.get("_") in ("audio", "video")
+            ),
+            0,
+        )
+        return f"[{kind} {seconds // 60}:{seconds % 60:02d}]" if seconds else f"[{kind}]"
+    name = _file_name(doc)
     return f"[{kind} {name}]" if name else f"[{kind}]"
 
 

@@ -114,7 +114,7 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
         "reporter",
         "where",
         "what",
-        "reason_shown",
+        "reason_label",
         "comment",
         "reported_in_context",
         "state",
@@ -181,6 +181,10 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
     def reason_shown(self, obj: Report) -> str:
         label = REASON_LABELS.get(obj.reason, obj.reason)
         return f"{label}: {obj.comment[:80]}" if obj.comment else label
+
+    @admin.display(description="reason")
+    def reason_label(self, obj: Report) -> str:
+        return REASON_LABELS.get(obj.reason, obj.reason)
 
     @admin.display(description="messages")
     def reported(self, obj: Report) -> str:

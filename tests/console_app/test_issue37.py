@@ -406,7 +406,8 @@ def test_moderator_gets_the_console_403_page(moderator_client):
 
 def test_header_and_start_page_markup(moderator_client, club):
     page = moderator_client.get("/admin/").content.decode()
-    assert re.search(r'<a href="/admin/">telesrv console</a><span class="console-tagline">', page)
+    # a space between the name and the tagline (it read "telesrv consolemoderation ...")
+    assert re.search(r'<a href="/admin/">telesrv console</a> <span class="console-tagline">', page)
     assert '<th class="console-num">members</th>' in page
 
 
