@@ -31,7 +31,9 @@ def confirmed(consequence: str, *, describe=None):
                 "action_description": getattr(run, "short_description", action.__name__),
                 "consequence": consequence,
                 "objects": [describe(modeladmin, obj) if describe else str(obj) for obj in rows],
-                "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
+                # pair-keyed rows: the "channel.user" keys, not the stand-in pks
+                "selected": getattr(request, "console_row_keys", None)
+                or request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "back_url": request.get_full_path(),
             }

@@ -2,6 +2,7 @@
 names the operator, and the change is published for the edges to push."""
 
 import json
+import re
 import time
 
 import pytest
@@ -73,9 +74,13 @@ def act(client, url, action, keys, **query):
     first = client.post(
         full, {"action": action, "_selected_action": keys, "index": 0, "select_across": 0}, follow=True
     )
-    if b'id="console-confirm-yes"' not in first.content:
+    page = first.content.decode()
+    if 'id="console-confirm-yes"' not in page:
         return first
-    return client.post(full, {"action": action, "_selected_action": keys, "post": "yes"}, follow=True)
+    # what the confirmation page posts back: its own hidden fields
+    again = re.findall(r'name="_selected_action" value="([^"]*)"', page)
+    assert sorted(again) == sorted(keys), (again, keys)
+    return client.post(full, {"action": action, "_selected_action": again, "post": "yes"}, follow=True)
 
 
 def test_moderator_bans_a_member_through_the_domain(moderator_client, group, console, edge_events):
