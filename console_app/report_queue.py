@@ -191,7 +191,13 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
         if not obj.message_ids:
             return "-"
         if obj.peer_kind != "channel":
-            return f"{len(obj.message_ids)} message(s) of the private chat"
+            boxes = _private_boxes(obj, obj.message_ids[:3])
+            shown = [
+                f"{b.box_id}: {(media_mark(b.message.media) + ' ' + b.message.message).strip()[:60]}"
+                for b in boxes
+            ]
+            more = len(obj.message_ids) - len(boxes)
+            return "; ".join(shown) + (f" (+{more})" if more > 0 else "") if shown else "-"
         rows = list(Message.objects.filter(channel_id=obj.peer_id, id__in=obj.message_ids[:3]).order_by("id"))
         shown = [f"{m.id}: {(media_mark(m.media) + ' ' + m.message).strip()[:60]}" for m in rows]
         more = len(obj.message_ids) - len(rows)
@@ -205,8 +211,10 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
 
     @admin.display(description="the reported messages in context")
     def reported_in_context(self, obj: Report) -> str:
-        if obj.peer_kind != "channel" or not obj.message_ids:
+        if not obj.message_ids:
             return "-"
+        if obj.peer_kind == "user":
+            return self._private_context(obj)
         wanted = set(obj.message_ids[:REPORTED_SHOWN])
         ids: set[int] = set()
         for mid in wanted:
@@ -237,16 +245,40 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
             )
         if not lines:
             return "The reported messages are gone."
-        body = format_html_join(
-            "",
-            '<tr class="{}"><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td>{}</td></tr>',
-            lines,
-        )
-        return format_html(
-            '<table class="console-report-context"><thead><tr><th>id</th><th>sender</th><th>date</th>'
-            "<th></th><th>message</th></tr></thead><tbody>{}</tbody></table>",
-            body,
-        )
+        return _context_table(lines)
+
+    def _private_context(self, obj: Report) -> str:
+        """The private chat around the reported messages, as the reporter's own box has
+        it (the reporter chose to show these; nothing else of the chat is read)."""
+        wanted = set(obj.message_ids[:REPORTED_SHOWN])
+        ids: set[int] = set()
+        for mid in wanted:
+            ids.update(range(max(1, mid - CONTEXT), mid + CONTEXT + 1))
+        boxes = _private_boxes(obj, sorted(ids))
+        known = people.people({obj.reporter_id, obj.peer_id})
+        link = getattr(obj, "_link", False)
+        lines = []
+        for b in boxes:
+            m = b.message
+            sender = obj.reporter_id if b.out else obj.peer_id
+            body = (
+                format_html("<del>{}</del> (deleted)", m.message)
+                if b.deleted
+                else format_html("{} {}", m.message, media_html(m.media) if m.media else "")
+            )
+            lines.append(
+                (
+                    "console-reported" if b.box_id in wanted else "",
+                    b.box_id,
+                    people.person_html(sender, known, link),
+                    _time(m.date),
+                    "reported" if b.box_id in wanted else "",
+                    body,
+                )
+            )
+        if not lines:
+            return "The reported messages are gone."
+        return _context_table(lines)
 
     # --- permissions ------------------------------------------------------------------
 
@@ -359,6 +391,32 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
             self._close(request, report, "dismissed, nothing done", dismissed=True)
             done += 1
         self.message_user(request, f"Dismissed {done} report(s).", messages.SUCCESS)
+
+
+def _context_table(lines) -> str:
+    body = format_html_join(
+        "",
+        '<tr class="{}"><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td>{}</td></tr>',
+        lines,
+    )
+    return format_html(
+        '<table class="console-report-context"><thead><tr><th>id</th><th>sender</th><th>date</th>'
+        "<th></th><th>message</th></tr></thead><tbody>{}</tbody></table>",
+        body,
+    )
+
+
+def _private_boxes(report: Report, box_ids) -> list:
+    """The reporter's own copies of messages of the reported private chat."""
+    from private_app.models import MessageBox
+
+    return list(
+        MessageBox.objects.filter(
+            owner_id=report.reporter_id, peer_id=report.peer_id, box_id__in=list(box_ids)
+        )
+        .select_related("message")
+        .order_by("box_id")
+    )
 
 
 class _Nobody:

@@ -483,3 +483,22 @@ def test_report_rows_never_reach_a_moderator_without_the_permission(console, clu
     client.force_login(plain)
     assert client.get(REPORTS).status_code == 403
     assert User.objects.count() >= 3
+
+
+def test_private_report_shows_the_reporters_own_copy_in_context(moderator_client, cast):
+    from private_app.actions import do_send_private_message
+    from private_app.models import MessageBox
+
+    _, alice, carol = cast
+    run(do_send_private_message, alice.id, carol.id, "hi Carol", 21)
+    run(do_send_private_message, alice.id, carol.id, "send me your password", 22)
+    run(do_send_private_message, carol.id, alice.id, "no", 23)
+    bad = MessageBox.objects.get(owner_id=carol.id, message__message="send me your password").box_id
+    run(reports.do_report_messages, carol.id, "messages.report", "user", alice.id, [bad], "personal_details")
+    report = Report.objects.get()
+    queue = moderator_client.get(REPORTS).content.decode()
+    assert "private chat with" in queue and "Alice Liddell" in queue and "send me your password" in queue
+    detail = moderator_client.get(f"{REPORTS}{report.id}/change/").content.decode()
+    assert "console-reported" in detail and "hi Carol" in detail and ">no " in detail
+    # a private report has nothing to delete or ban in a channel: dismissing is the answer here
+    assert 'id="console-report-dismiss"' in detail and 'id="console-report-delete"' not in detail
