@@ -830,13 +830,33 @@ class UpdateEventAdmin(PeopleMixin, RowKeyAdmin):
         "message_ids",
         "sender",
         "user_ids",
-        "payload",
+        "payload_shown",
     )
     readonly_fields = fields
 
     @admin.display(description="date")
     def date_shown(self, obj: UpdateEvent) -> str:
         return unix_time(obj.date)
+
+    @admin.display(description="payload")
+    def payload_shown(self, obj: UpdateEvent) -> str:
+        import json
+
+        return format_html(
+            "<pre>{}</pre>", json.dumps(without_secrets(obj.payload), indent=1, ensure_ascii=False)[:20000]
+        )
+
+
+# Keys of stored snapshots that are credentials or internals, not what a person reads.
+HIDDEN_KEYS = frozenset({"access_hash", "file_reference", "stripped", "sha256"})
+
+
+def without_secrets(value):
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items() if k not in HIDDEN_KEYS}
+    if isinstance(value, list):
+        return [without_secrets(v) for v in value]
+    return value
 
 
 # --- invites, join requests, admin log ---------------------------------------------------
@@ -1386,7 +1406,17 @@ def _extend_user_admin():
 
         def get_readonly_fields(self, request, obj=None):
             fields = [f for f in super().get_readonly_fields(request, obj) if f != "last_seen"]
-            return [*fields, "last_seen_shown"]
+            return [*fields, "last_seen_shown", "photo_shown"]
+
+        def get_fields(self, request, obj=None):
+            # The profile photo as a picture, not its stored snapshot (access hash,
+            # file reference).
+            fields = [f for f in super().get_fields(request, obj) if f not in ("photo", "photo_shown")]
+            return [*fields, "photo_shown"]
+
+        @admin.display(description="profile photo")
+        def photo_shown(self, obj) -> str:
+            return photo_html(obj.photo)
 
         @admin.display(description="last seen", ordering="seen")
         def last_seen_shown(self, obj):

@@ -255,7 +255,12 @@ def test_user_page_sessions_once_platform_last_seen_and_no_form_help(operator_cl
         auth_key_id=0x39, api_id=1, device_model="x86_64", system_version="6.18.44", app_version="1",
         layer=229, first_seen=now, last_seen=now - dt.timedelta(minutes=2),
     )  # fmt: skip
+    from media_app.actions import photo_dict
+
+    User.objects.filter(id=alice.id).update(photo=photo_dict(stored_photo(alice.id)))
     page = operator_client.get(f"/admin/accounts_app/user/{alice.id}/change/").content.decode()
+    # the profile photo as a picture, not its snapshot
+    assert "/admin/console_app/message/media/photo/7000001/" in page and not RAW.search(page)
     headings = re.findall(r'<h2[^>]*class="inline-heading">(.*?)</h2>', page, re.S)
     assert [re.sub(r"\s+", " ", h).strip() for h in headings] == ["Sessions"]
     assert "digits only" not in page

@@ -73,12 +73,17 @@ def moderator_walk(driver, base: str, username: str, channel_id: int, folder) ->
         "return Array.from(document.querySelectorAll('#console-recent-messages img.console-preview'))"
         ".map(i => [i.complete, i.naturalWidth])"
     )
+    seen["group_photo"] = driver.execute_script(
+        "const i = document.querySelector('.field-photo_shown img.console-preview');"
+        "return i ? [i.complete, i.naturalWidth] : null"
+    )
     seen["audio"] = driver.execute_script(
         "return Array.from(document.querySelectorAll('audio')).map(a => a.getAttribute('src'))"
     )
     # the photo message's own page, and its full image
-    driver.find_element(By.CSS_SELECTOR, "#console-recent-messages a.console-media-open")
-    link = driver.find_element(By.CSS_SELECTOR, "a.console-media-open").get_attribute("href")
+    link = driver.find_element(
+        By.CSS_SELECTOR, "#console-recent-messages a.console-media-open"
+    ).get_attribute("href")
     driver.get(link)
     seen["full_image"] = driver.execute_script(
         "const i = document.querySelector('img'); return i ? [i.naturalWidth, i.naturalHeight] : null"
@@ -146,6 +151,13 @@ async def test_moderator_sees_media_sentences_names_and_works_the_report_queue(
             banned_rights=types.ChatBannedRights(until_date=0, send_media=True),
         )
     )
+    group_photo = await a.upload_file(jpeg(640, 640))
+    await a(
+        functions.channels.EditPhotoRequest(
+            channel=types.InputChannel(channel.id, channel.access_hash),
+            photo=types.InputChatUploadedPhoto(file=group_photo),
+        )
+    )
     reported = await a(
         functions.messages.ReportRequest(peer=peer, id=[spam.id], option=b"spam", message="scam")
     )
@@ -170,6 +182,9 @@ async def test_moderator_sees_media_sentences_names_and_works_the_report_queue(
     ), seen["channel"]
     assert seen["previews"] and all(done and w > 40 for done, w in seen["previews"]), seen["previews"]
     assert any("/media/document/" in (src or "") for src in seen["audio"])
+    assert "Alice changed the group photo" in seen["channel"]
+    assert seen["group_photo"] and seen["group_photo"][0] and seen["group_photo"][1] > 40
+    assert "set a photo" in seen["admin_log_text"]
     assert seen["full_image"] == [1200, 800]
     # lists: names, no internals, nothing cut off at 1800 px
     for page in ("messages", "admin_log", "members", "reports"):
