@@ -386,6 +386,28 @@ def test_every_console_action_walked_with_each_role(console):
     assert "delete_selected" not in granted
 
 
+ACCOUNT_PAGES = {
+    "reset_two_step_password": "/admin/accounts_app/user/",
+    "deactivate_accounts": "/admin/accounts_app/user/",
+    "terminate_all_sessions": "/admin/accounts_app/user/",
+    "revoke_usernames": "/admin/accounts_app/user/",
+    "terminate": "/admin/accounts_app/authorization/",
+}
+
+
+def test_a_moderator_posting_an_account_action_is_refused(moderator_client, cast):
+    _, alice, _ = cast
+    auth = Authorization.objects.create(perm_auth_key_id=0x41, user=alice, hash=4101, device_model="Phone")
+    for action, url in ACCOUNT_PAGES.items():
+        key = str(auth.id) if action == "terminate" else str(alice.id)
+        for extra in ({"index": 0}, {"post": "yes"}):
+            response = moderator_client.post(url, {"action": action, "_selected_action": [key], **extra})
+            assert response.status_code == 403, (action, extra)
+    alice.refresh_from_db()
+    assert not alice.deleted and alice.username == "alice_37"
+    assert Authorization.objects.filter(id=auth.id).exists()
+
+
 def test_reset_two_step_needs_manage_accounts(console, cast):
     from django.contrib.auth.models import Permission
     from django.test import Client
