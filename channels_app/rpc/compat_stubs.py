@@ -1,8 +1,9 @@
 """The design's explicit compatibility answers for channel methods Telegram Desktop calls
-whose real model does not exist here (Fragment usernames, spam reports, recommendations,
+whose real model does not exist here (Fragment usernames, anti-spam, recommendations,
 paid search). Each checks its input and rights exactly as the real
 method would, then answers what an unchanged state looks like, so a client never gets
-METHOD_INVALID and never believes something was stored that was not."""
+METHOD_INVALID and never believes something was stored that was not. (Spam reports are
+real: ``channels.reportSpam`` stores the report for the moderators' queue.)"""
 
 from __future__ import annotations
 
