@@ -335,9 +335,7 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
     @confirmed(
         "The reported messages are deleted for every member of the channel (they disappear from "
         "everyone's devices) and the report is marked resolved. This cannot be undone.",
-        describe=lambda admin_, r: (
-            f"report {r.id}: messages {', '.join(map(str, r.message_ids[:20]))} in channel {r.peer_id}"
-        ),
+        describe=lambda admin_, r: _describe_messages(r),
     )
     def delete_reported_messages(self, request, queryset):
         done = 0
@@ -426,6 +424,21 @@ class _Nobody:
 
 def _action_ids(m) -> set[int]:
     return action_user_ids(m.action)
+
+
+def _describe_messages(report: Report) -> str:
+    """ "report 3 in «Garden club»: Bob @bob (2): «buy cheap pills»" for the confirmation
+    page."""
+    title = Channel.objects.filter(id=report.peer_id).values_list("title", flat=True).first() or "(deleted)"
+    rows = list(
+        Message.objects.filter(channel_id=report.peer_id, id__in=report.message_ids[:20]).order_by("id")
+    )
+    known = people.people(m.sender_user_id for m in rows)
+    said = "; ".join(
+        f"{people.plain(m.sender_user_id, known)}: «{(media_mark(m.media) + ' ' + m.message).strip()[:80]}»"
+        for m in rows
+    )
+    return f"report {report.id} in «{title}»: {said or 'the messages are gone'}"
 
 
 def _offenders(report: Report) -> list[int]:

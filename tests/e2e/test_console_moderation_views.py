@@ -198,6 +198,10 @@ async def test_moderator_sees_media_sentences_names_and_works_the_report_queue(
     assert "console-reported" in seen["report"] and "buy cheap pills" in seen["report"]
     assert "my tomatoes" in seen["report"]
     assert "deleted for every member" in seen["report_confirm"]
+    assert (
+        f"in «{title}»: Bob @bob_{tag}" in seen["report_confirm"]
+        and "buy cheap pills" in seen["report_confirm"]
+    )
     assert "Deleted the messages of 1 report(s)." in seen["report_done"]
     await wait_for(lambda: any(spam.id in u.messages for u in deleted), timeout=15)
     # an operator page: the console's styled 403 with the way back
