@@ -85,7 +85,9 @@ class UserAdmin(admin.ModelAdmin):
             return obj.has_two_step
         return two_step.has_password(obj.pk)
 
-    @admin.action(description="Reset the two-step password (the user forgot it)")
+    # An account-changing action: never for staff who may only look (the console
+    # narrows it further to its manage_accounts permission).
+    @admin.action(description="Reset the two-step password (the user forgot it)", permissions=["change"])
     def reset_two_step_password(self, request, queryset):
         operator = request.user.get_username()
         done = 0

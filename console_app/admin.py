@@ -15,16 +15,21 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts_app.models import Authorization, Contact, LoginCode, User, UserUpdateEvent
+from accounts_app.platforms import platform_of
 from channels_app.models import Channel, ChannelUsername
 from channels_app.rights import ADMIN_FLAGS, BANNED_FLAGS
 from edge_app.models import AuthKeyClient, AuthKeyRecord
 from tl.errors import RpcError
 
 from . import moderation, people
-from .media import media_html, media_summary, photo_html
+from .admin_log_text import admin_log_text
+from .admin_log_text import rights_names as _rights_names
+from .confirm import confirmed
+from .media import media_html, media_mark, media_summary, photo_html
 from .models import AdminLogEvent, Importer, Invite, Member, Message, UpdateEvent
 from .pagination import BoundedListMixin, PartitionKeyFilter, parse_id, user_id_filter
 from .rowkeys import RowKeyAdmin
+from .service_text import action_user_ids, service_text
 
 MODERATE = "moderate_channels"
 # Messages a text search looks through, newest first, within the one channel selected.
@@ -38,14 +43,54 @@ def unix_time(value: int) -> str:
 
 
 def rights_names(mask: int, table: dict[str, int]) -> str:
-    names = [name for name, bit in table.items() if mask & (1 << bit)]
-    if not names:
-        return "-"
-    if len(names) == len(table):
-        return "all"
-    if len(names) > len(table) // 2:
-        return "all but " + ", ".join(n for n in table if n not in names)
-    return ", ".join(names)
+    return _rights_names(mask, table)
+
+
+class ReadOnlyPageMixin:
+    """A read-only page shows values, not the form's input help ("digits only, no
+    leading +" under a phone number nobody can edit here)."""
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["help_texts"] = {f.name: "" for f in self.model._meta.get_fields() if hasattr(f, "help_text")}
+        return super().get_form(request, obj, change, **kwargs)
+
+
+def may_change_accounts(staff, also: str | None = None) -> bool:
+    """Every action that changes a Telegram account (deactivate, reset the two-step
+    password, revoke a username, log devices out) needs ``manage_accounts``."""
+    if not staff.has_perm("console_app.manage_accounts"):
+        return False
+    return also is None or staff.has_perm(f"console_app.{also}")
+
+
+def _last_seen():
+    """A user's last activity: the newest of the status their app set, their sessions'
+    last requests (what the edge recorded per key, a temporary key's under the
+    permanent key it is bound to) and their last logins."""
+    from django.db.models import Max, OuterRef, Subquery
+    from django.db.models.functions import Coalesce, Greatest
+
+    def user_ref(depth: int):
+        ref = "pk"
+        for _ in range(depth):
+            ref = OuterRef(ref)
+        return ref
+
+    perm = AuthKeyClient.objects.filter(
+        auth_key_id__in=Authorization.objects.filter(user_id=user_ref(2)).values("perm_auth_key_id")
+    )
+    temp = AuthKeyClient.objects.filter(
+        auth_key_id__in=AuthKeyRecord.objects.filter(
+            perm_auth_key_id__in=Authorization.objects.filter(user_id=user_ref(3)).values("perm_auth_key_id")
+        ).values("auth_key_id")
+    )
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    return Greatest(
+        Coalesce("last_seen", epoch),
+        Coalesce(Max("authorizations__active"), epoch),
+        Coalesce(Subquery(perm.order_by("-last_seen").values("last_seen")[:1]), epoch),
+        Coalesce(Subquery(temp.order_by("-last_seen").values("last_seen")[:1]), epoch),
+    )
 
 
 class ModerationMixin:
@@ -73,7 +118,8 @@ class ModerationMixin:
         # which staff account it was.
         channel = Channel.objects.filter(id=channel_id).first()
         if channel is not None:
-            self.log_change(request, channel, f"{text} (by {request.user.get_username()})")
+            # Names, not bare ids, in the history ("banned Bob Smith @bob (2)").
+            self.log_change(request, channel, f"{people.named_text(text)} (by {request.user.get_username()})")
 
 
 class PeopleMixin:
@@ -82,15 +128,19 @@ class PeopleMixin:
 
     people_fields: tuple[str, ...] = ()
 
+    def people_extra(self, obj) -> set[int]:
+        """Further user ids a row names (a service message's added users)."""
+        return set()
+
     def get_changelist_instance(self, request):
         cl = super().get_changelist_instance(request)
-        people.annotate(cl.result_list, self.people_fields, request.user)
+        people.annotate(cl.result_list, self.people_fields, request.user, self.people_extra)
         return cl
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)
         if obj is not None:
-            people.annotate([obj], self.people_fields, request.user)
+            people.annotate([obj], self.people_fields, request.user, self.people_extra)
         return obj
 
 
@@ -372,6 +422,10 @@ class ChannelAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, BoundedListM
     @admin.action(
         description="Delete the selected channels (clients see them disappear)", permissions=[MODERATE]
     )
+    @confirmed(
+        "Each channel is deleted for everyone: its members see it disappear from their chat lists, "
+        "its messages and members are gone and its username becomes free. This cannot be undone."
+    )
     def delete_channels(self, request, queryset):
         done = 0
         for channel in queryset[: moderation_cap()]:
@@ -549,6 +603,11 @@ class MemberAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin):
         return done
 
     @admin.action(description="Ban the selected members (removed, cannot rejoin)", permissions=[MODERATE])
+    @confirmed(
+        "Each member is removed from the channel and cannot rejoin until unbanned; their connected "
+        "devices are told at once and the group sees who was removed.",
+        describe=lambda admin_, m: f"{people.plain(m.user_id)} in channel {m.channel_id}",
+    )
     def ban_members(self, request, queryset):
         done = self._each(request, queryset, "banned", moderation.ban_member)
         if done:
@@ -626,7 +685,7 @@ class MessageAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin)
         "reply_to_msg_id",
         "reply_to_top_id",
         "fwd_from",
-        "action",
+        "action_shown",
         "media_shown",
         "pts",
         "deleted",
@@ -637,6 +696,15 @@ class MessageAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin)
     @admin.display(description="media")
     def media_shown(self, obj: Message) -> str:
         return media_html(obj.media)
+
+    def people_extra(self, obj) -> set[int]:
+        return action_user_ids(obj.action)
+
+    @admin.display(description="service message")
+    def action_shown(self, obj: Message) -> str:
+        if not obj.action:
+            return "-"
+        return service_text(obj.action, obj.sender_user_id, people.display_names(obj))
 
     @admin.display(description="date")
     def date_shown(self, obj: Message) -> str:
@@ -649,12 +717,30 @@ class MessageAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin)
     @admin.display(description="kind")
     def kind(self, obj: Message) -> str:
         if obj.action:
-            return f"service: {obj.action.get('_', '?')}" if isinstance(obj.action, dict) else "service"
+            return "service message"
         return media_summary(obj.media) or "message"
 
     @admin.display(description="text")
     def text(self, obj: Message) -> str:
-        return obj.message if len(obj.message) <= 120 else obj.message[:119] + "…"
+        if obj.action:
+            return format_html(
+                "<i>{}</i>", service_text(obj.action, obj.sender_user_id, people.display_names(obj))
+            )
+        text = obj.message if len(obj.message) <= 120 else obj.message[:119] + "…"
+        mark = media_mark(obj.media)
+        return f"{mark} {text}".strip() if mark else text
+
+    def get_urls(self):
+        from .media import media_file
+
+        extra = [
+            path(
+                "media/<str:kind>/<int:media_id>/<str:size>/",
+                self.admin_site.admin_view(media_file),
+                name="console_app_media",
+            )
+        ]
+        return extra + super().get_urls()
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()[:256]
@@ -674,6 +760,14 @@ class MessageAdmin(PeopleMixin, ChannelLinksMixin, ModerationMixin, RowKeyAdmin)
         )
 
     @admin.action(description="Delete the selected messages for everyone", permissions=[MODERATE])
+    @confirmed(
+        "The messages are deleted for every member: they disappear from everyone's devices at once. "
+        "This cannot be undone.",
+        describe=lambda admin_, m: (
+            f"message {m.id} in channel {m.channel_id} by "
+            f"{people.plain(m.sender_user_id)}: {(m.message or media_mark(m.media) or '')[:80]}"
+        ),
+    )
     def delete_selected_messages(self, request, queryset):
         by_channel: dict[int, list[int]] = {}
         for m in queryset[: moderation_cap()]:
@@ -736,13 +830,33 @@ class UpdateEventAdmin(PeopleMixin, RowKeyAdmin):
         "message_ids",
         "sender",
         "user_ids",
-        "payload",
+        "payload_shown",
     )
     readonly_fields = fields
 
     @admin.display(description="date")
     def date_shown(self, obj: UpdateEvent) -> str:
         return unix_time(obj.date)
+
+    @admin.display(description="payload")
+    def payload_shown(self, obj: UpdateEvent) -> str:
+        import json
+
+        return format_html(
+            "<pre>{}</pre>", json.dumps(without_secrets(obj.payload), indent=1, ensure_ascii=False)[:20000]
+        )
+
+
+# Keys of stored snapshots that are credentials or internals, not what a person reads.
+HIDDEN_KEYS = frozenset({"access_hash", "file_reference", "stripped", "sha256"})
+
+
+def without_secrets(value):
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items() if k not in HIDDEN_KEYS}
+    if isinstance(value, list):
+        return [without_secrets(v) for v in value]
+    return value
 
 
 # --- invites, join requests, admin log ---------------------------------------------------
@@ -929,7 +1043,7 @@ class AdminLogEventAdmin(PeopleMixin, RowKeyAdmin):
     people_fields = ("actor_user_id", "target_user_id")
     actor = person_column("actor_user_id", "actor", zero="operator console")
     target = person_column("target_user_id", "target")
-    list_display = ("channel_id", "id", "date_shown", "actor", "event_type", "target", "summary")
+    list_display = ("channel_id", "id", "date_shown", "actor", "event_type_shown", "target", "summary")
     list_display_links = ("id",)
     list_filter = (
         PartitionKeyFilter,
@@ -940,31 +1054,51 @@ class AdminLogEventAdmin(PeopleMixin, RowKeyAdmin):
     ordering = ("-channel_id", "-id")
     keyset_field = "-id"
     keyset_requires = "channel_id"
-    fields = ("channel_id", "id", "date_shown", "actor", "event_type", "target", "data", "query")
+    # The stored data holds snapshots with access hashes and file references: the page
+    # shows it in words (and a changed photo as the photo), never the raw JSON.
+    fields = (
+        "channel_id",
+        "id",
+        "date_shown",
+        "actor",
+        "event_type_shown",
+        "target",
+        "summary",
+        "photo_shown",
+    )
     readonly_fields = fields
+
+    def people_extra(self, obj) -> set[int]:
+        data = obj.data if isinstance(obj.data, dict) else {}
+        ids = {data.get("approved_by") or 0, (data.get("participant") or {}).get("user_id") or 0}
+        return {int(i) for i in ids if i}
 
     @admin.display(description="date")
     def date_shown(self, obj: AdminLogEvent) -> str:
         return unix_time(obj.date)
 
+    @admin.display(description="event")
+    def event_type_shown(self, obj: AdminLogEvent) -> str:
+        return obj.event_type.replace("_", " ")
+
     @admin.display(description="what")
     def summary(self, obj: AdminLogEvent) -> str:
-        return admin_log_summary(obj.data, obj.query)
+        return admin_log_summary(obj.event_type, obj.data, obj.query, people.display_names(obj))
+
+    @admin.display(description="photo")
+    def photo_shown(self, obj: AdminLogEvent) -> str:
+        data = obj.data if isinstance(obj.data, dict) else {}
+        if obj.event_type != "change_photo":
+            return "-"
+        return format_html(
+            "before: {}<br>after: {}", photo_html(data.get("prev")), photo_html(data.get("new"))
+        )
 
 
-def admin_log_summary(data, query: str) -> str:
-    """One line for an admin log event. ``prev`` / ``new`` are dicts for member changes
-    but plain values for others (a username, a title, a flag)."""
-    data = data if isinstance(data, dict) else {}
-    prev, new = data.get("prev"), data.get("new")
-    if isinstance(prev, dict) or isinstance(new, dict):
-        prev = prev if isinstance(prev, dict) else {}
-        new = new if isinstance(new, dict) else {}
-        changed = sorted(k for k in set(prev) | set(new) if prev.get(k) != new.get(k))
-        return ", ".join(f"{k}: {prev.get(k)!r} → {new.get(k)!r}" for k in changed[:4]) or "-"
-    if "prev" in data or "new" in data:
-        return f"{prev!r} → {new!r}"[:200]
-    return (query or "")[:120] or "-"
+def admin_log_summary(event_type: str, data, query: str = "", names: dict[int, str] | None = None) -> str:
+    """One line for an admin log event, in words (see ``admin_log_text``)."""
+    names = names or {}
+    return admin_log_text(event_type, data, query, lambda uid: names.get(int(uid or 0)) or f"user {uid}")
 
 
 # --- edge: auth keys and clients -------------------------------------------------------
@@ -974,19 +1108,46 @@ def key_id_hex(key_id: int | None) -> str:
     return "-" if key_id is None else f"{key_id & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
+def _user_of_key(key_field: str):
+    """The user logged in on a key: its own authorization, or (a temporary key) the
+    authorization of the permanent key it is bound to."""
+    from django.db.models import OuterRef, Q, Subquery
+
+    bound_to = AuthKeyRecord.objects.filter(auth_key_id=OuterRef(OuterRef(key_field))).values(
+        "perm_auth_key_id"
+    )
+    auths = Authorization.objects.filter(
+        Q(perm_auth_key_id=OuterRef(key_field)) | Q(perm_auth_key_id=Subquery(bound_to[:1]))
+    )
+    return Subquery(auths.values("user_id")[:1])
+
+
 @admin.register(AuthKeyRecord)
-class AuthKeyAdmin(BoundedListMixin, admin.ModelAdmin):
+class AuthKeyAdmin(PeopleMixin, BoundedListMixin, admin.ModelAdmin):
     # ``key`` (the key bytes) is in no list, form or field set: it is the credential.
-    list_display = ("key_id_shown", "kind", "created", "expires_at", "perm_key_shown", "bound_at", "dc_id")
+    list_display = (
+        "key_id_shown", "user_shown", "kind", "created", "expires_at", "perm_key_shown", "bound_at", "dc_id",
+    )  # fmt: skip
     list_filter = ("dc_id",)
     search_fields = ("=auth_key_id", "=perm_auth_key_id")
-    fields = ("key_id_shown", "kind", "created", "expires_at", "perm_key_shown", "bound_at", "dc_id")
+    fields = (
+        "key_id_shown",
+        "user_shown",
+        "kind",
+        "created",
+        "expires_at",
+        "perm_key_shown",
+        "bound_at",
+        "dc_id",
+    )
     readonly_fields = fields
     exclude = ("key",)
     ordering = ("-created",)
+    people_fields = ("key_user_id",)
+    user_shown = person_column("key_user_id", "user", zero="(not logged in)")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("key")
+        return super().get_queryset(request).defer("key").annotate(key_user_id=_user_of_key("auth_key_id"))
 
     @admin.display(description="auth key id")
     def key_id_shown(self, obj) -> str:
@@ -1011,9 +1172,12 @@ class AuthKeyAdmin(BoundedListMixin, admin.ModelAdmin):
 
 
 @admin.register(AuthKeyClient)
-class AuthKeyClientAdmin(BoundedListMixin, admin.ModelAdmin):
+class AuthKeyClientAdmin(PeopleMixin, BoundedListMixin, admin.ModelAdmin):
+    people_fields = ("key_user_id",)
+    user_shown = person_column("key_user_id", "user", zero="(not logged in)")
     list_display = (
         "key_id_shown",
+        "user_shown",
         "device_model",
         "app_version",
         "api_id",
@@ -1027,6 +1191,7 @@ class AuthKeyClientAdmin(BoundedListMixin, admin.ModelAdmin):
     ordering = ("-last_seen",)
     readonly_fields = (
         "key_id_shown",
+        "user_shown",
         "api_id",
         "device_model",
         "system_version",
@@ -1040,6 +1205,9 @@ class AuthKeyClientAdmin(BoundedListMixin, admin.ModelAdmin):
         "last_seen",
     )
     fields = readonly_fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(key_user_id=_user_of_key("auth_key_id"))
 
     @admin.display(description="auth key id")
     def key_id_shown(self, obj) -> str:
@@ -1080,12 +1248,12 @@ def _extend_authorization_admin():
         else admin.ModelAdmin
     )
 
-    class ConsoleAuthorizationAdmin(BoundedListMixin, base):
+    class ConsoleAuthorizationAdmin(ReadOnlyPageMixin, BoundedListMixin, base):
         list_display = (
             "id",
             "user",
             "device_model",
-            "platform",
+            "platform_shown",
             "app_name",
             "app_version",
             "layer",
@@ -1100,7 +1268,7 @@ def _extend_authorization_admin():
         fields = (
             "user",
             "device_model",
-            "platform",
+            "platform_shown",
             "system_version",
             "app_name",
             "app_version",
@@ -1124,6 +1292,10 @@ def _extend_authorization_admin():
         def layer(self, obj) -> str:
             return str(obj.edge_layer) if obj.edge_layer else "-"
 
+        @admin.display(description="platform")
+        def platform_shown(self, obj) -> str:
+            return platform_of(obj.system_version, obj.device_model, obj.app_name)
+
         @admin.display(description="last seen")
         def last_seen(self, obj):
             return obj.edge_last_seen or obj.active
@@ -1138,11 +1310,17 @@ def _extend_authorization_admin():
             return False
 
         def has_terminate_authorizations_permission(self, request) -> bool:
-            return request.user.has_perm("console_app.terminate_authorizations")
+            return may_change_accounts(request.user, "terminate_authorizations")
 
         @admin.action(
             description="Terminate the selected sessions (log the devices out)",
             permissions=["terminate_authorizations"],
+        )
+        @confirmed(
+            "Each device is logged out at once: its app shows the login screen and must sign in again.",
+            describe=lambda admin_, a: (
+                f"{a.device_model or 'a device'} ({a.app_name} {a.app_version}) of {a.user}"
+            ),
         )
         def terminate(self, request, queryset):
             done = 0
@@ -1169,8 +1347,22 @@ class SessionInline(admin.TabularInline):
     authorizations list, which goes through the domain)."""
 
     model = Authorization
-    fields = ("device_model", "platform", "app_name", "app_version", "api_id", "ip", "created", "active")
+    fields = (
+        "device_model",
+        "platform_shown",
+        "app_name",
+        "app_version",
+        "api_id",
+        "ip",
+        "created",
+        "active",
+    )
     readonly_fields = fields
+
+    @admin.display(description="platform")
+    def platform_shown(self, obj) -> str:
+        return platform_of(obj.system_version, obj.device_model, obj.app_name)
+
     extra = 0
     max_num = 0
     can_delete = False
@@ -1195,18 +1387,47 @@ def _extend_user_admin():
         return
     base = type(admin.site._registry[User])
 
-    class ConsoleUserAdmin(base):
-        inlines = (*getattr(base, "inlines", ()), SessionInline)
+    class ConsoleUserAdmin(ReadOnlyPageMixin, base):
+        # The console's session list replaces the accounts app's (one SESSIONS section).
+        inlines = (SessionInline,)
         actions = (
-            *(getattr(base, "actions", None) or ()),
+            "reset_two_step_password",
             "deactivate_accounts",
             "terminate_all_sessions",
             "revoke_usernames",
         )
 
+        def get_queryset(self, request):
+            return super().get_queryset(request).annotate(seen=_last_seen())
+
         def get_list_display(self, request):
-            shown = list(super().get_list_display(request))
-            return shown if "last_seen" in shown else [*shown, "last_seen"]
+            shown = [f for f in super().get_list_display(request) if f != "last_seen"]
+            return [*shown, "last_seen_shown"]
+
+        def get_readonly_fields(self, request, obj=None):
+            fields = [f for f in super().get_readonly_fields(request, obj) if f != "last_seen"]
+            return [*fields, "last_seen_shown", "photo_shown"]
+
+        def get_fields(self, request, obj=None):
+            # The profile photo as a picture, not its stored snapshot (access hash,
+            # file reference).
+            fields = [f for f in super().get_fields(request, obj) if f not in ("photo", "photo_shown")]
+            return [*fields, "photo_shown"]
+
+        @admin.display(description="profile photo")
+        def photo_shown(self, obj) -> str:
+            return photo_html(obj.photo)
+
+        @admin.display(description="last seen", ordering="seen")
+        def last_seen_shown(self, obj):
+            # The newest of: the status the user's app last set, the session's last
+            # request the edge recorded, the last login; "online" while online.
+            from django.utils import timezone
+
+            if obj.online_until and obj.online_until > timezone.now():
+                return "online"
+            seen = getattr(obj, "seen", None) or obj.last_seen
+            return seen if seen and seen.year > 1970 else "-"
 
         def has_add_permission(self, request):
             return False
@@ -1218,10 +1439,10 @@ def _extend_user_admin():
             return False
 
         def has_manage_accounts_permission(self, request) -> bool:
-            return request.user.has_perm("console_app.manage_accounts")
+            return may_change_accounts(request.user)
 
         def has_terminate_authorizations_permission(self, request) -> bool:
-            return request.user.has_perm("console_app.terminate_authorizations")
+            return may_change_accounts(request.user, "terminate_authorizations")
 
         def _each_user(self, request, queryset, what: str, call) -> int:
             done = 0
@@ -1241,8 +1462,24 @@ def _extend_user_admin():
             return done
 
         @admin.action(
+            description="Reset the two-step password (the user forgot it)", permissions=["manage_accounts"]
+        )
+        @confirmed(
+            "The two-step verification password of each account is removed: the user signs in with "
+            "the login code alone and may set a new password. Their sessions stay logged in.",
+            describe=lambda admin_, u: str(u),
+        )
+        def reset_two_step_password(self, request, queryset):
+            return base.reset_two_step_password(self, request, queryset)
+
+        @admin.action(
             description="Deactivate the selected accounts (log out everywhere, free the username, no sign-in)",
             permissions=["manage_accounts"],
+        )
+        @confirmed(
+            "Each account is closed: every device is logged out, the username is freed, nobody can "
+            "sign in to it again and its contacts see a deleted account. This cannot be undone here.",
+            describe=lambda admin_, u: str(u),
         )
         def deactivate_accounts(self, request, queryset):
             done = self._each_user(request, queryset, "deactivated the account", moderation.deactivate_user)
@@ -1251,6 +1488,10 @@ def _extend_user_admin():
         @admin.action(
             description="Terminate all sessions of the selected accounts (log every device out)",
             permissions=["terminate_authorizations"],
+        )
+        @confirmed(
+            "Every device of each account is logged out at once and must sign in again.",
+            describe=lambda admin_, u: str(u),
         )
         def terminate_all_sessions(self, request, queryset):
             counts = []
@@ -1263,6 +1504,11 @@ def _extend_user_admin():
 
         @admin.action(
             description="Revoke the usernames of the selected accounts", permissions=["manage_accounts"]
+        )
+        @confirmed(
+            "Each account loses its @username (anyone may take it); their devices and contacts see "
+            "the change at once.",
+            describe=lambda admin_, u: f"{u} @{u.username}",
         )
         def revoke_usernames(self, request, queryset):
             done = self._each_user(
@@ -1277,13 +1523,13 @@ def _extend_user_admin():
 _extend_user_admin()
 
 
-def _read_only(model) -> None:
+def _read_only(model, **extra) -> None:
     """Contacts and the account log change only through the clients' own requests."""
     if not admin.site.is_registered(model):
         return
     base = type(admin.site._registry[model])
 
-    class ReadOnly(base):
+    class ReadOnly(ReadOnlyPageMixin, PeopleMixin, base):
         def has_add_permission(self, request, obj=None):
             return False
 
@@ -1293,15 +1539,25 @@ def _read_only(model) -> None:
         def has_delete_permission(self, request, obj=None):
             return False
 
+    for name, value in extra.items():
+        setattr(ReadOnly, name, value)
     ReadOnly.__name__ = f"Console{base.__name__}"
     admin.site.unregister(model)
     admin.site.register(model, ReadOnly)
 
 
-for _model in (Contact, UserUpdateEvent, LoginCode):
+for _model in (Contact, LoginCode):
     _read_only(_model)
+# The account log names whose log it is, not a bare user id.
+_read_only(
+    UserUpdateEvent,
+    people_fields=("user_id",),
+    who=person_column("user_id", "user"),
+    list_display=("who", "pts", "pts_count", "type", "date"),
+)
 
 # The console's own name everywhere Django would say "Django administration".
 admin.site.site_header = "telesrv console"
 admin.site.site_title = "telesrv console"
 admin.site.index_title = "Start"
+from . import report_queue  # noqa: E402,F401  (the user reports queue)

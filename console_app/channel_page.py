@@ -10,8 +10,10 @@ from django.urls import reverse
 from channels_app.models import Channel, ChannelForumTopic
 
 from . import people
+from .media import media_html, media_mark
 from .models import Member, Message
 from .pagination import parse_id
+from .service_text import action_user_ids, service_text
 
 RECENT_MESSAGES = 20
 MEMBERS_SHOWN = 50
@@ -29,14 +31,18 @@ def inline_context(request, object_id: str) -> dict:
         rows = list(
             Message.objects.filter(channel_id=channel_id).order_by("-id")[:RECENT_MESSAGES]
         )  # one partition, newest first by its primary key
-        people.annotate(rows, ("sender_user_id",), staff)
+        people.annotate(rows, ("sender_user_id",), staff, lambda m: action_user_ids(m.action))
+        broadcast = Channel.objects.filter(id=channel_id, broadcast=True).exists()
         out["recent_messages"] = [
             {
                 "id": m.id,
                 "url": reverse("admin:console_app_message_change", args=[f"{channel_id}.{m.id}"]),
                 "sender": people.shown(m, "sender_user_id", zero="the channel / operator"),
                 "date": m.date,
-                "text": _text(m),
+                "text": _text(m, broadcast),
+                "service": bool(m.action),
+                "media": media_mark(m.media),
+                "media_html": media_html(m.media) if m.media and not m.deleted else "",
                 "deleted": m.deleted,
             }
             for m in rows
@@ -94,8 +100,7 @@ def _topics(channel_id: int, staff) -> list[dict]:
     ]
 
 
-def _text(m: Message) -> str:
+def _text(m: Message, broadcast: bool) -> str:
     if m.action:
-        kind = m.action.get("_", "?") if isinstance(m.action, dict) else "?"
-        return f"[service: {kind}]"
+        return service_text(m.action, m.sender_user_id, people.display_names(m), broadcast=broadcast)
     return m.message if len(m.message) <= 200 else m.message[:199] + "…"

@@ -82,6 +82,8 @@ class RowKeyAdmin(BoundedListMixin, admin.ModelAdmin):
         except ValueError:
             self.message_user(request, "Malformed row selection.", messages.ERROR)
             return None
+        # The confirmation page of a destructive action posts the real row keys again.
+        request.console_row_keys = selected
         # The base class narrows with pk__in=<selected>: give it the stand-in pk values,
         # which are a superset within the key filter applied above.
         post = request.POST.copy()

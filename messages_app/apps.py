@@ -2,7 +2,9 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics")
+RPC_MODULES = (
+    "messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics", "reports",
+)  # fmt: skip
 
 
 class MessagesConfig(AppConfig):

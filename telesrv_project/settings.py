@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "channels",
     "edge_app",
     "accounts_app",
+    "reports_app",
     "channels_app",
     "private_app",
     "media_app",
@@ -135,6 +136,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
+# The console shows every date as YYYY-MM-DD HH:MM:SS (console_app/formats).
+FORMAT_MODULE_PATH = ["console_app.formats"]
 USE_I18N = True
 USE_TZ = True
 

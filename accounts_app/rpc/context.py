@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accounts_app.login import DeviceInfo
+from accounts_app.platforms import platform_of
 
 
 def viewer_id(ctx) -> int:
@@ -35,7 +36,7 @@ def device_info(ctx) -> DeviceInfo:
     return DeviceInfo(
         api_id=client.api_id,
         device_model=client.device_model,
-        platform=client.system_version.split(" ")[0] if client.system_version else "",
+        platform=platform_of(client.system_version, client.device_model, client.lang_pack),
         system_version=client.system_version,
         app_name=_APP_NAMES.get(client.lang_pack, client.lang_pack or f"app {client.api_id}"),
         app_version=client.app_version,

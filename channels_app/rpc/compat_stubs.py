@@ -1,8 +1,9 @@
 """The design's explicit compatibility answers for channel methods Telegram Desktop calls
-whose real model does not exist here (Fragment usernames, spam reports, recommendations,
+whose real model does not exist here (Fragment usernames, anti-spam, recommendations,
 paid search). Each checks its input and rights exactly as the real
 method would, then answers what an unchanged state looks like, so a client never gets
-METHOD_INVALID and never believes something was stored that was not."""
+METHOD_INVALID and never believes something was stored that was not. (Spam reports are
+real: ``channels.reportSpam`` stores the report for the moderators' queue.)"""
 
 from __future__ import annotations
 
@@ -44,18 +45,32 @@ async def fragment_usernames(ctx, req):
     return True
 
 
-@rpc(functions.channels.ReportSpam, functions.channels.ReportAntiSpamFalsePositive)
-async def report_spam(ctx, req):
-    """Reports are accepted and not stored (no moderation queue exists)."""
+@rpc(functions.channels.ReportSpam)
+async def report_spam(ctx, req: functions.channels.ReportSpam):
+    """A member's messages reported as spam from a group: stored for the moderators."""
+    from accounts_app.access import check_input_peer_user
+    from reports_app.actions import do_report_messages
+
     me = viewer(ctx)
+    if len(req.id) > limits.GET_IDS_MAX:
+        raise LimitInvalidError()
     channel, _ = await checked_channel(me, req.channel)
-    if isinstance(req, functions.channels.ReportSpam):
-        if len(req.id) > limits.GET_IDS_MAX:
-            raise LimitInvalidError()
-        if not channel["megagroup"]:
-            raise ChannelInvalidError()
-    else:
-        await _require(me, req.channel, "delete_messages")
+    if not channel["megagroup"]:
+        raise ChannelInvalidError()
+    spammer = check_input_peer_user(me, req.participant)
+    await do_report_messages(
+        me, "channels.reportSpam", "channel", channel["id"], list(req.id), "spam", subject_user_id=spammer
+    )
+    return True
+
+
+@rpc(functions.channels.ReportAntiSpamFalsePositive)
+async def report_antispam_false_positive(ctx, req):
+    """No anti-spam deletes anything here, so there is nothing to undo once the right
+    is checked."""
+    me = viewer(ctx)
+    await checked_channel(me, req.channel)
+    await _require(me, req.channel, "delete_messages")
     return True
 
 

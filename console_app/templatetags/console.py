@@ -20,6 +20,14 @@ def console_unix_time(value) -> str:
     return dt.datetime.fromtimestamp(int(value), dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
+@register.filter
+def console_named(text) -> str:
+    """A history line with bare user ids ("banned user 2") with the names put in."""
+    from console_app.people import named_text
+
+    return named_text(str(text))
+
+
 @register.inclusion_tag("admin/console_start.html", takes_context=True)
 def console_start_page(context):
     """The start page: what a moderator needs first. Each block only for staff who may
@@ -51,6 +59,11 @@ def console_start_page(context):
         .select_related("user")
         .order_by("-action_time")[:RECENT_ACTIONS]
     )
+    if staff.has_perm("reports_app.view_report"):
+        from reports_app.models import Report
+
+        out["reports_url"] = reverse("admin:reports_app_report_changelist")
+        out["open_reports"] = Report.objects.filter(status=Report.STATUS_OPEN)[:1000].count()
     out["admin_log_url"] = (
         reverse("admin:console_app_adminlogevent_changelist")
         if staff.has_perm("console_app.view_adminlogevent")

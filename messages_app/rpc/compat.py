@@ -40,21 +40,19 @@ from private_app import actions as private_actions
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    OptionInvalidError,
     OptionsTooMuchError,
     UrlInvalidError,
 )
 
 from .. import drafts, update_kinds
 from .. import tl_convert as compat_tl
-from ..peers import Peer, is_user_peer, media_filter_kinds, peer_user_id, resolve_peer, send_as_id
+from ..peers import Peer, media_filter_kinds, resolve_peer, send_as_id
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
 SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media kinds
 POLL_OPTIONS_MAX = 12
 TODO_ITEMS_MAX = 30
-REPORT_COMMENT_MAX = 512
 READ_METRICS_MAX = 100
 CUSTOM_EMOJI_IDS_MAX = 200
 STICKER_SEARCH_LIMIT = 100
@@ -64,19 +62,6 @@ OFFSET_STRING_MAX = 64
 URL_MAX = 2048
 COMMON_CHATS_LIMIT = peer_stats.COMMON_CHATS_LIMIT
 HISTORY_TTL_MAX = 366 * 86400
-
-# The report flow TDesktop walks: choose a reason, (maybe) add a comment, reported.
-REPORT_OPTIONS = (
-    (b"spam", "Spam"),
-    (b"violence", "Violence"),
-    (b"child_abuse", "Child abuse"),
-    (b"illegal_drugs", "Illegal drugs"),
-    (b"personal_details", "Personal details"),
-    (b"pornography", "Pornography"),
-    (b"copyright", "Copyright"),
-    (b"other", "Other"),
-)
-REPORT_NEEDS_COMMENT = {b"other"}
 
 
 # --- the peer check ----------------------------------------------------------------------
@@ -381,41 +366,6 @@ async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduled
 
 
 # --- reports and telemetry ------------------------------------------------------------------
-
-
-@rpc(functions.messages.ReportSpam)
-async def report_spam(ctx, req: functions.messages.ReportSpam):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    return True  # accepted, not stored (no moderation queue)
-
-
-@rpc(functions.messages.Report)
-async def report(ctx, req: functions.messages.Report):
-    """TDesktop's step-by-step report: reasons, then a comment where one is needed,
-    then reported. Nothing is stored."""
-    me = viewer(ctx)
-    _ids(req.id)
-    if len(req.message) > REPORT_COMMENT_MAX:
-        raise MessageTooLongError()
-    await resolve_peer(me, req.peer)
-    if not req.option:
-        return compat_tl.report_options_to_tl(REPORT_OPTIONS)
-    if req.option not in dict(REPORT_OPTIONS):
-        raise OptionInvalidError()
-    if req.option in REPORT_NEEDS_COMMENT and not req.message.strip():
-        return compat_tl.report_add_comment_to_tl(req.option, optional=False)
-    return compat_tl.report_reported_to_tl()
-
-
-@rpc(functions.messages.ReportReaction)
-async def report_reaction(ctx, req: functions.messages.ReportReaction):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    if not is_user_peer(req.reaction_peer):
-        raise PeerIdInvalidError()
-    peer_user_id(me, req.reaction_peer)
-    return True
 
 
 @rpc(functions.messages.ReportMessagesDelivery)

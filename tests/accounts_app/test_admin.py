@@ -56,9 +56,16 @@ def test_user_list_shows_sessions_and_two_step_and_operator_resets_it(operator, 
     page = operator.get(f"/admin/accounts_app/user/{alice.id}/change/")
     assert b"Phone A" in page.content and secret.hex().encode() not in page.content
     assert b"verifier" not in page.content and b"login_email_code" not in page.content
+    # the console asks first (issue 37): nothing is removed before "Yes, I'm sure"
+    asked = operator.post(
+        "/admin/accounts_app/user/",
+        {"action": "reset_two_step_password", "_selected_action": [alice.id, bob.id], "index": 0},
+    )
+    assert asked.status_code == 200 and b'id="console-confirm-yes"' in asked.content
+    assert TwoStepPassword.objects.filter(user=alice).exists()
     done = operator.post(
         "/admin/accounts_app/user/",
-        {"action": "reset_two_step_password", "_selected_action": [alice.id, bob.id]},
+        {"action": "reset_two_step_password", "_selected_action": [alice.id, bob.id], "post": "yes"},
     )
     assert done.status_code == 302
     assert not TwoStepPassword.objects.filter(user=alice).exists()

@@ -80,7 +80,7 @@ def test_admin_log_filters_by_channel_actor_type_and_date(moderator_client, grou
         assert "Traceback" not in page
         return page
 
-    kick = 'field-event_type">participant_kick<'
+    kick = 'field-event_type_shown">participant kick<'
     page = rows(channel_id=group)
     assert "operator console" in page and kick in page
     assert f"/admin/console_app/adminlogevent/{group}." in page

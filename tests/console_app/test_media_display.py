@@ -1,4 +1,5 @@
-"""The console's view of media: a message's kind and size, a decodable thumbnail."""
+"""The console's view of media: a message's kind and size, a preview of a stored size
+(the blurred thumbnail only when no size is stored)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,15 @@ def test_summary_and_thumbnail(tmp_path):
     }  # fmt: skip
     assert media_summary({"photo": photo, "kind": "photo"}).startswith("photo 600x300, ")
     html = photo_html(photo)
+    # the preview is the largest stored size up to 320 px, the link opens the largest
+    small = max((s for s in photo["sizes"] if max(s["w"], s["h"]) <= 320), key=lambda s: s["w"])
+    assert f'src="/admin/console_app/message/media/photo/1/{small["type"]}/"' in html
+    assert (
+        'href="/admin/console_app/message/media/photo/1/full/"' in html
+        and "open the full image (600x300)" in html
+    )
+    # without stored sizes, the blurred stripped thumbnail is what there is
+    html = photo_html({**photo, "sizes": []})
     data = re.search(r"base64,([^\"]+)", html).group(1)
     thumb = Image.open(io.BytesIO(base64.b64decode(data)))
     thumb.load()

@@ -2,6 +2,7 @@
 names the operator, and the change is published for the edges to push."""
 
 import json
+import re
 import time
 
 import pytest
@@ -67,11 +68,19 @@ def admin_log(cid):
 
 
 def act(client, url, action, keys, **query):
-    return client.post(
-        url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else ""),
-        {"action": action, "_selected_action": keys, "index": 0, "select_across": 0},
-        follow=True,
+    """Run an action as the list page does; a destructive one answers its confirmation
+    page first, which is then confirmed as its "Yes, I'm sure" button does."""
+    full = url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+    first = client.post(
+        full, {"action": action, "_selected_action": keys, "index": 0, "select_across": 0}, follow=True
     )
+    page = first.content.decode()
+    if 'id="console-confirm-yes"' not in page:
+        return first
+    # what the confirmation page posts back: its own hidden fields
+    again = re.findall(r'name="_selected_action" value="([^"]*)"', page)
+    assert sorted(again) == sorted(keys), (again, keys)
+    return client.post(full, {"action": action, "_selected_action": again, "post": "yes"}, follow=True)
 
 
 def test_moderator_bans_a_member_through_the_domain(moderator_client, group, console, edge_events):

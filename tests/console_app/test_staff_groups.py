@@ -18,6 +18,7 @@ def test_groups_have_the_documented_permissions(console):
         "console_app.view_importer",
         "console_app.view_adminlogevent",
         "console_app.moderate_channels",
+        "reports_app.view_report",
     } == moderator
     assert moderator < operator
     for p in (
@@ -28,6 +29,7 @@ def test_groups_have_the_documented_permissions(console):
         "console_app.view_updateevent",
         "console_app.view_pts_state",
         "console_app.terminate_authorizations",
+        "console_app.manage_accounts",
     ):
         assert p in operator
 
