@@ -102,7 +102,7 @@ def _static(data: bytes, role: str) -> StickerFile:
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
         raise nopng() from None
     w, h = img.size
-    _check_side(w, h, role, StickerPngDimensionsError)
+    _check_side(w, h, role, nopng if role == "thumb" else StickerPngDimensionsError)
     if img.format == "WEBP":
         out = data
     else:

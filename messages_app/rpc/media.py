@@ -17,6 +17,7 @@ from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import own_session, resolve_input_user, viewer
 from private_app import actions as private_actions
+from stickers_app import library as sticker_library
 from tl import functions, types
 from tl.errors import (
     LocationInvalidError,
@@ -72,12 +73,16 @@ async def send_media(ctx, req: functions.messages.SendMedia):
             me, user_peer, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
             silent=req.silent, exclude=own_session(ctx), media=media,
         )  # fmt: skip
-        return await private_peer.sent_updates(me, change)
-    change = await actions.do_send_message(
-        me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
-        top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
-    )  # fmt: skip
-    return await change_to_updates(me, change)
+        answer = await private_peer.sent_updates(me, change)
+    else:
+        change = await actions.do_send_message(
+            me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
+            top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
+        )  # fmt: skip
+        answer = await change_to_updates(me, change)
+    if media.get("kind") == "sticker":
+        await sticker_library.do_note_sent(me, media["document"], exclude=own_session(ctx))
+    return answer
 
 
 async def _send_web_page(ctx, req: functions.messages.SendMedia):
