@@ -25,7 +25,7 @@ MODERATOR = (
     ("console_app", "view_importer"),
     ("console_app", "moderate_channels"),
 )
-OPERATOR_APPS = ("accounts_app", "channels_app", "edge_app", "console_app")
+OPERATOR_APPS = ("accounts_app", "channels_app", "edge_app", "console_app", "stickers_app")
 
 
 class Command(BaseCommand):

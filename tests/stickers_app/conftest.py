@@ -1,0 +1,3 @@
+"""The console fixtures (staff clients, committed tables) for the sticker console tests."""
+
+from tests.console_app.conftest import console, moderator_client, operator_client  # noqa: F401
