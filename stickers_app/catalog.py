@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from media_app.actions import document_dict
+from media_app.actions import FileTarget, document_dict
 from media_app.models import Document
-from tl.errors import StickersetInvalidError
+from tl.errors import LocationInvalidError, StickersetInvalidError
 
 from .models import InstalledSet, SetSticker, StickerSet
 
@@ -82,6 +82,17 @@ def set_dict(row: StickerSet, count: int, installed: InstalledSet | None = None)
     }  # fmt: skip
 
 
+def _thumbs(rows: list[StickerSet]) -> dict[int, dict]:
+    """set id -> {"mime_type", "size"} of the thumbnail file of sets that have one
+    (custom emoji sets name a sticker instead: ``thumb_document_id``)."""
+    wanted = {r.id: r.thumb_document_id for r in rows if r.thumb_document_id and r.kind != "emojis"}
+    docs = {
+        d["id"]: {"mime_type": d["mime_type"], "size": d["size"]}
+        for d in Document.objects.filter(id__in=list(wanted.values())).values("id", "mime_type", "size")
+    }
+    return {sid: docs[did] for sid, did in wanted.items() if did in docs}
+
+
 def set_dicts(rows: list[StickerSet], viewer_id: int) -> list[dict]:
     """Rows as set dicts (sticker counts, the viewer's installs) with two queries."""
     ids = [r.id for r in rows]
@@ -96,7 +107,8 @@ def set_dicts(rows: list[StickerSet], viewer_id: int) -> list[dict]:
         .values_list("set_id", "n")
     )
     installs = {i.set_id: i for i in InstalledSet.objects.filter(user_id=viewer_id, set_id__in=ids)}
-    return [set_dict(r, counts.get(r.id, 0), installs.get(r.id)) for r in rows]
+    thumbs = _thumbs(rows)
+    return [{**set_dict(r, counts.get(r.id, 0), installs.get(r.id)), "thumb": thumbs.get(r.id)} for r in rows]
 
 
 def items_of(set_ids: list[int]) -> dict[int, list[dict]]:
@@ -121,7 +133,23 @@ def full_set(row: StickerSet, viewer_id: int) -> dict:
     """A set with its stickers: {"set": set dict, "items": [...]}."""
     items = items_of([row.id])[row.id]
     installed = InstalledSet.objects.filter(user_id=viewer_id, set_id=row.id).first()
-    return {"set": set_dict(row, len(items), installed), "items": items}
+    return {
+        "set": {**set_dict(row, len(items), installed), "thumb": _thumbs([row]).get(row.id)},
+        "items": items,
+    }
+
+
+def thumb_target(ref: SetRef, version: int) -> FileTarget:
+    """The thumbnail file of a set at ``version`` (inputStickerSetThumb); sets are
+    public, so anyone who names the set may download it. LOCATION_INVALID otherwise."""
+    try:
+        row = find_row(ref)
+    except StickersetInvalidError:
+        raise LocationInvalidError() from None
+    doc = Document.objects.filter(id=row.thumb_document_id).first() if row.thumb_document_id else None
+    if doc is None or row.thumb_version != version or row.kind == "emojis":
+        raise LocationInvalidError()
+    return FileTarget("d", doc.id, doc.sha256, doc.size, doc.date, False)
 
 
 def covers(set_ids: list[int]) -> dict[int, dict]:

@@ -75,9 +75,10 @@ def _thumb_type(doc: dict) -> str:
     return {"application/x-tgsticker": "a", "video/webm": "v"}.get(doc["mime_type"], "s")
 
 
-def sticker_set_to_tl(s: dict, viewer_id: int, thumb: dict | None = None):
-    """``thumb``: the set's own thumbnail document (downloaded by inputStickerSetThumb)."""
+def sticker_set_to_tl(s: dict, viewer_id: int):
+    """A set's thumbnail file is listed in ``thumbs`` (downloaded by inputStickerSetThumb)."""
     inst = s.get("installed")
+    thumb = s.get("thumb")
     fields = {}
     if s["kind"] == "emojis" and s.get("thumb_document_id"):
         fields["thumb_document_id"] = s["thumb_document_id"]
@@ -103,10 +104,10 @@ def packs_to_tl(items: list[dict]) -> list:
     return [types.StickerPack(emoticon=e, documents=ids) for e, ids in packs.items()]
 
 
-def messages_sticker_set_to_tl(full: dict, viewer_id: int, thumb: dict | None = None):
+def messages_sticker_set_to_tl(full: dict, viewer_id: int):
     items = full["items"]
     return types.messages.StickerSet(
-        set=sticker_set_to_tl(full["set"], viewer_id, thumb),
+        set=sticker_set_to_tl(full["set"], viewer_id),
         packs=packs_to_tl(items),
         keywords=[
             types.StickerKeyword(document_id=i["document"]["id"], keyword=i["keywords"])
@@ -203,8 +204,8 @@ def order_update_to_tl(kind: str, order: list[int]):
     return types.UpdateStickerSetsOrder(order=order, **kind_flags(kind))
 
 
-def new_set_update_to_tl(full: dict, viewer_id: int, thumb: dict | None = None):
-    return types.UpdateNewStickerSet(stickerset=messages_sticker_set_to_tl(full, viewer_id, thumb))
+def new_set_update_to_tl(full: dict, viewer_id: int):
+    return types.UpdateNewStickerSet(stickerset=messages_sticker_set_to_tl(full, viewer_id))
 
 
 LIST_UPDATES = {

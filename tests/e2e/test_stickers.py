@@ -353,7 +353,11 @@ async def test_bad_files_and_foreign_sets_are_refused_and_write_nothing(edge_ser
     thumb = await upload(a, webp(100, 100), "t.webp", "image/webp")
     with telegram_error("STICKER_THUMB_PNG_NOPNG"):
         await a(functions.stickers.SetStickerSetThumbRequest(ref, thumb=as_input(good)))
-    await a(functions.stickers.SetStickerSetThumbRequest(ref, thumb=as_input(thumb)))
+    thumbed = await a(functions.stickers.SetStickerSetThumbRequest(ref, thumb=as_input(thumb)))
+    assert thumbed.set.thumbs[0].w == 100 and thumbed.set.thumb_version == 1
+    location = types.InputStickerSetThumb(stickerset=ref, thumb_version=thumbed.set.thumb_version)
+    got = await b(functions.upload.GetFileRequest(location=location, offset=0, limit=1024 * 1024))
+    assert got.bytes == webp(100, 100)  # anyone may download a set's thumbnail
     removed = await a(functions.stickers.RemoveStickerFromSetRequest(as_input(grown.documents[0])))
     assert [d.id for d in removed.documents] == [grown.documents[1].id]
 
