@@ -71,6 +71,8 @@ def attribute_to_tl(a: dict):
             alt=a.get("alt", ""), stickerset=_sticker_set_ref(a), mask=a.get("mask") or None,
             mask_coords=types.MaskCoords(n=c["n"], x=c["x"], y=c["y"], zoom=c["zoom"]) if c else None,
         )  # fmt: skip
+    if kind == "has_stickers":
+        return types.DocumentAttributeHasStickers()
     if kind == "custom_emoji":
         return types.DocumentAttributeCustomEmoji(
             alt=a.get("alt", ""),
@@ -105,6 +107,7 @@ def photo_to_tl(p: dict | None):
     return types.Photo(
         id=p["id"], access_hash=p["access_hash"], file_reference=unb64(p["file_reference"]), date=p["date"],
         sizes=_sizes_to_tl(p["sizes"], p.get("stripped", "")), dc_id=settings.MTPROTO_DC_ID,
+        has_stickers=p.get("has_stickers") or None,
     )  # fmt: skip
 
 

@@ -15,7 +15,8 @@ NEW_SET = "stickers.new_set"  # {"set_id", "kind"}: updateNewStickerSet (the who
 RECENT = "stickers.recent"  # updateRecentStickers
 FAVED = "stickers.faved"  # updateFavedStickers
 GIFS = "stickers.gifs"  # updateSavedGifs
-KINDS = (SETS, ORDER, NEW_SET, RECENT, FAVED, GIFS)
+MOVE_TOP = "stickers.move_top"  # {"kind", "set_id"}: updateMoveStickerSetToTop
+KINDS = (SETS, ORDER, NEW_SET, RECENT, FAVED, GIFS, MOVE_TOP)
 
 FAN_OUT_CHUNK = 1000
 

@@ -266,15 +266,41 @@ def user_list(user_id: int, which: str) -> tuple[int, list[dict], list[int], dic
     return hashing.list_hash(d["id"] for d in docs), docs, [dates[d["id"]] for d in docs], emoji
 
 
-async def do_note_sent(user_id: int, document: dict, *, exclude=None) -> None:
+async def do_note_sent(user_id: int, document: dict, *, move_to_top: bool = False, exclude=None) -> None:
     """A sticker of a set was sent: it counts as used and goes to the front of the
-    sender's recent stickers, as Telegram does."""
-    alts = {a.get("_") for a in document.get("attributes") or []}
-    if "sticker" not in alts:
+    sender's recent stickers, as Telegram does; ``move_to_top`` (sendMedia's
+    update_stickersets_order) moves its set to the top of the sender's panel."""
+    if not any(a.get("_") == "sticker" for a in document.get("attributes") or []):
         return
 
-    def write() -> bool:
-        return SetSticker.objects.filter(document_id=document["id"]).update(uses=F("uses") + 1) > 0
+    def write() -> tuple[bool, InstalledSet | None]:
+        item = SetSticker.objects.filter(document_id=document["id"]).only("id", "set_id").first()
+        if item is None:
+            return False, None
+        SetSticker.objects.filter(id=item.id).update(uses=F("uses") + 1)
+        if not move_to_top:
+            return True, None
+        with transaction.atomic():
+            inst = (
+                InstalledSet.objects.select_for_update()
+                .filter(user_id=user_id, set_id=item.set_id, archived=False)
+                .first()
+            )
+            if inst is None:
+                return True, None
+            mine = InstalledSet.objects.filter(user_id=user_id, kind=inst.kind, archived=False)
+            top = mine.order_by("position").values_list("position", flat=True).first()
+            if top is None or inst.position <= top:
+                return True, None
+            mine.filter(position__lt=inst.position).update(position=F("position") + 1)
+            InstalledSet.objects.filter(id=inst.id).update(position=top)
+            return True, inst
 
-    if await in_thread(write)():
-        await do_save(user_id, "recent", document["id"], document["access_hash"], exclude=exclude)
+    known, moved = await in_thread(write)()
+    if not known:
+        return
+    await do_save(user_id, "recent", document["id"], document["access_hash"], exclude=exclude)
+    if moved is not None:
+        await events.log(
+            user_id, events.MOVE_TOP, {"kind": moved.kind, "set_id": moved.set_id}, exclude=exclude
+        )

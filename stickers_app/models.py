@@ -103,3 +103,21 @@ class GroupSet(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["channel_id", "kind"], name="sticker_group_sets_unique")
         ]
+
+
+class AttachedSet(models.Model):
+    """A sticker set whose stickers (masks) were put on an uploaded photo ("p") or
+    document ("d"): messages.getAttachedStickers lists them."""
+
+    id = models.BigAutoField(primary_key=True)
+    media_kind = models.CharField(max_length=1)
+    media_id = models.BigIntegerField()
+    set_id = models.BigIntegerField()
+
+    class Meta:
+        db_table = "sticker_attached_sets"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["media_kind", "media_id", "set_id"], name="sticker_attached_unique"
+            )
+        ]

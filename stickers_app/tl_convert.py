@@ -204,6 +204,10 @@ def order_update_to_tl(kind: str, order: list[int]):
     return types.UpdateStickerSetsOrder(order=order, **kind_flags(kind))
 
 
+def move_to_top_update_to_tl(kind: str, set_id: int):
+    return types.UpdateMoveStickerSetToTop(stickerset=set_id, **kind_flags(kind))
+
+
 def new_set_update_to_tl(full: dict, viewer_id: int):
     return types.UpdateNewStickerSet(stickerset=messages_sticker_set_to_tl(full, viewer_id))
 

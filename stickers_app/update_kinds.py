@@ -35,6 +35,8 @@ async def _render(event, viewer_id: int):
             ups = [stickers_tl.sets_update_to_tl(p.get("kind", "stickers"))]
         else:
             ups = [stickers_tl.new_set_update_to_tl(full, viewer_id)]
+    elif event.type == events.MOVE_TOP:
+        ups = [stickers_tl.move_to_top_update_to_tl(p.get("kind", "stickers"), int(p["set_id"]))]
     else:
         ups = [stickers_tl.LIST_UPDATES[p.get("list", "recent")]()]
     return updates.Rendered(updates=ups)

@@ -84,7 +84,9 @@ async def send_media(ctx, req: functions.messages.SendMedia):
         )  # fmt: skip
         answer = await change_to_updates(me, change)
     if media.get("kind") == "sticker":
-        await sticker_library.do_note_sent(me, media["document"], exclude=own_session(ctx))
+        await sticker_library.do_note_sent(
+            me, media["document"], move_to_top=bool(req.update_stickersets_order), exclude=own_session(ctx)
+        )
     return answer
 
 

@@ -10,7 +10,7 @@ from message_core.context import viewer
 from tl import functions, types
 from tl.errors import LimitInvalidError, MediaEmptyError, OffsetInvalidError
 
-from .. import discovery, hashing
+from .. import attached, discovery, hashing
 from .. import tl_convert as stickers_tl
 
 SEARCH_LIMIT_MAX = 100
@@ -129,13 +129,16 @@ async def get_my_stickers(ctx, req: functions.messages.GetMyStickers):
 
 @rpc(functions.messages.GetAttachedStickers)
 async def get_attached_stickers(ctx, req: functions.messages.GetAttachedStickers):
-    """The media must exist; no upload records the masks put on it, so it has none."""
-    viewer(ctx)
+    """The sets of the stickers put on a photo or document when it was uploaded."""
+    me = viewer(ctx)
     m = req.media
     if isinstance(m, types.InputStickeredMediaPhoto) and isinstance(m.id, types.InputPhoto):
         await media_actions.get_photo(m.id.id, m.id.access_hash)
+        kind, media_id = "p", m.id.id
     elif isinstance(m, types.InputStickeredMediaDocument) and isinstance(m.id, types.InputDocument):
         await media_actions.get_document(m.id.id, m.id.access_hash)
+        kind, media_id = "d", m.id.id
     else:
         raise MediaEmptyError()
-    return []
+    sets, covers = await attached.attached_sets(kind, media_id, me)
+    return [stickers_tl.covered_to_tl(s, me, covers) for s in sets]

@@ -362,11 +362,11 @@ async def test_bad_files_and_foreign_sets_are_refused_and_write_nothing(edge_ser
     assert [d.id for d in removed.documents] == [grown.documents[1].id]
 
 
-async def test_custom_emoji_and_video_sets_and_search(edge_server, edge_db, clients):
+async def test_custom_emoji_video_masks_and_search(edge_server, edge_db, clients):
     from telethon import functions, types
 
-    _alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
-    _bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     name = short("emoji")
     e1 = await upload(a, webp(100, 100), "e1.webp", "image/webp")
     made = await create_set(a, "Company emoji", name, [item(e1, "⭐")], emojis=True, text_color=True)
@@ -390,6 +390,38 @@ async def test_custom_emoji_and_video_sets_and_search(edge_server, edge_db, clie
     assert archived is True
     page = await b(functions.messages.GetArchivedStickersRequest(offset_id=0, limit=10, emojis=True))
     assert page.count == 1 and page.sets[0].set.archived
+    # A message with a custom emoji: the receiver resolves its document.
+    to_bob = types.InputPeerUser(bob.id, input_user(alice, bob).access_hash)
+    await a(functions.messages.SendMessageRequest(
+        peer=to_bob, message="⭐ launch", random_id=secrets.randbits(63),
+        entities=[types.MessageEntityCustomEmoji(offset=0, length=1, document_id=made.documents[0].id)]))  # fmt: skip
+    received = (
+        await b.get_messages(types.InputPeerUser(alice.id, input_user(bob, alice).access_hash), limit=1)
+    )[0]
+    entity = received.entities[0]
+    assert isinstance(entity, types.MessageEntityCustomEmoji) and entity.document_id == made.documents[0].id
+    # A video set: a WEBM with one VP9 track, checked on its header.
+    from tests.stickers_app.test_formats import webm
+
+    video = await create_set(
+        a, "Video", short("video"), [item(await upload(a, webm(), "v.webm", "video/webm"), "🎬")]
+    )
+    vdoc = video.documents[0]
+    assert vdoc.mime_type == "video/webm"
+    assert any(isinstance(x, types.DocumentAttributeVideo) and x.w == 512 for x in vdoc.attributes)
+    # Masks put on an uploaded photo: the photo says so and lists their set.
+    masks = await create_set(a, "Masks", short("masks"), [item(await upload(a, webp(), "m.webp", "image/webp"), "🎭")],
+                             masks=True)  # fmt: skip
+    assert masks.set.masks
+    f = await a.upload_file(webp(640, 480, fmt="PNG"), file_name="face.png")
+    shot = await a(functions.messages.UploadMediaRequest(peer=types.InputPeerSelf(), media=types.InputMediaUploadedPhoto(
+        file=f, stickers=[as_input(masks.documents[0])])))  # fmt: skip
+    assert shot.photo.has_stickers
+    photo = types.InputPhoto(shot.photo.id, shot.photo.access_hash, shot.photo.file_reference)
+    attached = await a(
+        functions.messages.GetAttachedStickersRequest(media=types.InputStickeredMediaPhoto(photo))
+    )
+    assert [c.set.id for c in attached] == [masks.set.id]
     # The built-in sets Telegram Desktop asks for answer as (empty) sets, then notModified.
     anim = await b(functions.messages.GetStickerSetRequest(types.InputStickerSetAnimatedEmoji(), hash=0))
     assert anim.documents == [] and anim.set.count == 0

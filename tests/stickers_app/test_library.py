@@ -129,3 +129,25 @@ async def test_a_deleted_set_leaves_panels_lists_and_groups(user):
     assert await groups.group_sets(777, user) == {}
     assert (await kinds_logged(user))[-1] == events.SETS
     assert await Document.objects.filter(id=doc.id).aexists()  # messages keep their stickers
+
+
+async def test_sending_a_sticker_moves_its_set_up_and_into_recent(user):
+    from media_app.actions import document_dict
+    from stickers_app.models import SetSticker
+
+    a, _ = await make_set()
+    b, _ = await make_set()
+    await library.do_install(user, a)
+    await library.do_install(user, b)
+    assert await library.installed_order(user, "stickers") == [b.id, a.id]
+    item = await SetSticker.objects.aget(set_id=a.id)
+    doc = document_dict(await Document.objects.aget(id=item.document_id))
+    await library.do_note_sent(user, doc, move_to_top=True)
+    assert await library.installed_order(user, "stickers") == [a.id, b.id]
+    await library.do_note_sent(user, doc, move_to_top=True)  # already on top: nothing to tell
+    assert [d["id"] for d in (await library.user_list(user, "recent"))[1]] == [doc["id"]]
+    assert (await SetSticker.objects.aget(id=item.id)).uses == 2
+    assert (await kinds_logged(user)).count(events.MOVE_TOP) == 1
+    plain = {**doc, "attributes": [{"_": "filename", "file_name": "x.webp"}]}
+    await library.do_note_sent(user, plain)  # not a sticker: not counted
+    assert (await SetSticker.objects.aget(id=item.id)).uses == 2
