@@ -41,7 +41,7 @@ from tl.errors import (
 
 from . import catalog, emoji, events, formats
 from .catalog import SetRef
-from .models import InstalledSet, SetSticker, StickerSet, UserDocument
+from .models import GroupSet, InstalledSet, SetSticker, StickerSet, UserDocument
 
 TITLE_MAX = 64
 SHORT_NAME_MAX = 64
@@ -467,31 +467,33 @@ async def do_rename_set(owner_id: int, ref: SetRef, title: str, *, exclude=None)
 
 async def do_delete_set(owner_id: int | None, ref: SetRef, *, exclude=None) -> None:
     """stickers.deleteStickerSet (``owner_id`` None: an operator removing any set). Its
-    stickers leave every panel, recent and faved list; everyone who had it installed
-    is told (updateStickerSets). Messages keep the documents they carry."""
+    stickers leave every panel, recent and faved list and group; everyone affected is
+    told (updateStickerSets, updateRecentStickers, updateFavedStickers). Messages keep
+    the documents they carry."""
 
-    def write() -> tuple[StickerSet, list[int]]:
+    def write() -> tuple[StickerSet, list[int], dict[str, list[int]]]:
         with transaction.atomic():
             row = _owned(ref, owner_id)
             installers = list(InstalledSet.objects.filter(set_id=row.id).values_list("user_id", flat=True))
             docs = list(SetSticker.objects.filter(set_id=row.id).values_list("document_id", flat=True))
-            UserDocument.objects.filter(
-                document_id__in=docs, list__in=("recent", "attached", "faved")
-            ).delete()
+            kept = UserDocument.objects.filter(document_id__in=docs, list__in=("recent", "attached", "faved"))
+            listed: dict[str, set[int]] = {}
+            for user_id, which in kept.values_list("user_id", "list"):
+                listed.setdefault(events.RECENT if which != "faved" else events.FAVED, set()).add(user_id)
+            kept.delete()
             InstalledSet.objects.filter(set_id=row.id).delete()
             SetSticker.objects.filter(set_id=row.id).delete()
-            from .models import GroupSet
-
             GroupSet.objects.filter(set_id=row.id).delete()
             row.delete()
-        return row, installers
+        return row, installers, {k: sorted(v) for k, v in listed.items()}
 
-    row, installers = await in_thread(write)()
-    if owner_id and owner_id not in installers:
+    row, installers, listed = await in_thread(write)()
+    told = set(installers) | ({owner_id} if owner_id else set())
+    if owner_id:
         await events.log(owner_id, events.SETS, {"kind": row.kind}, exclude=exclude)
-    mine = [u for u in installers if u == owner_id]
-    for u in mine:
-        await events.log(u, events.SETS, {"kind": row.kind}, exclude=exclude)
-    others = [u for u in installers if u != owner_id]
+    others = sorted(u for u in told if u != owner_id)
     if others:
         await events.log_many(others, events.SETS, {"kind": row.kind})
+    for kind, user_ids in listed.items():
+        which = "faved" if kind == events.FAVED else "recent"
+        await events.log_many(user_ids, kind, {"list": which})

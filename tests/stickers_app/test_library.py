@@ -127,7 +127,7 @@ async def test_a_deleted_set_leaves_panels_lists_and_groups(user):
     assert not await InstalledSet.objects.filter(set_id=row.id).aexists()
     assert not await UserDocument.objects.filter(user_id=user).aexists()
     assert await groups.group_sets(777, user) == {}
-    assert (await kinds_logged(user))[-1] == events.SETS
+    assert (await kinds_logged(user))[-2:] == [events.SETS, events.FAVED]  # her panel and faved list changed
     assert await Document.objects.filter(id=doc.id).aexists()  # messages keep their stickers
 
 
