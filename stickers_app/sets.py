@@ -11,7 +11,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 
 from edge_app.orm_threads import in_thread
@@ -108,10 +108,10 @@ def check_short_name(name: str) -> None:
 @in_thread
 def suggest_short_name(title: str) -> str:
     """A free short name made of the title's letters and digits."""
-    words = re.findall(r"[A-Za-z0-9]+", title or "")
-    base = "_".join(words)[:48].strip("_")
-    if not base:
+    if not (title or "").strip():
         raise TitleInvalidError()
+    words = re.findall(r"[A-Za-z0-9]+", title)
+    base = "_".join(words)[:48].strip("_") or "stickers"  # a title without Latin letters
     if not base[0].isalpha():
         base = f"set_{base}"[:48]
     name = base
@@ -229,8 +229,7 @@ def _bump(row: StickerSet, **fields) -> None:
     row.save(update_fields=["hash", *fields])
 
 
-def _thumb_document(row: StickerSet, ref: DocRef) -> int:
-    f = _read(ref, "thumb")
+def _thumb_document(row: StickerSet, f: formats.StickerFile) -> int:
     doc = media_actions.create_document(
         row.owner_id, f.data, f.mime_type, [{"_": "image_size", "w": f.w, "h": f.h},
                                             {"_": "filename", "file_name": f.file_name}], public=True,
@@ -281,6 +280,14 @@ def create_set_sync(
     if len(stickers) > STICKERS_MAX[kind]:
         raise StickersTooMuchError()
     prepared = [_prepare(s, kind) for s in stickers]  # every file checked before any write
+    thumb_file = _read(thumb, "thumb") if thumb is not None else None
+    try:
+        return _create(owner_id, title, short_name, prepared, kind, text_color, thumb_file, software, install)
+    except IntegrityError:
+        raise PackShortNameOccupiedError() from None  # taken by a concurrent create
+
+
+def _create(owner_id, title, short_name, prepared, kind, text_color, thumb_file, software, install):
     with transaction.atomic():
         if _taken(short_name):
             raise PackShortNameOccupiedError()
@@ -292,8 +299,8 @@ def create_set_sync(
         )  # fmt: skip
         for position, p in enumerate(prepared):
             _write_sticker(row, p, position)
-        if thumb is not None:
-            row.thumb_document_id = _thumb_document(row, thumb)
+        if thumb_file is not None:
+            row.thumb_document_id = _thumb_document(row, thumb_file)
             row.thumb_version = 1
             row.save(update_fields=["thumb_document_id", "thumb_version"])
         if install and owner_id:
@@ -439,6 +446,7 @@ async def do_set_thumb(owner_id: int, ref: SetRef, *, thumb: DocRef | None = Non
         if row.owner_id != owner_id:
             raise StickersetInvalidError()
         new_id = None
+        thumb_file = _read(thumb, "thumb") if thumb is not None and not thumb_document_id else None
         with transaction.atomic():
             row = _owned(ref, owner_id)
             if thumb_document_id:
@@ -446,7 +454,7 @@ async def do_set_thumb(owner_id: int, ref: SetRef, *, thumb: DocRef | None = Non
                     raise StickerIdInvalidError()
                 new_id = thumb_document_id
             elif thumb is not None:
-                new_id = _thumb_document(row, thumb)
+                new_id = _thumb_document(row, thumb_file)
             _bump(row, thumb_document_id=new_id, thumb_version=row.thumb_version + 1)
         return row
 
