@@ -14,20 +14,30 @@ from .models import GroupSet, StickerSet
 GROUP_KINDS = ("stickers", "emojis")
 
 
+def _ref(set_id: int | None) -> dict | None:
+    row = StickerSet.objects.filter(id=set_id).only("id", "access_hash").first() if set_id else None
+    return {"id": row.id, "access_hash": row.access_hash} if row else None
+
+
 @in_thread
-def do_set_group_set(channel_id: int, kind: str, ref: SetRef | None) -> bool:
+def do_set_group_set(channel_id: int, kind: str, ref: SetRef | None) -> tuple[dict, dict] | None:
     """Store (``ref`` None: clear) the group's set of ``kind``; a set of another kind is
-    STICKERSET_INVALID. Returns whether anything changed."""
+    STICKERSET_INVALID. Returns (previous, new) as {"id", "access_hash"} (or None
+    each) when it changed, None when it did not."""
+    current = GroupSet.objects.filter(channel_id=channel_id, kind=kind).first()
+    prev = _ref(current.set_id) if current else None
     if ref is None:
-        return GroupSet.objects.filter(channel_id=channel_id, kind=kind).delete()[0] > 0
+        if current is None:
+            return None
+        current.delete()
+        return prev, None
     row = catalog.find_row(ref)
     if (row.kind == "emojis") != (kind == "emojis"):
         raise StickersetInvalidError()
-    current = GroupSet.objects.filter(channel_id=channel_id, kind=kind).first()
     if current is not None and current.set_id == row.id:
-        return False
+        return None
     GroupSet.objects.update_or_create(channel_id=channel_id, kind=kind, defaults={"set_id": row.id})
-    return True
+    return prev, {"id": row.id, "access_hash": row.access_hash}
 
 
 @in_thread

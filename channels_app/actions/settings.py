@@ -360,7 +360,14 @@ async def do_set_sticker_set(actor_user_id: int | None, channel_id: int, kind: s
     require_right(actor_user_id, member, "change_info")
     if ref is not None and ref.special:
         raise StickersetInvalidError()
-    return await sticker_groups.do_set_group_set(channel_id, kind, ref)
+    changed = await sticker_groups.do_set_group_set(channel_id, kind, ref)
+    if changed is None:
+        return False
+    prev, new = changed
+    log_type = "change_emoji_sticker_set" if kind == "emojis" else "change_sticker_set"
+    async with db.connection() as conn, conn.transaction():
+        await admin_log.record(conn, channel_id, actor_user_id, log_type, data={"prev": prev, "new": new})
+    return True
 
 
 # ---- appearance and paid settings ----

@@ -239,6 +239,13 @@ async def test_make_install_send_fave_gif_with_a_second_session_live(edge_server
     # The group's sticker set shows in channelFull; the default right blocks stickers and GIFs.
     await a(functions.channels.SetStickersRequest(
         channel, types.InputStickerSetID(made.set.id, made.set.access_hash)))  # fmt: skip
+    log = await a(functions.channels.GetAdminLogRequest(channel, q="", max_id=0, min_id=0, limit=10))
+    change = next(
+        e.action for e in log.events if isinstance(e.action, types.ChannelAdminLogEventActionChangeStickerSet)
+    )
+    assert change.new_stickerset.id == made.set.id and isinstance(
+        change.prev_stickerset, types.InputStickerSetEmpty
+    )
     full = await b(functions.channels.GetFullChannelRequest(b_channel))
     assert full.full_chat.stickerset.id == made.set.id and not full.full_chat.can_set_stickers
     assert (await a(functions.channels.GetFullChannelRequest(channel))).full_chat.can_set_stickers

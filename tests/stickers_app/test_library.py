@@ -117,8 +117,11 @@ async def test_a_deleted_set_leaves_panels_lists_and_groups(user):
     await library.do_install(user, ref)
     doc = await Document.objects.filter(owner_id=owner).afirst()
     await library.do_save(user, "faved", doc.id, doc.access_hash)
-    assert await groups.do_set_group_set(777, "stickers", ref) is True
-    assert await groups.do_set_group_set(777, "stickers", ref) is False
+    assert await groups.do_set_group_set(777, "stickers", ref) == (
+        None,
+        {"id": ref.id, "access_hash": ref.access_hash},
+    )
+    assert await groups.do_set_group_set(777, "stickers", ref) is None  # unchanged
     with pytest.raises(StickersetInvalidError):
         await groups.do_set_group_set(777, "emojis", ref)
     with pytest.raises(StickersetInvalidError):
