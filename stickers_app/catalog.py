@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count
+
 from media_app.actions import FileTarget, document_dict
 from media_app.models import Document
 from tl.errors import LocationInvalidError, StickersetInvalidError
@@ -98,8 +100,6 @@ def set_dicts(rows: list[StickerSet], viewer_id: int) -> list[dict]:
     ids = [r.id for r in rows]
     if not ids:
         return []
-    from django.db.models import Count
-
     counts = dict(
         SetSticker.objects.filter(set_id__in=ids)
         .values_list("set_id")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from django.db.models import Q
 
 from edge_app.orm_threads import in_thread
-from media_app.models import Document
 
 from . import catalog, emoji, hashing
 from .models import InstalledSet, SetSticker, StickerSet
@@ -123,14 +122,3 @@ def my_sets(user_id: int, offset_id: int, limit: int) -> tuple[int, list[dict], 
     start = ids.index(offset_id) + 1 if offset_id in ids else 0
     page = rows[start : start + min(max(limit, 1), MY_SETS_MAX)]
     return len(rows), catalog.set_dicts(page, user_id), catalog.covers([r.id for r in page])
-
-
-def sticker_set_of_document(doc_id: int) -> int | None:
-    item = SetSticker.objects.filter(document_id=doc_id).only("set_id").first()
-    return item.set_id if item else None
-
-
-@in_thread
-def document_exists(doc_id: int, access_hash: int) -> bool:
-    d = Document.objects.filter(id=doc_id).only("access_hash").first()
-    return d is not None and d.access_hash == access_hash

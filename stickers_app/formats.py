@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import struct
 import zlib
 from dataclasses import dataclass
 
@@ -139,6 +140,7 @@ def _tgs(data: bytes, role: str) -> StickerFile:
         ip, op = float(doc.get("ip", 0)), float(doc["op"])
     except (KeyError, TypeError, ValueError):
         raise error() from None
+    # Custom emoji and thumbnails: a 100 px canvas, or the sticker canvas scaled down.
     side = EMOJI_SIDE if role in ("emoji", "thumb") and (w, h) != (STATIC_SIDE, STATIC_SIDE) else STATIC_SIDE
     if (w, h) != (side, side) or fr not in TGS_FRAME_RATES or not isinstance(doc.get("layers"), list):
         raise error()
@@ -196,8 +198,6 @@ def _uint(buf: bytes, a: int, b: int) -> int:
 
 
 def _float(buf: bytes, a: int, b: int) -> float:
-    import struct
-
     if b - a == 4:
         return struct.unpack(">f", buf[a:b])[0]
     if b - a == 8:

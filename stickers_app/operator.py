@@ -5,7 +5,6 @@ as when its owner deletes it), import a set from a folder of files."""
 from __future__ import annotations
 
 import json
-import mimetypes
 from pathlib import Path
 
 from asgiref.sync import async_to_sync
@@ -57,7 +56,7 @@ def import_folder(folder: Path, *, title: str, short_name: str, kind: str = "sti
         if isinstance(m, str):
             m = {"emoji": m}
         text = m.get("emoji") or (path.stem if emoji.clean(path.stem) else default_emoji)
-        mime = IMPORT_SUFFIXES[path.suffix.lower()] or mimetypes.guess_type(path.name)[0]
+        mime = IMPORT_SUFFIXES[path.suffix.lower()]
         items.append(
             sets.NewSticker(
                 sets.RawFile(path.read_bytes(), mime), text, keywords=",".join(m.get("keywords", []))

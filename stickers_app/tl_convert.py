@@ -7,7 +7,7 @@ from django.conf import settings
 
 from media_app.tl_convert import document_to_tl
 from tl import types
-from tl.errors import StickersetInvalidError
+from tl.errors import StickerDocumentInvalidError, StickersetInvalidError
 
 from . import emoji as emoji_rules
 from .catalog import SetRef
@@ -46,13 +46,9 @@ def set_ref(s) -> SetRef | None:
     raise StickersetInvalidError()
 
 
-def doc_ref(d, error=None) -> DocRef:
+def doc_ref(d, error=StickerDocumentInvalidError) -> DocRef:
     if not isinstance(d, types.InputDocument):
-        if error is not None:
-            raise error()
-        from tl.errors import StickerDocumentInvalidError
-
-        raise StickerDocumentInvalidError()
+        raise error()
     return DocRef(d.id, d.access_hash, bytes(d.file_reference or b""))
 
 

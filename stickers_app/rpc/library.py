@@ -6,7 +6,7 @@ from __future__ import annotations
 from edge_app.registry import rpc
 from message_core.context import own_session, viewer
 from tl import functions, types
-from tl.errors import LimitInvalidError, StickersetInvalidError
+from tl.errors import GifIdInvalidError, LimitInvalidError, StickerIdInvalidError, StickersetInvalidError
 
 from .. import hashing, library
 from .. import tl_convert as stickers_tl
@@ -98,7 +98,7 @@ async def get_recent_stickers(ctx, req: functions.messages.GetRecentStickers):
 @rpc(functions.messages.SaveRecentSticker)
 async def save_recent_sticker(ctx, req: functions.messages.SaveRecentSticker):
     me = viewer(ctx)
-    d = stickers_tl.doc_ref(req.id, _sticker_id_invalid())
+    d = stickers_tl.doc_ref(req.id, StickerIdInvalidError)
     await library.do_save(me, "attached" if req.attached else "recent", d.id, d.access_hash,
                           remove=bool(req.unsave), exclude=own_session(ctx))  # fmt: skip
     return True
@@ -123,7 +123,7 @@ async def get_faved_stickers(ctx, req: functions.messages.GetFavedStickers):
 @rpc(functions.messages.FaveSticker)
 async def fave_sticker(ctx, req: functions.messages.FaveSticker):
     me = viewer(ctx)
-    d = stickers_tl.doc_ref(req.id, _sticker_id_invalid())
+    d = stickers_tl.doc_ref(req.id, StickerIdInvalidError)
     await library.do_save(me, "faved", d.id, d.access_hash, remove=bool(req.unfave), exclude=own_session(ctx))
     return True
 
@@ -139,15 +139,7 @@ async def get_saved_gifs(ctx, req: functions.messages.GetSavedGifs):
 
 @rpc(functions.messages.SaveGif)
 async def save_gif(ctx, req: functions.messages.SaveGif):
-    from tl.errors import GifIdInvalidError
-
     me = viewer(ctx)
     d = stickers_tl.doc_ref(req.id, GifIdInvalidError)
     await library.do_save(me, "gifs", d.id, d.access_hash, remove=bool(req.unsave), exclude=own_session(ctx))
     return True
-
-
-def _sticker_id_invalid():
-    from tl.errors import StickerIdInvalidError
-
-    return StickerIdInvalidError
