@@ -44,6 +44,18 @@ class SetRef:
     emoticon: str = ""
 
 
+def special_key(ref: SetRef) -> str:
+    return f"dice:{ref.emoticon}" if ref.special == "dice" else ref.special
+
+
+def special_full(ref: SetRef, viewer_id: int) -> dict:
+    """The set an operator put in place of a built-in one, else the empty stand-in."""
+    row = StickerSet.objects.filter(special=special_key(ref)).first()
+    if row is not None:
+        return full_set(row, viewer_id)
+    return {"set": special_set(ref), "items": []}
+
+
 def special_set(ref: SetRef) -> dict:
     short, title, kind = SPECIAL[ref.special]
     index = list(SPECIAL).index(ref.special)

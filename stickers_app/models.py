@@ -27,6 +27,9 @@ class StickerSet(models.Model):
     thumb_version = models.IntegerField(default=0)
     featured_at = models.IntegerField(default=0)  # > 0: featured by the operator, newest first
     software = models.CharField(max_length=64, default="")
+    # An operator's set standing in for one of Telegram's built-in sets clients ask for
+    # by kind ("animated_emoji", "dice:🎲", "emoji_default_statuses", ...; catalog.SPECIAL).
+    special = models.CharField(max_length=40, default="", db_index=True)
 
     class Meta:
         db_table = "sticker_sets"

@@ -12,7 +12,7 @@ from asgiref.sync import async_to_sync
 from message_core.clock import now
 
 from . import emoji, sets
-from .catalog import SetRef
+from .catalog import SPECIAL, SetRef
 from .models import SetSticker, StickerSet
 
 IMPORT_SUFFIXES = {
@@ -42,7 +42,7 @@ def usage(set_ids: list[int]) -> dict[int, int]:
 
 
 def import_folder(folder: Path, *, title: str, short_name: str, kind: str = "stickers", owner_id: int = 0,
-                  default_emoji: str = DEFAULT_EMOJI, feature_it: bool = False) -> StickerSet:  # fmt: skip
+                  default_emoji: str = DEFAULT_EMOJI, feature_it: bool = False, special: str = "") -> StickerSet:  # fmt: skip
     """A set made of the folder's .webp/.png/.tgs/.webm files in name order. The emoji of
     each comes from ``emoji.json`` ({"file name": "emoji" or {"emoji", "keywords"}}),
     else the file's name when it is an emoji, else ``default_emoji``. Every file is
@@ -62,7 +62,14 @@ def import_folder(folder: Path, *, title: str, short_name: str, kind: str = "sti
                 sets.RawFile(path.read_bytes(), mime), text, keywords=",".join(m.get("keywords", []))
             )
         )
+    if special and special.split(":", 1)[0] not in SPECIAL:
+        raise ValueError(f"unknown built-in set {special!r} (one of {', '.join(SPECIAL)}; dice as dice:🎲)")
     row, _ = sets.create_set_sync(owner_id, title, short_name, items, kind=kind, install=bool(owner_id))
+    if special:
+        # One set per built-in kind: the newest import takes the place.
+        StickerSet.objects.filter(special=special).update(special="")
+        StickerSet.objects.filter(id=row.id).update(special=special)
+        row.refresh_from_db()
     if feature_it:
         feature(row.id, True)
         row.refresh_from_db()

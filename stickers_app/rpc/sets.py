@@ -133,13 +133,14 @@ async def suggest_short_name(ctx, req: functions.stickers.SuggestShortName):
 @rpc(functions.messages.GetStickerSet)
 async def get_sticker_set(ctx, req: functions.messages.GetStickerSet):
     """By id and access hash or short name; notModified when the client's hash is the
-    set's. Telegram's built-in sets (animated emoji, dice...) are empty here."""
+    set's. Telegram's built-in sets (animated emoji, dice...) are the operator's set
+    put in their place (import_sticker_set --special), else empty."""
     me = viewer(ctx)
     ref = stickers_tl.set_ref(req.stickerset)
     if ref is None:
         raise StickersetInvalidError()
     if ref.special:
-        full = {"set": catalog.special_set(ref), "items": []}
+        full = await in_thread(catalog.special_full)(ref, me)
     else:
         full = await in_thread(lambda: catalog.full_set(catalog.find_row(ref), me))()
     if req.hash and req.hash == full["set"]["hash"]:

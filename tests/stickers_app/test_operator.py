@@ -86,3 +86,20 @@ def test_console_lists_features_and_removes_sets(operator_client, tmp_path):
 
 def test_moderators_cannot_remove_sets(moderator_client):
     assert moderator_client.get(LIST).status_code == 403
+
+
+def test_an_imported_set_answers_for_a_built_in_one(transactional_db, tmp_path):
+    from stickers_app import catalog
+
+    empty = catalog.special_full(catalog.SetRef(special="dice", emoticon="🎲"), 1)
+    assert empty["items"] == [] and empty["set"]["count"] == 0
+    path = folder(tmp_path, {"1.webp": webp(512, 512), "2.webp": webp(512, 512)})
+    call_command("import_sticker_set", str(path), "--title", "Dice", "--short-name", "our_dice",
+                 "--emoji", "🎲", "--special", "dice:🎲", stdout=io.StringIO())  # fmt: skip
+    full = catalog.special_full(catalog.SetRef(special="dice", emoticon="🎲"), 1)
+    assert full["set"]["short_name"] == "our_dice" and len(full["items"]) == 2
+    assert catalog.special_full(catalog.SetRef(special="dice", emoticon="🎯"), 1)["items"] == []
+    with pytest.raises(CommandError, match="unknown built-in set"):
+        call_command(
+            "import_sticker_set", str(path), "--title", "X", "--short-name", "x_set", "--special", "nope"
+        )

@@ -27,9 +27,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--emoji", default=operator.DEFAULT_EMOJI, help="emoji of files that name none")
         parser.add_argument("--feature", action="store_true", help="show it in everyone's trending sets")
+        parser.add_argument(
+            "--special", default="",
+            help="answer for a built-in set clients ask for by kind: animated_emoji, dice:🎲, emoji_default_statuses, ...",
+        )  # fmt: skip
 
     def handle(self, *args, folder: Path, title: str, short_name: str, kind: str, owner_phone, emoji, feature,
-               **options):  # fmt: skip
+               special, **options):  # fmt: skip
         if not folder.is_dir():
             raise CommandError(f"{folder} is not a folder")
         owner_id = 0
@@ -41,10 +45,12 @@ class Command(BaseCommand):
         try:
             row = operator.import_folder(
                 folder, title=title, short_name=short_name, kind=kind, owner_id=owner_id,
-                default_emoji=emoji, feature_it=feature,
+                default_emoji=emoji, feature_it=feature, special=special,
             )  # fmt: skip
         except RpcError as e:
             raise CommandError(f"refused: {e.message}") from None
+        except ValueError as e:
+            raise CommandError(str(e)) from None
         self.stdout.write(
             f"created set {row.short_name} (id {row.id}, {kind}{', featured' if feature else ''})"
         )
