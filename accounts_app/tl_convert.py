@@ -461,14 +461,6 @@ def auto_download_settings_to_tl():
     )
 
 
-def empty_all_stickers():
-    return types.messages.AllStickers(hash=0, sets=[])
-
-
-def empty_featured_stickers():
-    return types.messages.FeaturedStickers(hash=0, count=0, sets=[], unread=[])
-
-
 def empty_emoji_statuses():
     return types.account.EmojiStatuses(hash=0, statuses=[])
 
@@ -545,19 +537,6 @@ STARTUP_ANSWERS = {
     "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(
         hash=0, effects=[], documents=[]
     ),
-    "messages.getStickerSet": lambda req: types.messages.StickerSetNotModified(),
-    "messages.getAllStickers": lambda req: empty_all_stickers(),
-    "messages.getEmojiStickers": lambda req: empty_all_stickers(),
-    "messages.getMaskStickers": lambda req: empty_all_stickers(),
-    "messages.getStickers": lambda req: types.messages.Stickers(hash=0, stickers=[]),
-    "messages.getFeaturedStickers": lambda req: empty_featured_stickers(),
-    "messages.getFeaturedEmojiStickers": lambda req: empty_featured_stickers(),
-    "messages.getOldFeaturedStickers": lambda req: empty_featured_stickers(),
-    "messages.getRecentStickers": lambda req: types.messages.RecentStickers(
-        hash=0, packs=[], stickers=[], dates=[]
-    ),
-    "messages.getFavedStickers": lambda req: types.messages.FavedStickers(hash=0, packs=[], stickers=[]),
-    "messages.getSavedGifs": lambda req: types.messages.SavedGifs(hash=0, gifs=[]),
     "messages.getEmojiGroups": lambda req: empty_emoji_groups(),
     "messages.getEmojiStatusGroups": lambda req: empty_emoji_groups(),
     "messages.getEmojiProfilePhotoGroups": lambda req: empty_emoji_groups(),

@@ -21,6 +21,7 @@ from message_core.tl_convert import (
     message_reactions_update_to_tl,
     post_views,
 )
+from stickers_app.tl_convert import sticker_set_to_tl
 from tl import types
 
 from . import rights
@@ -527,6 +528,13 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
     )
     if full.get("exported_invite"):
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
+    viewer_id = full.get("viewer_id") or 0
+    sticker_sets = full.get("sticker_sets") or {}
+    fc.can_set_stickers = full.get("can_set_stickers") or None
+    if sticker_sets.get("stickers"):
+        fc.stickerset = sticker_set_to_tl(sticker_sets["stickers"], viewer_id)
+    if sticker_sets.get("emojis"):
+        fc.emojiset = sticker_set_to_tl(sticker_sets["emojis"], viewer_id)
     return types.messages.ChatFull(full_chat=fc, chats=chats, users=users)
 
 

@@ -143,6 +143,12 @@ def _message(m: dict | None, viewer_id: int):
     return tl_convert.message_to_tl(m, viewer_id)
 
 
+def _sticker_set_ref(ref: dict | None):
+    if not ref:
+        return types.InputStickerSetEmpty()
+    return types.InputStickerSetID(id=ref["id"], access_hash=ref["access_hash"])
+
+
 def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | None):
     kind = event["event_type"]
     d = event["data"] or {}
@@ -192,6 +198,15 @@ def admin_log_action_to_tl(event: dict, viewer_id: int, viewer_member: dict | No
     if kind == "change_emoji_status":
         return types.ChannelAdminLogEventActionChangeEmojiStatus(
             prev_value=_emoji_status(d["prev"]), new_value=_emoji_status(d["new"])
+        )
+    if kind in ("change_sticker_set", "change_emoji_sticker_set"):
+        cls = (
+            types.ChannelAdminLogEventActionChangeEmojiStickerSet
+            if kind == "change_emoji_sticker_set"
+            else types.ChannelAdminLogEventActionChangeStickerSet
+        )
+        return cls(
+            prev_stickerset=_sticker_set_ref(d.get("prev")), new_stickerset=_sticker_set_ref(d.get("new"))
         )
     if kind == "toggle_autotranslation":
         return types.ChannelAdminLogEventActionToggleAutotranslation(new_value=bool(d["new"]))

@@ -360,3 +360,43 @@ def read_window(target: FileTarget, offset: int, limit: int) -> bytes:
     if offset >= target.size:
         return b""
     return storage.read_range(target.sha256, offset, limit)
+
+
+# --- documents made by other apps ------------------------------------------------------------
+
+
+def create_document(
+    owner_id: int,
+    data: bytes,
+    mime_type: str,
+    attributes: list[dict],
+    *,
+    thumbs: list[images.Size] = (),
+    doc_id: int | None = None,
+    public: bool = False,
+) -> dict:
+    """A document of these bytes (stored by hash), attributes and thumbnails, in the
+    caller's transaction; ``public``: anyone may download it (a sticker set's files)."""
+    sha = hashlib.sha256(data).hexdigest()
+    storage.put_bytes(sha, data)
+    did = doc_id or _new_id()
+    doc = Document.objects.create(
+        id=did, access_hash=secrets.randbits(63), file_reference=_file_reference("d", did), owner_id=owner_id,
+        date=now(), mime_type=mime_type, size=len(data), sha256=sha, attributes=attributes,
+        thumbs=_store_sizes(list(thumbs)), stripped=b"",
+    )  # fmt: skip
+    if public:
+        add_holders([("d", did)], "public", [0])
+    return document_dict(doc)
+
+
+def new_document_id() -> int:
+    return _new_id()
+
+
+def read_document_bytes(doc_id: int, limit: int) -> bytes | None:
+    """A document's bytes, or None when it is larger than ``limit`` (not read)."""
+    row = Document.objects.filter(id=doc_id).only("sha256", "size").first()
+    if row is None or row.size > limit:
+        return None
+    return storage.read_range(row.sha256, 0, row.size)

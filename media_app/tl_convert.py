@@ -40,7 +40,7 @@ def attribute_from_tl(a) -> dict | None:
         return {"_": "image_size", "w": int(a.w), "h": int(a.h)}
     if isinstance(a, types.DocumentAttributeSticker):
         return {"_": "sticker", "alt": a.alt or ""}
-    return None  # custom emoji, has_stickers: nothing here stores sticker sets
+    return None  # custom emoji, has_stickers: only stickers_app makes those
 
 
 def attributes_from_tl(attributes) -> list[dict]:
@@ -66,8 +66,28 @@ def attribute_to_tl(a: dict):
     if kind == "image_size":
         return types.DocumentAttributeImageSize(w=a["w"], h=a["h"])
     if kind == "sticker":
-        return types.DocumentAttributeSticker(alt=a.get("alt", ""), stickerset=types.InputStickerSetEmpty())
+        c = a.get("mask_coords")
+        return types.DocumentAttributeSticker(
+            alt=a.get("alt", ""), stickerset=_sticker_set_ref(a), mask=a.get("mask") or None,
+            mask_coords=types.MaskCoords(n=c["n"], x=c["x"], y=c["y"], zoom=c["zoom"]) if c else None,
+        )  # fmt: skip
+    if kind == "has_stickers":
+        return types.DocumentAttributeHasStickers()
+    if kind == "custom_emoji":
+        return types.DocumentAttributeCustomEmoji(
+            alt=a.get("alt", ""),
+            stickerset=_sticker_set_ref(a),
+            free=True,
+            text_color=a.get("text_color") or None,
+        )
     return None
+
+
+def _sticker_set_ref(a: dict):
+    # A sticker of a set names it (stickers_app writes set_id / set_access_hash).
+    if a.get("set_id"):
+        return types.InputStickerSetID(id=a["set_id"], access_hash=a["set_access_hash"])
+    return types.InputStickerSetEmpty()
 
 
 # --- output -----------------------------------------------------------------------------------
@@ -87,6 +107,7 @@ def photo_to_tl(p: dict | None):
     return types.Photo(
         id=p["id"], access_hash=p["access_hash"], file_reference=unb64(p["file_reference"]), date=p["date"],
         sizes=_sizes_to_tl(p["sizes"], p.get("stripped", "")), dc_id=settings.MTPROTO_DC_ID,
+        has_stickers=p.get("has_stickers") or None,
     )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from media_app import actions as media_actions
 from media_app import tl_convert as media_tl
+from stickers_app import attached
 from tl import types
 from tl.errors import MediaEmptyError, MediaInvalidError
 
@@ -25,10 +26,18 @@ def media_kind(attributes: list[dict], mime_type: str) -> str:
     return "document"
 
 
+async def _attach(media_kind: str, media_id: int, stickers) -> bool:
+    """Masks put on an upload: their sets are kept for getAttachedStickers."""
+    ids = [d.id for d in stickers or () if isinstance(d, types.InputDocument)]
+    return bool(ids) and await attached.do_attach(media_kind, media_id, ids)
+
+
 async def input_media(me: int, media) -> dict:
     """A message's media from the client's InputMedia (uploads assembled and processed)."""
     if isinstance(media, types.InputMediaUploadedPhoto):
         photo = await media_actions.do_upload_photo(me, media_tl.upload_ref(media.file))
+        if await _attach("p", photo["id"], media.stickers):
+            photo["has_stickers"] = True
         return {"photo": photo, "kind": "photo", "spoiler": bool(media.spoiler)}
     if isinstance(media, types.InputMediaPhoto):
         if not isinstance(media.id, types.InputPhoto):
@@ -46,6 +55,8 @@ async def input_media(me: int, media) -> dict:
             thumb,
             force_file=bool(media.force_file),
         )
+        if await _attach("d", doc["id"], media.stickers):
+            doc["attributes"] = [*doc["attributes"], {"_": "has_stickers"}]
         kind = "document" if media.force_file else media_kind(doc["attributes"], doc["mime_type"])
         return {"document": doc, "kind": kind, "spoiler": bool(media.spoiler)}
     if isinstance(media, types.InputMediaDocument):

@@ -142,24 +142,6 @@ def empty_reactions_to_tl(*, not_modified: bool):
     return types.messages.Reactions(hash=0, reactions=[])
 
 
-def empty_found_sticker_sets_to_tl(*, not_modified: bool):
-    if not_modified:
-        return types.messages.FoundStickerSetsNotModified()
-    return types.messages.FoundStickerSets(hash=0, sets=[])
-
-
-def empty_found_stickers_to_tl(*, not_modified: bool):
-    if not_modified:
-        return types.messages.FoundStickersNotModified()
-    return types.messages.FoundStickers(hash=0, stickers=[])
-
-
-def empty_emoji_list_to_tl(*, not_modified: bool):
-    if not_modified:
-        return types.EmojiListNotModified()
-    return types.EmojiList(hash=0, document_id=[])
-
-
 # --- empty paged lists -----------------------------------------------------------------------
 
 

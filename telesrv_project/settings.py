@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "channels_app",
     "private_app",
     "media_app",
+    "stickers_app",
     "messages_app",
     "console_app",
 ]

@@ -44,6 +44,8 @@ FILTER_TYPES: dict[str, tuple[str, ...]] = {
         "change_profile_peer_color",
         "change_emoji_status",
         "change_linked_chat",
+        "change_sticker_set",
+        "change_emoji_sticker_set",
     ),
     "settings": (
         "toggle_signatures",

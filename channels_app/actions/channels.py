@@ -6,6 +6,7 @@ import secrets
 
 from message_core import db, limits
 from message_core.clock import now
+from stickers_app import groups as sticker_groups
 from tl.errors import UserPrivacyRestrictedError
 
 from .. import counters
@@ -454,6 +455,10 @@ async def get_full_channel(viewer_id: int, channel_id: int, access_hash: int | N
         "default_send_as": send_as.full_default(channel, member, dialog),
         # exported_invite / requests_pending / recent_requesters, for admins who may invite
         **(await invites.full_channel_extras(viewer_id, channel, member)),
+        "sticker_sets": await sticker_groups.group_sets(channel_id, viewer_id)
+        if channel["megagroup"]
+        else {},
+        "can_set_stickers": bool(channel["megagroup"]) and has_admin_right(member, "change_info"),
     }
 
 

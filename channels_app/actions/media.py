@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from message_core.clock import now
-from tl.errors import ChatSendMediaForbiddenError
+from tl.errors import ChatSendGifsForbiddenError, ChatSendMediaForbiddenError, ChatSendStickersForbiddenError
 
 from ..rights import banned_bit, effective_banned, is_admin
 
@@ -18,6 +18,7 @@ KIND_RIGHT = {
     "sticker": "send_stickers",
     "document": "send_docs",
 }
+KIND_ERROR = {"send_stickers": ChatSendStickersForbiddenError, "send_gifs": ChatSendGifsForbiddenError}
 
 
 def check_media_rights(channel: dict, member: dict, media: dict) -> None:
@@ -25,8 +26,11 @@ def check_media_rights(channel: dict, member: dict, media: dict) -> None:
         return
     banned = effective_banned(member, channel, now())
     right = KIND_RIGHT.get(media.get("kind") or "document", "send_docs")
-    if banned & (banned_bit("send_media") | banned_bit(right)):
+    if banned & banned_bit("send_media"):
         raise ChatSendMediaForbiddenError()
+    if banned & banned_bit(right):
+        # Stickers and GIFs have errors of their own (the "send stickers and GIFs" right).
+        raise KIND_ERROR.get(right, ChatSendMediaForbiddenError)()
 
 
 async def can_view(viewer_id: int, channel_ids: list[int]) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from media_app import actions as media_actions
 from message_core import db, limits
 from message_core.clock import now
+from stickers_app import groups as sticker_groups
 from tl.errors import (
     ChatAboutNotModifiedError,
     ChatNotModifiedError,
@@ -349,16 +350,24 @@ async def do_toggle_forum(
     )  # fmt: skip
 
 
-async def check_sticker_set(actor_user_id: int | None, channel_id: int, *, empty: bool) -> None:
-    """channels.setStickers / setEmojiStickers: with no sticker store only clearing (the
-    empty set) is accepted, as a no-op; a real set is STICKERSET_INVALID so no client
-    believes it was saved."""
+async def do_set_sticker_set(actor_user_id: int | None, channel_id: int, kind: str, ref) -> bool:
+    """channels.setStickers ("stickers") / setEmojiStickers ("emojis"): megagroups, the
+    change_info right; ``ref`` (a stickers_app SetRef) None clears it. Members see the
+    set in channelFull. Returns whether it changed."""
     channel, member = await load_for_actor(channel_id, actor_user_id)
     if not channel["megagroup"]:
         raise ChannelInvalidError()
     require_right(actor_user_id, member, "change_info")
-    if not empty:
+    if ref is not None and ref.special:
         raise StickersetInvalidError()
+    changed = await sticker_groups.do_set_group_set(channel_id, kind, ref)
+    if changed is None:
+        return False
+    prev, new = changed
+    log_type = "change_emoji_sticker_set" if kind == "emojis" else "change_sticker_set"
+    async with db.connection() as conn, conn.transaction():
+        await admin_log.record(conn, channel_id, actor_user_id, log_type, data={"prev": prev, "new": new})
+    return True
 
 
 # ---- appearance and paid settings ----

@@ -9,6 +9,7 @@ from media_app import actions as media_actions
 from media_app import tl_convert as media_tl
 from message_core import tl_convert as core_tl
 from message_core.context import answer_without_updates, viewer
+from stickers_app import tl_convert as stickers_tl
 from tl import functions, types
 from tl.errors import EmojiStatusInvalidError, PhotoInvalidError
 
@@ -160,9 +161,8 @@ async def update_paid_messages_price(ctx, req: functions.channels.UpdatePaidMess
 async def set_stickers(ctx, req):
     me = viewer(ctx)
     channel, _ = await checked_channel(me, req.channel)
-    await settings.check_sticker_set(
-        me, channel["id"], empty=isinstance(req.stickerset, types.InputStickerSetEmpty)
-    )
+    kind = "emojis" if isinstance(req, functions.channels.SetEmojiStickers) else "stickers"
+    await settings.do_set_sticker_set(me, channel["id"], kind, stickers_tl.set_ref(req.stickerset))
     return True
 
 

@@ -54,9 +54,6 @@ SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media 
 POLL_OPTIONS_MAX = 12
 TODO_ITEMS_MAX = 30
 READ_METRICS_MAX = 100
-CUSTOM_EMOJI_IDS_MAX = 200
-STICKER_SEARCH_LIMIT = 100
-LANG_CODES_MAX = 10
 VOTES_LIMIT = 50
 OFFSET_STRING_MAX = 64
 URL_MAX = 2048
@@ -405,51 +402,6 @@ async def default_tag_reactions(ctx, req: functions.messages.GetDefaultTagReacti
     """Saved-message tags are not assigned to messages here: no default tag list."""
     viewer(ctx)
     return compat_tl.empty_reactions_to_tl(not_modified=_holds_empty(req.hash))
-
-
-# --- stickers and custom emoji ----------------------------------------------------------------
-
-
-@rpc(functions.messages.GetAttachedStickers)
-async def get_attached_stickers(ctx, req: functions.messages.GetAttachedStickers):
-    viewer(ctx)
-    return []  # no media, so no stickers on any
-
-
-@rpc(functions.messages.GetCustomEmojiDocuments)
-async def get_custom_emoji_documents(ctx, req: functions.messages.GetCustomEmojiDocuments):
-    viewer(ctx)
-    _ids(req.document_id, CUSTOM_EMOJI_IDS_MAX)
-    return []  # no documents exist
-
-
-@rpc(functions.messages.SearchStickerSets, functions.messages.SearchEmojiStickerSets)
-async def search_sticker_sets(ctx, req):
-    viewer(ctx)
-    if len(req.q) > limits.SEARCH_QUERY_MAX:
-        raise LimitInvalidError()
-    return compat_tl.empty_found_sticker_sets_to_tl(not_modified=_holds_empty(req.hash))
-
-
-@rpc(functions.messages.SearchStickers)
-async def search_stickers(ctx, req: functions.messages.SearchStickers):
-    viewer(ctx)
-    _limit(req.limit, STICKER_SEARCH_LIMIT)
-    if len(req.q) > limits.SEARCH_QUERY_MAX or len(req.emoticon) > limits.SEARCH_QUERY_MAX:
-        raise LimitInvalidError()
-    if len(req.lang_code) > LANG_CODES_MAX:
-        raise LimitInvalidError()
-    if req.offset < 0:
-        raise OffsetInvalidError()
-    return compat_tl.empty_found_stickers_to_tl(not_modified=_holds_empty(req.hash))
-
-
-@rpc(functions.messages.SearchCustomEmoji)
-async def search_custom_emoji(ctx, req: functions.messages.SearchCustomEmoji):
-    viewer(ctx)
-    if len(req.emoticon) > limits.SEARCH_QUERY_MAX:
-        raise LimitInvalidError()
-    return compat_tl.empty_emoji_list_to_tl(not_modified=_holds_empty(req.hash))
 
 
 # --- polls and to-do lists ----------------------------------------------------------------------

@@ -9,6 +9,7 @@ from channels_app import actions
 from channels_app.actions import album
 from channels_app.actions import media as channel_media
 from channels_app.rpc.context import change_to_updates
+from edge_app.orm_threads import in_thread
 from edge_app.registry import rpc
 from media_app import actions as media_actions
 from media_app import profile
@@ -17,6 +18,9 @@ from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import own_session, resolve_input_user, viewer
 from private_app import actions as private_actions
+from stickers_app import catalog as sticker_catalog
+from stickers_app import library as sticker_library
+from stickers_app import tl_convert as stickers_tl
 from tl import functions, types
 from tl.errors import (
     LocationInvalidError,
@@ -72,12 +76,18 @@ async def send_media(ctx, req: functions.messages.SendMedia):
             me, user_peer, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
             silent=req.silent, exclude=own_session(ctx), media=media,
         )  # fmt: skip
-        return await private_peer.sent_updates(me, change)
-    change = await actions.do_send_message(
-        me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
-        top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
-    )  # fmt: skip
-    return await change_to_updates(me, change)
+        answer = await private_peer.sent_updates(me, change)
+    else:
+        change = await actions.do_send_message(
+            me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
+            top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
+        )  # fmt: skip
+        answer = await change_to_updates(me, change)
+    if media.get("kind") == "sticker":
+        await sticker_library.do_note_sent(
+            me, media["document"], move_to_top=bool(req.update_stickersets_order), exclude=own_session(ctx)
+        )
+    return answer
 
 
 async def _send_web_page(ctx, req: functions.messages.SendMedia):
@@ -188,6 +198,11 @@ async def get_file(ctx, req: functions.upload.GetFile):
     loc = req.location
     if isinstance(loc, types.InputPeerPhotoFileLocation):
         target = await _peer_photo_target(me, loc)
+    elif isinstance(loc, types.InputStickerSetThumb):
+        ref = stickers_tl.set_ref(loc.stickerset)
+        if ref is None or ref.special:
+            raise LocationInvalidError()
+        target = await in_thread(sticker_catalog.thumb_target)(ref, loc.thumb_version)
     else:
         if isinstance(loc, types.InputPhotoFileLocation):
             target = await media_actions.photo_target(

@@ -107,9 +107,13 @@ async def test_join_switches_antispam_and_forum_show_on_the_channel(chan):
         await settings.do_toggle_forum(B, cid, False)
     page = await admin_log.get_admin_log(A, cid, filters={"settings", "forums"})
     assert [e["event_type"] for e in page.events] == ["toggle_forum", "toggle_antispam", "toggle_invites"]
-    await settings.check_sticker_set(A, cid, empty=True)
+    from stickers_app.catalog import SetRef
+
+    assert await settings.do_set_sticker_set(A, cid, "stickers", None) is False  # nothing to clear
     with pytest.raises(StickersetInvalidError):
-        await settings.check_sticker_set(A, cid, empty=False)
+        await settings.do_set_sticker_set(A, cid, "stickers", SetRef(short_name="no_such_set"))
+    with pytest.raises(ChatAdminRequiredError):
+        await settings.do_set_sticker_set(B, cid, "stickers", None)
 
 
 async def test_full_channel_unread_counts_live_messages_only(chan):

@@ -230,23 +230,6 @@ async def test_peerless_answers(users):
     )
     page = await answer(a, M.GetWebPage(url="https://example.com", hash=0))
     assert isinstance(page.webpage, types.WebPageEmpty) and page.webpage.url == "https://example.com"
-    assert (
-        await answer(
-            a, M.GetAttachedStickers(media=types.InputStickeredMediaPhoto(id=types.InputPhotoEmpty()))
-        )
-        == []
-    )
-    assert await answer(a, M.GetCustomEmojiDocuments(document_id=[1, 2])) == []
-    assert isinstance(
-        await answer(a, M.SearchStickerSets(q="cat", hash=0)), types.messages.FoundStickerSetsNotModified
-    )
-    found = await answer(a, M.SearchEmojiStickerSets(q="cat", hash=123))
-    assert isinstance(found, types.messages.FoundStickerSets) and found.sets == []
-    stickers = await answer(
-        a, M.SearchStickers(q="cat", emoticon="", lang_code=["en"], offset=0, limit=10, hash=5)
-    )
-    assert isinstance(stickers, types.messages.FoundStickers) and stickers.stickers == []
-    assert isinstance(await answer(a, M.SearchCustomEmoji(emoticon="x", hash=0)), types.EmojiListNotModified)
     assert isinstance(await answer(a, M.GetDefaultTagReactions(hash=0)), types.messages.ReactionsNotModified)
     assert (await answer(a, M.GetRecentReactions(limit=10, hash=0))).reactions == []
     top = await answer(a, M.GetTopReactions(limit=10, hash=0))

@@ -19,6 +19,7 @@ LAYERS = (
     ("reports_app",),
     ("message_core",),
     ("media_app",),
+    ("stickers_app",),
     ("channels_app", "private_app"),
     ("messages_app",),
     ("console_app",),
@@ -32,6 +33,10 @@ DOMAIN = {
     "channels_app": ("channels_app/actions",),
     "private_app": ("private_app/actions.py", "private_app/dialogs.py"),
     "messages_app": ("messages_app/pins.py", "messages_app/drafts.py"),
+    "stickers_app": tuple(
+        f"stickers_app/{m}.py"
+        for m in ("sets", "library", "discovery", "groups", "attached", "operator", "catalog")
+    ),
 }
 NOT_FROM_DOMAIN = ("access", "chat_context", "context", "rpc", "tl_convert", "push")
 

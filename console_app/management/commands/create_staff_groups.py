@@ -26,7 +26,7 @@ MODERATOR = (
     ("console_app", "moderate_channels"),
     ("reports_app", "view_report"),
 )
-OPERATOR_APPS = ("accounts_app", "channels_app", "edge_app", "console_app", "reports_app")
+OPERATOR_APPS = ("accounts_app", "channels_app", "edge_app", "console_app", "reports_app", "stickers_app")
 
 
 class Command(BaseCommand):

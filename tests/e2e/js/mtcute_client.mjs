@@ -73,6 +73,25 @@ const push = serve({
         }
         return out
     },
+    async stickers({ name, chat }) {
+        // A set by short name, installed with the raw method (mtcute has no helper),
+        // listed back, and its first sticker sent.
+        const set = await tg.getStickerSet(name)
+        await tg.call({
+            _: 'messages.installStickerSet',
+            stickerset: { _: 'inputStickerSetShortName', shortName: name },
+            archived: false,
+        })
+        const installed = await tg.getInstalledStickers()
+        const m = await tg.sendMedia(typeof chat === 'string' ? chat : peerOf(chat), set.stickers[0].sticker.inputMedia)
+        return {
+            short: set.shortName,
+            emoji: set.stickers.map(s => s.emoji),
+            installed: installed.map(s => s.shortName),
+            id: m.id,
+            media: m.media?.type ?? null,
+        }
+    },
     async disconnect() {
         await tg.disconnect()
         return null
