@@ -343,14 +343,26 @@ class MTProtoServer:
 
     # --- running ------------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0, *, reuse_port: bool = False) -> int:
+    async def start(
+        self, host: str = "127.0.0.1", port: int = 0, *, reuse_port: bool = False, serve: bool = True
+    ) -> int:
         """Listen; return the bound port. ``reuse_port``: one of several processes
-        listening on the same port (SO_REUSEPORT)."""
+        listening on the same port (SO_REUSEPORT). ``serve=False`` binds the port but
+        accepts nobody until :meth:`begin_serving` (a process finishing its start-up)."""
         self._server = await asyncio.start_server(
-            self._on_connect, host, port, reuse_address=True, reuse_port=reuse_port or None
+            self._on_connect,
+            host,
+            port,
+            reuse_address=True,
+            reuse_port=reuse_port or None,
+            start_serving=serve,
         )
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         return self._server.sockets[0].getsockname()[1]
+
+    async def begin_serving(self) -> None:
+        assert self._server is not None
+        await self._server.start_serving()
 
     async def serve_forever(self) -> None:
         assert self._server is not None
