@@ -131,6 +131,7 @@ LISTENER_REFUSALS = (
     "frame_deadline",  # a packet not completed in time (slow-loris)
     "frame_too_large",
     "bad_frame",
+    "exchange_timeout",  # a key-exchange step not answered in time: closed, the client starts over
 )
 DISPATCHER_REFUSALS = ("flood_wait", "db_retry")
 
