@@ -162,6 +162,16 @@ class _RefusalCollector:
         )
         overdue.add_metric([], getattr(edge.sessions, "overdue_requests", 0))
         yield overdue
+        fingerprint = getattr(getattr(edge, "rsa_key", None), "fingerprint", None)
+        if fingerprint is not None:
+            key = GaugeMetricFamily(
+                "telesrv_server_key_info",
+                "1, labelled with the fingerprint of the RSA key this listener answers key exchanges"
+                " with: every listener of an installation must show the same one",
+                labels=["fingerprint"],
+            )
+            key.add_metric([f"{fingerprint & 0xFFFFFFFFFFFFFFFF:016x}"], 1)
+            yield key
 
 
 class _BuildInfo:
@@ -199,6 +209,7 @@ LISTENER_ONLY = frozenset(
         "telesrv_sessions",
         "telesrv_refusals",
         "telesrv_requests_overdue",
+        "telesrv_server_key_info",
     }
 )
 

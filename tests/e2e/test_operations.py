@@ -124,6 +124,10 @@ async def test_metrics_count_what_clients_did(edge_server, clients):
     from django.conf import settings
 
     assert sample(text, "telesrv_build_info", version=settings.TELESRV_VERSION) == 1
+    from mtproto import crypto
+
+    fingerprint = crypto.RsaKey.load(edge_server.rsa_key_path).fingerprint
+    assert sample(text, "telesrv_server_key_info", fingerprint=f"{fingerprint & (2**64 - 1):016x}") == 1
 
 
 async def test_a_refused_connection_is_counted_in_metrics(edge_server):
