@@ -230,3 +230,11 @@ def test_serve_says_which_child_crashed_and_why(tmp_path, monkeypatch):
     with override_settings(MTPROTO_RSA_KEY_PATH=tmp_path / "k.pem"), pytest.raises(CommandError) as err:
         call_command("serve", stdout=io.StringIO())
     assert "MTProto listener (manage.py runmtproto) exited with status 1 (pid 4242)" in str(err.value)
+
+
+def test_serve_banner_says_what_to_do_next():
+    from edge_app.management.commands.serve import next_steps
+
+    steps = next_steps()
+    for command in ("manage.py createsuperuser", "manage.py create_staff_groups", "manage.py rsakey show"):
+        assert command in steps
