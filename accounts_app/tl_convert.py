@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -182,21 +183,45 @@ def terms_of_service_to_tl():
 
 
 def sent_code_to_tl(code: LoginCode, via: str = "log", email_pattern: str = ""):
-    """How the code went out (accounts_app.code_delivery). In-app codes offer a resend
-    by "SMS" (the configured backend). The log / webhook backends read as SMS: clients
-    then show the plain code entry screen."""
+    """How the code went out (accounts_app.code_delivery), said truthfully: in-app,
+    e-mail, SMS (the webhook, an SMS gateway), or - the "log" delivery - held by the
+    operator, who hands it over outside Telegram. That last one is announced as
+    sentCodeTypeFragmentSms, Telegram's "the code waits at this address" kind, with the
+    page that tells the user how to get it (TELESRV_LOGIN_CODE_HELP_URL); announcing an
+    SMS sent the user waiting for a text that never comes."""
     length = len(code.code)
     if via == "app":
         return types.auth.SentCode(
             type=types.auth.SentCodeTypeApp(length=length),
             phone_code_hash=code.phone_code_hash,
-            next_type=types.auth.CodeTypeSms(),
+            next_type=_resend_type(),
         )
     if via == "email":
         kind = types.auth.SentCodeTypeEmailCode(email_pattern=email_pattern, length=length)
-    else:
+    elif via == "sms":
         kind = types.auth.SentCodeTypeSms(length=length)
+    else:
+        kind = types.auth.SentCodeTypeFragmentSms(url=login_code_help_url(), length=length)
     return types.auth.SentCode(type=kind, phone_code_hash=code.phone_code_hash)
+
+
+def _resend_type():
+    """What a resend of an in-app code goes through: the configured backend."""
+    backend = getattr(settings, "LOGIN_CODE_DELIVERY", "log")
+    if backend == "webhook" and getattr(settings, "LOGIN_CODE_WEBHOOK_URL", ""):
+        return types.auth.CodeTypeSms()
+    if backend == "email":
+        return None
+    return types.auth.CodeTypeFragmentSms()
+
+
+def login_code_help_url() -> str:
+    """The page that says how a user without another device gets a login code:
+    TELESRV_LOGIN_CODE_HELP_URL, else the admin process's public /login-code page."""
+    configured = getattr(settings, "LOGIN_CODE_HELP_URL", "")
+    if configured:
+        return configured
+    return f"http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/login-code"
 
 
 def sent_email_code_to_tl(pattern: str, length: int):
@@ -415,13 +440,24 @@ def _later(seconds: int) -> int:
     return int(timezone.now().timestamp()) + seconds
 
 
+def _app_config_hash() -> int:
+    # The version is part of the config: an upgraded server hands clients the new one.
+    return (APP_CONFIG_HASH * 1_000_003 + zlib.crc32(settings.TELESRV_VERSION.encode())) & 0x7FFFFFFF
+
+
 def app_config_to_tl(client_hash: int):
-    if client_hash == APP_CONFIG_HASH:
+    if client_hash == _app_config_hash():
         return types.help.AppConfigNotModified()
     values = [
         types.JsonObjectValue(key=k, value=types.JsonNumber(value=float(v))) for k, v in APP_CONFIG.items()
     ]
-    return types.help.AppConfig(hash=APP_CONFIG_HASH, config=types.JsonObject(value=values))
+    # The server's release (telesrv_project.version), for operators and support tools;
+    # help.getAppUpdate stays noAppUpdate: it offers clients a new build of their own
+    # app, which this server does not distribute.
+    values.append(
+        types.JsonObjectValue(key="telesrv_version", value=types.JsonString(value=settings.TELESRV_VERSION))
+    )
+    return types.help.AppConfig(hash=_app_config_hash(), config=types.JsonObject(value=values))
 
 
 def english_language_to_tl():

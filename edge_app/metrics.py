@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 RPC_CALLS = Counter(
     "telesrv_rpc_calls",
@@ -122,8 +122,111 @@ class _LiveCollector:
         yield waiting
 
 
+# Why connections and requests were refused or cut, read from the running listener:
+# what docs/reliability.md's alerts watch (docs/operations.md, "Alerts"). Every reason
+# is exported from the start, 0 until it happens, so rate() works at once.
+LISTENER_REFUSALS = (
+    "connections",  # the process's connection cap
+    "connections_per_ip",
+    "frame_deadline",  # a packet not completed in time (slow-loris)
+    "frame_too_large",
+    "bad_frame",
+    "exchange_timeout",  # a key-exchange step not answered in time: closed, the client starts over
+)
+DISPATCHER_REFUSALS = ("flood_wait", "db_retry")
+
+
+class _RefusalCollector:
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        from edge_app import current
+
+        edge = current.get()
+        if edge is None:
+            return
+        refusals = CounterMetricFamily(
+            "telesrv_refusals",
+            "Connections refused or cut by the listener's limits, and requests answered FLOOD_WAIT or"
+            " re-run after losing PostgreSQL, by reason",
+            labels=["reason"],
+        )
+        counted = getattr(edge, "refusals", {})
+        for reason in LISTENER_REFUSALS:
+            refusals.add_metric([reason], counted.get(reason, 0))
+        dispatched = getattr(getattr(edge, "dispatcher", None), "counters", {})
+        for reason in DISPATCHER_REFUSALS:
+            refusals.add_metric([reason], dispatched.get(reason, 0))
+        yield refusals
+        overdue = CounterMetricFamily(
+            "telesrv_requests_overdue",
+            "Requests still running at their deadline: answered -503 Timeout and cancelled",
+        )
+        overdue.add_metric([], getattr(edge.sessions, "overdue_requests", 0))
+        yield overdue
+        fingerprint = getattr(getattr(edge, "rsa_key", None), "fingerprint", None)
+        if fingerprint is not None:
+            key = GaugeMetricFamily(
+                "telesrv_server_key_info",
+                "1, labelled with the fingerprint of the RSA key this listener answers key exchanges"
+                " with: every listener of an installation must show the same one",
+                labels=["fingerprint"],
+            )
+            key.add_metric([f"{fingerprint & 0xFFFFFFFFFFFFFFFF:016x}"], 1)
+            yield key
+
+
+class _BuildInfo:
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        import platform
+
+        from django.conf import settings
+
+        info = GaugeMetricFamily(
+            "telesrv_build_info",
+            "The running release (CHANGELOG.md), its commit if the build recorded one, and Python",
+            labels=["version", "commit", "python"],
+        )
+        info.add_metric(
+            [settings.TELESRV_VERSION, getattr(settings, "BUILD_COMMIT", ""), platform.python_version()], 1
+        )
+        yield info
+
+
 REGISTRY.register(_LiveCollector())
+REGISTRY.register(_RefusalCollector())
+REGISTRY.register(_BuildInfo())
+
+# What only a listener measures: the admin process's /metrics leaves these out (they
+# would read 0 there forever and look like a listener that does nothing).
+LISTENER_ONLY = frozenset(
+    {
+        "telesrv_rpc_calls",
+        "telesrv_rpc_duration_seconds",
+        "telesrv_pushes_sent",
+        "telesrv_pushes_dropped",
+        "telesrv_send_batch_rows",
+        "telesrv_auth_keys_created",
+        "telesrv_connections",
+        "telesrv_sessions",
+        "telesrv_refusals",
+        "telesrv_requests_overdue",
+        "telesrv_server_key_info",
+    }
+)
 
 
-def exposition(registry: CollectorRegistry = REGISTRY) -> bytes:
+class _Without:
+    def __init__(self, registry: CollectorRegistry, names: frozenset[str]) -> None:
+        self.registry = registry
+        self.names = names
+
+    def collect(self):
+        for family in self.registry.collect():
+            if family.name not in self.names:
+                yield family
+
+
+def exposition(registry: CollectorRegistry = REGISTRY, *, process: str = "listener") -> bytes:
+    """The text exposition; ``process="admin"`` leaves out what only a listener measures."""
+    if process == "admin":
+        return generate_latest(_Without(registry, LISTENER_ONLY))
     return generate_latest(registry)

@@ -50,7 +50,23 @@ def is_subscribed() -> bool:
 
 
 def channel_name() -> str:
-    return f"{settings.CACHES['default'].get('KEY_PREFIX') or 'telesrv'}:edge:push"
+    # Redis pub/sub ignores the database number: two installations on one Redis server
+    # (databases 0 and 2, say) would hear each other's events. A database other than 0
+    # is part of the name; 0 keeps the name older listeners use (rolling upgrades).
+    prefix = settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
+    db = _redis_db(settings.REDIS_URL)
+    return f"{prefix}:edge:push" if not db else f"{prefix}:{db}:edge:push"
+
+
+def _redis_db(url: str) -> int:
+    from urllib.parse import parse_qs, urlparse
+
+    parts = urlparse(url)
+    path = parts.path.strip("/")
+    if path.isdigit():
+        return int(path)
+    query = parse_qs(parts.query).get("db")
+    return int(query[0]) if query and query[0].isdigit() else 0
 
 
 def subscriber(kind: str) -> Callable[[Subscriber], Subscriber]:

@@ -102,10 +102,11 @@ def draft_update_to_tl(d: dict):
 
 
 def post_views(count: int | None) -> int:
-    """A broadcast post's view counter as clients show it: its author has seen it, so
-    never 0 (a post pushed live before anyone counted shows 1, not 0). The stored count
-    holds subscribers' views only (channel_message_viewers)."""
-    return max(count or 0, 1)
+    """A broadcast post's view counter as clients show it. As on Telegram, its author
+    has seen it: a fresh post shows 1 and each subscriber who opens it raises it by one.
+    The stored count holds the other viewers only (channel_message_viewers; the author's
+    own views are never recorded), so the shown value is that plus the author's."""
+    return (count or 0) + 1
 
 
 def reaction_to_tl(emoticon: str):

@@ -43,6 +43,12 @@ PING_DISCONNECT_FLOOR = 75.0
 FRAME_DEADLINE = 30.0
 # Connections at once from one address.
 MAX_CONNECTIONS_PER_IP = 1000
+# One key-exchange step must be answered within this many seconds, else the connection is
+# closed. Clients give a step about 5 s (mtcute 0.30: 5 s, then it starts the exchange
+# over on the same connection): an answer later than that is taken for the answer to the
+# client's next step, and each retry can leave one more permanent key behind. Closed
+# instead, the client starts over on a fresh connection.
+EXCHANGE_STEP_DEADLINE = 4.0
 
 
 def _key_bytes(key: Any) -> bytes:
@@ -254,7 +260,17 @@ class Connection:
         if self._exchange is None:
             self._exchange = self.server.new_exchange()
         made = len(self._exchange.results)
-        answer = await self._exchange.handle(body)
+        try:
+            answer = await asyncio.wait_for(self._exchange.handle(body), self.server.exchange_step_deadline)
+        except TimeoutError:
+            self.server.refuse("exchange_timeout")
+            log.warning(
+                "%s: a key exchange step took over %.0f s; closing so the client starts over",
+                self.transport.peer,
+                self.server.exchange_step_deadline,
+            )
+            self.close()
+            return
         if answer is None:
             self.close()
             return
@@ -307,7 +323,9 @@ class MTProtoServer:
         max_connections_per_ip: int = MAX_CONNECTIONS_PER_IP,
         frame_deadline: float = FRAME_DEADLINE,
         max_frame_bytes: int = transport.MAX_PACKET,
+        exchange_step_deadline: float = EXCHANGE_STEP_DEADLINE,
     ) -> None:
+        self.exchange_step_deadline = exchange_step_deadline
         self.dispatcher = dispatcher
         self.keys = key_store
         self.rsa_key = rsa_private_key
@@ -343,14 +361,26 @@ class MTProtoServer:
 
     # --- running ------------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0, *, reuse_port: bool = False) -> int:
+    async def start(
+        self, host: str = "127.0.0.1", port: int = 0, *, reuse_port: bool = False, serve: bool = True
+    ) -> int:
         """Listen; return the bound port. ``reuse_port``: one of several processes
-        listening on the same port (SO_REUSEPORT)."""
+        listening on the same port (SO_REUSEPORT). ``serve=False`` binds the port but
+        accepts nobody until :meth:`begin_serving` (a process finishing its start-up)."""
         self._server = await asyncio.start_server(
-            self._on_connect, host, port, reuse_address=True, reuse_port=reuse_port or None
+            self._on_connect,
+            host,
+            port,
+            reuse_address=True,
+            reuse_port=reuse_port or None,
+            start_serving=serve,
         )
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         return self._server.sockets[0].getsockname()[1]
+
+    async def begin_serving(self) -> None:
+        assert self._server is not None
+        await self._server.start_serving()
 
     async def serve_forever(self) -> None:
         assert self._server is not None

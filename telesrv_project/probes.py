@@ -34,7 +34,9 @@ def readyz(request):
 @never_cache
 @require_GET
 def metrics_view(request):
-    return HttpResponse(metrics.exposition(), content_type="text/plain; version=0.0.4; charset=utf-8")
+    return HttpResponse(
+        metrics.exposition(process="admin"), content_type="text/plain; version=0.0.4; charset=utf-8"
+    )
 
 
 PROBES = {"/healthz": healthz, "/readyz": readyz, "/metrics": metrics_view}

@@ -147,6 +147,10 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- telesrv ---------------------------------------------------------------------
+from telesrv_project.version import VERSION as TELESRV_VERSION  # noqa: E402, F401 - a setting
+
+# The build, for telesrv_build_info in /metrics (e.g. the git commit a package was made from).
+BUILD_COMMIT = env("BUILD_COMMIT", "")
 # Where the server's RSA key pair lives. Outside the repository by default: the private
 # key must never be committed.
 TELESRV_STATE_DIR = Path(env("STATE_DIR", str(Path.home() / ".telesrv")))
@@ -226,6 +230,11 @@ LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
 # development, off in production unless asked (the console's login codes page has it).
 LOG_LOGIN_CODES = env_bool("LOG_LOGIN_CODES", DEBUG)
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
+# Where a client is told its code waits when the operator hands codes over ("log"
+# delivery): default, the admin process's public /login-code page.
+LOGIN_CODE_HELP_URL = env("LOGIN_CODE_HELP_URL", "")
+# Whom that page tells users to ask for their code (e.g. "the help desk, +1 555 0100").
+LOGIN_CODE_CONTACT = env("LOGIN_CODE_CONTACT", "")
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from telesrv_project import probes
+from telesrv_project import probes, public_pages
 
 urlpatterns = [
     # Nothing else is served: the root is the console.
@@ -11,4 +11,6 @@ urlpatterns = [
     path("healthz", probes.healthz),
     path("readyz", probes.readyz),
     path("metrics", probes.metrics_view),
+    path("favicon.ico", public_pages.favicon),
+    path("login-code", public_pages.login_code),
 ]

@@ -431,7 +431,10 @@ async def do_edit_banned(
 async def _finish(channel_id, actor_user_id, user_id, prev, new, date, events) -> MemberUpdate:
     async with db.connection() as conn:
         fresh = await load_channel(conn, channel_id)
-    actor = admin_log.actor_id(actor_user_id)
+    # An operator's action (the console: no Telegram user) is shown to clients as done by
+    # the group's owner, a user they can render and that the update carries; the admin
+    # log keeps it as the operator's.
+    actor = admin_log.actor_id(actor_user_id) or (fresh or {}).get("creator_user_id") or 0
     update = MemberUpdate(
         channel=fresh, actor_user_id=actor, user_id=user_id, prev=prev, new=new, date=date, events=events,
         user_ids={u for u in (actor, user_id) if u},

@@ -143,7 +143,9 @@ async def get_admined_public_channels(user_id: int) -> list[dict]:
 
 async def resolve_public_channel(viewer_id: int, key: str) -> tuple[dict, dict | None] | None:
     """contacts.resolveUsername for channels: the live public channel holding ``key``
-    (lowercased) and the viewer's member row, or None."""
+    (lowercased) and the viewer's member row, or None. A user banned from it still
+    resolves it (the chat renders as channelForbidden for them): the ban blocks reading
+    and joining, not finding the name."""
     async with db.connection() as conn:
         cur = await conn.execute("SELECT channel_id FROM channel_usernames WHERE username_lower = %s", (key,))
         row = await cur.fetchone()
@@ -157,8 +159,6 @@ async def resolve_public_channel(viewer_id: int, key: str) -> tuple[dict, dict |
             (channel["id"], viewer_id),
         )
         member = await cur.fetchone()
-    if member is not None and member["status"] in ("kicked", "banned"):
-        return None
     return channel, member
 
 

@@ -2,7 +2,9 @@
 
 A viewer counts once per post: the viewer row's primary key deduplicates, and only a
 row that was really inserted adds one to ``channel_messages.views_count`` (no count
-over viewers is ever taken). At most a page of ids per call."""
+over viewers is ever taken). The author's own views are not recorded: the shown counter
+already includes them (``message_core.tl_convert.post_views``). At most a page of ids
+per call."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from .common import is_active
 _RECORD = """
 WITH vis AS (
   SELECT id FROM channel_messages WHERE channel_id = %(c)s AND id = ANY(%(ids)s) AND NOT deleted
-    AND action IS NULL AND id > %(floor)s
+    AND action IS NULL AND id > %(floor)s AND sender_user_id <> %(v)s
 ), ins AS (
   INSERT INTO channel_message_viewers (channel_id, message_id, viewer_user_id, date)
   SELECT %(c)s, id, %(v)s, %(d)s FROM vis ON CONFLICT DO NOTHING RETURNING message_id

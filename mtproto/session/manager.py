@@ -13,7 +13,7 @@ from mtproto.session import wire
 from mtproto.session.clock import MsgIdClock
 from mtproto.session.codec import Codec
 from mtproto.session.salts import SaltSchedule
-from mtproto.session.session import Session
+from mtproto.session.session import REQUEST_DEADLINE, Session
 
 log = logging.getLogger("telesrv.mtproto.session")
 
@@ -40,12 +40,15 @@ class SessionManager:
         on_bind_temp_auth_key: BindHandler | None = None,
         on_destroy_auth_key: DestroyKeyHandler | None = None,
         idle_ttl: float = IDLE_TTL,
+        request_deadline: float = REQUEST_DEADLINE,
     ) -> None:
         self.dispatcher = dispatcher
         self.codec = codec
         self.salts = salts
         self.clock = MsgIdClock()
         self.idle_ttl = idle_ttl
+        self.request_deadline = request_deadline
+        self.overdue_requests = 0  # answered -503 Timeout at their deadline (a metric)
         self.on_bind_temp_auth_key = on_bind_temp_auth_key
         self.on_destroy_auth_key = on_destroy_auth_key
         self._sessions: dict[tuple[int, int], Session] = {}

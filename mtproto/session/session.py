@@ -40,6 +40,11 @@ RESEND_SAME_ID_AGE = 240.0
 ACK_DELAY = 0.2
 # Requests running at once per session; more get 420 FLOOD-style backpressure.
 MAX_PENDING = 512
+# A request still running after this many seconds is answered -503 Timeout (what
+# Telegram answers then) and cancelled: an accepted request is always answered, even when
+# something under it waits forever. Longer than every bounded wait a request may do
+# (a pooled database connection, 15 s; re-running it while PostgreSQL is away, 20 s).
+REQUEST_DEADLINE = 50.0
 
 # updatesTooLong: sent instead of a partial burst when queued pushes were dropped.
 UPDATES_TOO_LONG = struct.pack("<I", 0xE317AF7E)
@@ -146,6 +151,7 @@ class Session:
         self._updates_dropped = False  # the outbox overflowed and lost pushed updates
         self._answer_of: OrderedDict[int, int] = OrderedDict()  # req msg_id -> answer msg_id
         self._pending: dict[int, asyncio.Task] = {}
+        self._overdue: set[int] = set()  # answered -503 at their deadline, then cancelled
         self._after_answer: dict[int, list] = {}  # req msg_id -> callbacks
         self._acks: list[int] = []
 
@@ -534,15 +540,44 @@ class Session:
         self._acks.append(msg_id)
         task = self.manager.start(self._run_request(msg_id, call, getattr(link, "peer_ip", "")))
         self._pending[msg_id] = task
+        deadline = self.manager.request_deadline
+        if deadline:
+            watchdog = asyncio.get_running_loop().call_later(deadline, self._request_overdue, msg_id, task)
+            task.add_done_callback(lambda _t: watchdog.cancel())
+
+    def _request_overdue(self, msg_id: int, task: asyncio.Task) -> None:
+        """The request outlived its deadline: answer it, say where it was stuck (the
+        stack is what finds the cause), and cancel it."""
+        if task.done() or self._pending.get(msg_id) is not task:
+            return
+        where = _awaiting(task.get_coro())
+        log.warning(
+            "%r: request %d still running after %.0f s: answered -503 Timeout and cancelled; it was at:\n%s",
+            self,
+            msg_id,
+            self.manager.request_deadline,
+            where,
+        )
+        self.manager.overdue_requests += 1
+        self._overdue.add(msg_id)
+        self._answer(msg_id, wire.rpc_error(-503, "Timeout"))
+        task.cancel()
 
     async def _run_request(self, msg_id: int, call: Unwrapped, ip: str = "") -> None:
         try:
             data = await self._execute(msg_id, call, ip)
         except asyncio.CancelledError:
+            # rpc_drop_answer, destroy_session or shutdown: nothing to send; past its
+            # deadline: answered already.
+            self._overdue.discard(msg_id)
             self._answered(msg_id)
-            return  # rpc_drop_answer, destroy_session or shutdown: nothing to send
+            return
         finally:
             self._pending.pop(msg_id, None)
+        if msg_id in self._overdue:  # finished as it was being cancelled
+            self._overdue.discard(msg_id)
+            self._answered(msg_id)
+            return
         self._answer(msg_id, data)
         self._answered(msg_id)
 
@@ -613,6 +648,19 @@ class Session:
         for task in list(self._pending.values()):
             task.cancel()
         self._pending.clear()
+
+
+def _awaiting(coro: Any, depth: int = 40) -> str:
+    """The chain of awaits a suspended coroutine is stuck in, outermost first (a task's
+    own stack shows only its outermost frame)."""
+    lines = []
+    while coro is not None and depth:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        depth -= 1
+    return "\n".join(lines) or "  ?"
 
 
 def rpc_error_of(exc: BaseException) -> tuple[int, str] | None:

@@ -163,3 +163,30 @@ async def settings_public(cid):
     from channels_app.actions import usernames
 
     await usernames.do_update_username(A, cid, f"grp{cid}")
+
+
+async def test_a_console_ban_reaches_clients_with_an_actor_they_can_render(chan):
+    """updateChannelParticipant of an operator's action (actor None) names the group's
+    owner, and carries that user; it named user 0, whom no client knows."""
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.actions import do_create_user
+    from channels_app.rpc import admin as admin_rpc
+
+    owner, member, target = [
+        (await sync_to_async(do_create_user)(f"9996617000{i}", name)).id
+        for i, name in enumerate(("Owner", "Member", "Target"))
+    ]
+    cid = (await actions.do_create_channel(owner, "g", megagroup=True)).channel["id"]
+    await actions.do_invite_to_channel(owner, cid, [member, target])
+    chan.clear()
+    up = await admin.do_edit_banned(None, cid, target, banned_bit("send_messages"))
+    assert up.actor_user_id == owner and owner in up.user_ids
+    (payload,) = [p for k, p in chan if k == admin_rpc.PARTICIPANT]
+    for viewer in (owner, target):
+        rendered = await admin_rpc._render_participant(payload, viewer)
+        (update,) = [u for u in rendered.updates if type(u).__name__ == "UpdateChannelParticipant"]
+        assert update.actor_id == owner and owner in {u.id for u in rendered.users}
+    # The admin log still says the operator did it.
+    log = await admin_log.get_admin_log(owner, cid, filters={"ban"})
+    assert log.events[0]["actor_user_id"] == admin_log.OPERATOR

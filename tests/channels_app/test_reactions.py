@@ -44,13 +44,19 @@ async def test_reactions_totals_unread_badge_and_reading(chan):
 
 
 async def test_views_count_each_subscriber_once(chan):
+    from channels_app import tl_convert
+
     ch = (await actions.do_create_channel(A, "news", broadcast=True, invite_user_ids=[B, C, D])).channel
     post = (await actions.do_send_message(A, ch["id"], "post", random_id=1)).events[0].message["id"]
-    for user in (B, C, D):
+    shown = []
+    for user in (A, B, C, D):
         h = await actions.get_messages(user, ch["id"], [post])
         for _ in range(2):
             await views.do_record_views(user, h.channel, h.member, [post, 999])
-    h = await actions.get_messages(B, ch["id"], [post])
+        h = await actions.get_messages(user, ch["id"], [post])
+        shown.append(tl_convert.message_to_tl(h.messages[0], user).views)
+    # The author's view was counted when it posted; each subscriber adds one, once.
+    assert shown == [1, 2, 3, 4]
     assert h.messages[0]["views_count"] == 3
 
 
@@ -100,7 +106,8 @@ async def test_a_fresh_post_shows_one_view_and_views_take_at_most_a_page_of_ids(
         await views.do_record_views(B, h.channel, h.member, list(range(1, 102)))
     await views.do_record_views(B, h.channel, h.member, [post["id"]])
     h = await actions.get_messages(B, ch["id"], [post["id"]])
-    assert tl_convert.message_to_tl(h.messages[0], B).views == 1 and h.messages[0]["views_count"] == 1
+    # The first subscriber who opens it raises it: the author's view and B's.
+    assert tl_convert.message_to_tl(h.messages[0], B).views == 2 and h.messages[0]["views_count"] == 1
 
 
 async def test_a_fresh_page_asks_for_reactions_only_of_messages_that_have_them(chan, monkeypatch):

@@ -185,6 +185,22 @@ async def test_usernames_are_unique_across_channels_and_users(chan, django_user_
     }
 
 
+async def test_a_banned_user_still_resolves_a_public_group_but_cannot_read_it(chan):
+    from channels_app.rpc.settings import username_resolver
+    from tl.errors import ChannelPrivateError
+    from tl.gen import types
+
+    cid = await _group(B, C)
+    await usernames.do_update_username(A, cid, "banned_here")
+    await actions.do_send_message(A, cid, "members only", random_id=1)
+    await admin.do_edit_banned(A, cid, C, banned_bit("view_messages"))
+    hit = await username_resolver(C, "banned_here")
+    assert hit is not None and hit.results == [types.PeerChannel(channel_id=cid)]
+    assert [c.id for c in hit.chats] == [cid] and isinstance(hit.chats[0], types.ChannelForbidden)
+    with pytest.raises(ChannelPrivateError):
+        await actions.get_history(C, cid, limit=10)
+
+
 async def test_left_and_inactive_channels(chan):
     ids = [await _group(B) for _ in range(3)]
     await actions.do_leave_channel(B, ids[0])

@@ -62,6 +62,9 @@ async def test_listener_health_and_readiness(edge_server):
     }
     status, _ = await asyncio.to_thread(get, health_url(edge_server, "/nope"))
     assert status == 404
+    # Start-up says where it listens, not how many objects the collector was spared.
+    assert "MTProto listener on" in edge_server.log()
+    assert "startup objects moved out of the collector" not in edge_server.log()
 
 
 async def test_metrics_count_what_clients_did(edge_server, clients):
@@ -116,3 +119,29 @@ async def test_metrics_count_what_clients_did(edge_server, clients):
     assert sample(text, "telesrv_pg_pool_connections", pool="messages") >= 1
     assert sample(text, "telesrv_redis_latency_seconds_count") >= 1
     assert "telesrv_pts_noop_fills_total" in text
+    # The refusal counters docs/operations.md's alerts watch, 0 until something happens,
+    # and the release.
+    for reason in ("frame_deadline", "connections_per_ip", "bad_frame", "db_retry", "flood_wait"):
+        assert sample(text, "telesrv_refusals_total", reason=reason) is not None, reason
+    assert sample(text, "telesrv_requests_overdue_total") == 0
+    from django.conf import settings
+
+    assert sample(text, "telesrv_build_info", version=settings.TELESRV_VERSION) == 1
+    from mtproto import crypto
+
+    fingerprint = crypto.RsaKey.load(edge_server.rsa_key_path).fingerprint
+    assert sample(text, "telesrv_server_key_info", fingerprint=f"{fingerprint & (2**64 - 1):016x}") == 1
+
+
+async def test_a_refused_connection_is_counted_in_metrics(edge_server):
+    """A client sending a broken frame is cut and counted (bad_frame), where an alert
+    rule can see it."""
+    _, before = await asyncio.to_thread(get, health_url(edge_server, "/metrics"))
+    reader, writer = await asyncio.open_connection(edge_server.host, edge_server.port)
+    writer.write(b"\xef\x00")  # abridged, then an empty packet
+    await writer.drain()
+    assert await asyncio.wait_for(reader.read(), 10) == b""  # hung up on
+    writer.close()
+    _, after = await asyncio.to_thread(get, health_url(edge_server, "/metrics"))
+    was = sample(before, "telesrv_refusals_total", reason="bad_frame")
+    assert sample(after, "telesrv_refusals_total", reason="bad_frame") == was + 1

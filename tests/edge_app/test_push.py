@@ -138,3 +138,16 @@ def test_publish_from_sync_code_like_the_admin():
 async def test_dropped_key_reaches_the_edge(edge):
     await push.announce_auth_key_dropped(-5)
     await wait_for(lambda: getattr(edge, "dropped", None) == -5)
+
+
+def test_installations_on_other_redis_databases_do_not_hear_each_other(settings):
+    """Pub/sub ignores the database number: the channel names it when it is not 0 (two
+    test runs, or two installations, on one Redis), and keeps the old name on 0."""
+    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
+    plain = push.channel_name()
+    settings.REDIS_URL = "redis://127.0.0.1:6379/2"
+    second = push.channel_name()
+    settings.REDIS_URL = "redis://127.0.0.1:6379?db=3"
+    third = push.channel_name()
+    assert plain.endswith(":edge:push") and plain.count(":") == 2
+    assert len({plain, second, third}) == 3

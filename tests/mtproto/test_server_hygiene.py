@@ -100,3 +100,27 @@ async def test_each_process_has_salts_of_its_own(make_server):
     replay.salt = old_salt
     replay.send(struct.pack("<Iq", wire.PING, 5))
     await replay.expect(wire.BAD_SERVER_SALT)
+
+
+async def test_a_key_exchange_step_slower_than_clients_wait_closes_the_connection(make_server):
+    """mtcute gives a key-exchange step 5 s, then starts over on the same connection; an
+    answer later than that is read as the answer to its next step, and each retry left a
+    permanent key behind. A step past the deadline closes the connection instead (the
+    client starts over on a fresh one), and is counted."""
+    srv = await make_server(exchange_step_deadline=0.3)
+
+    class Stuck:
+        results: list = []
+
+        async def handle(self, body):
+            await asyncio.Event().wait()
+
+    srv.new_exchange = Stuck
+    reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+    body = struct.pack("<I", 0xBE7E8EF1) + os.urandom(16)  # req_pq_multi
+    plain = struct.pack("<qqi", 0, 1 << 32, len(body)) + body
+    writer.write(b"\xee\xee\xee\xee" + struct.pack("<i", len(plain)) + plain)
+    await writer.drain()
+    assert await asyncio.wait_for(reader.read(), 5) == b""
+    assert srv.refusals["exchange_timeout"] == 1
+    writer.close()

@@ -776,3 +776,25 @@ async def test_service_calls_inside_wrappers_are_answered_directly(env, dispatch
     (salts,) = link.of(wire.FUTURE_SALTS)
     assert struct.unpack_from("<qii", salts, 4)[::2] == (mid, 2)
     assert dispatcher.calls == [] and session.layer == 224
+
+
+async def test_a_request_that_never_finishes_is_answered_timeout_and_cancelled(dispatcher, caplog):
+    """An accepted request is always answered: one stuck (here on an event nobody sets)
+    gets -503 Timeout at the deadline, is cancelled, and the log says where it was."""
+    manager = SessionManager(dispatcher, FakeCodec(), SaltSchedule(SECRET), request_deadline=0.2)
+    session = manager.get_or_create(FakeKey(), SESSION_ID)
+    link, client, salt = FakeLink(), Client(), manager.salts.current(KEY_ID)
+    dispatcher.gate = asyncio.Event()
+    stuck, quick = client.msg_id(), client.msg_id()
+    session.handle_packet(link, salt, stuck, client.seqno(True), b"slow")
+    session.handle_packet(link, salt, quick, client.seqno(True), b"fast")
+    await settle()
+    assert list(rpc_results(link)) == [quick]
+    await asyncio.sleep(0.4)
+    assert rpc_results(link)[stuck] == wire.rpc_error(-503, "Timeout")
+    assert manager.overdue_requests == 1 and not session._pending
+    assert "still running after" in caplog.text and "in dispatch" in caplog.text
+    # Once only: the cancelled request sends nothing more.
+    dispatcher.gate.set()
+    await settle()
+    assert [m.req_msg_id for m in link.sent if m.req_msg_id] == [quick, stuck]

@@ -104,7 +104,7 @@ def test_env_file_parser():
 
 
 @pytest.mark.django_db
-def test_admin_health_readiness_and_metrics(client):
+def test_admin_health_readiness_and_metrics(client, settings):
     assert client.get("/healthz").content == b"ok\n"
     ready = client.get("/readyz")
     assert ready.status_code == 200
@@ -113,7 +113,22 @@ def test_admin_health_readiness_and_metrics(client):
         "checks": {"migrations": "ok", "postgresql": "ok", "redis": "ok"},
     }
     metrics = client.get("/metrics").content.decode()
-    assert "telesrv_redis_latency_seconds_count" in metrics and "telesrv_rpc_calls" in metrics
+    assert "telesrv_redis_latency_seconds_count" in metrics
+    # Only what this process measures: no listener counters frozen at 0.
+    for listener_only in ("telesrv_rpc_calls", "telesrv_connections", "telesrv_refusals", "telesrv_sessions"):
+        assert listener_only not in metrics
+    assert 'telesrv_build_info{commit="",python="' in metrics
+    assert f'version="{settings.TELESRV_VERSION}"}} 1.0' in metrics
+
+
+@pytest.mark.django_db
+def test_favicon_and_the_login_code_page_are_served_to_anyone(client):
+    """No "Not Found: /favicon.ico" warning on every console page; the page a client
+    names for a code held by the operator is public and says what to do."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"
+    page = client.get("/login-code")
+    assert page.status_code == 200 and b"Ask" in page.content and b"SMS" in page.content
 
 
 @pytest.mark.django_db
@@ -215,3 +230,11 @@ def test_serve_says_which_child_crashed_and_why(tmp_path, monkeypatch):
     with override_settings(MTPROTO_RSA_KEY_PATH=tmp_path / "k.pem"), pytest.raises(CommandError) as err:
         call_command("serve", stdout=io.StringIO())
     assert "MTProto listener (manage.py runmtproto) exited with status 1 (pid 4242)" in str(err.value)
+
+
+def test_serve_banner_says_what_to_do_next():
+    from edge_app.management.commands.serve import next_steps
+
+    steps = next_steps()
+    for command in ("manage.py createsuperuser", "manage.py create_staff_groups", "manage.py rsakey show"):
+        assert command in steps

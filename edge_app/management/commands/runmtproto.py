@@ -157,7 +157,11 @@ class Command(BaseCommand):
             frame_deadline=settings.MTPROTO_FRAME_DEADLINE,
             max_frame_bytes=settings.MTPROTO_MAX_FRAME_BYTES,
         )
-        bound = await server.start(host, port, reuse_port=worker_index is not None)
+        # Bound now (the port is known and taken), accepting only once start-up is over:
+        # a client that connected during it met a process that stopped its loop for the
+        # collector (freeze_startup_heap) with its key exchange half done, and objects of
+        # its connection frozen for the life of the process.
+        bound = await server.start(host, port, reuse_port=worker_index is not None, serve=False)
         health_server = None
         if health_port >= 0:
             try:
@@ -192,6 +196,9 @@ class Command(BaseCommand):
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(ready.wait(), 10)
+        frozen = heap.freeze_startup_heap()
+        log.debug("%d start-up objects frozen: full garbage collections no longer walk them", frozen)
+        await server.begin_serving()
         self.stdout.write(f"MTProto listener on {host}:{bound} (dc {settings.MTPROTO_DC_ID})")
         if health_server is not None:
             self.stdout.write(
@@ -199,7 +206,6 @@ class Command(BaseCommand):
             )
         self.stdout.flush()
         log.info("MTProto listener on %s:%d", host, bound)
-        log.info("%d startup objects moved out of the collector's reach", heap.freeze_startup_heap())
         try:
             await stop.wait()
         finally:

@@ -24,6 +24,19 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+def next_steps() -> str:
+    """What a newcomer does next, said where they look: the admin login, the console's
+    groups, and the public key every client needs."""
+    return (
+        "Next steps (in another terminal):\n"
+        "  .venv/bin/python manage.py createsuperuser       # your login for the admin console\n"
+        "  .venv/bin/python manage.py create_staff_groups   # the console's operator and moderator groups\n"
+        "  .venv/bin/python manage.py rsakey show           # the server's public key: clients need it\n"
+        "                                                   # (--tdesktop: as a Telegram Desktop source literal)\n"
+        "See README.md (quick start) and docs/operations.md."
+    )
+
+
 class Command(BaseCommand):
     help = (
         "Run the MTProto listener (manage.py runmtproto) and the admin console (daphne) until"
@@ -55,7 +68,8 @@ class Command(BaseCommand):
         procs = [(name, subprocess.Popen(argv)) for name, argv in children]
         self.stdout.write(
             f"MTProto on {settings.MTPROTO_HOST}:{settings.MTPROTO_PORT}, "
-            f"admin on http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/admin/ (Ctrl-C stops both)"
+            f"admin on http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/admin/ (Ctrl-C stops both)\n"
+            + next_steps()
         )
         self.stdout.flush()
         stopping = False
