@@ -19,6 +19,7 @@ LAYERS = (
     ("message_core",),
     ("media_app",),
     ("channels_app", "private_app"),
+    ("bots_app",),
     ("messages_app",),
     ("console_app",),
     ("telesrv_project",),

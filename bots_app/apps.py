@@ -1,0 +1,18 @@
+import importlib
+
+from django.apps import AppConfig
+
+RPC_MODULES = ("auth", "bots")
+
+
+class BotsConfig(AppConfig):
+    name = "bots_app"
+    verbose_name = "Bots"
+
+    def ready(self) -> None:
+        from accounts_app import tl_convert as accounts_tl
+        from bots_app import tl_convert
+
+        for name in RPC_MODULES:
+            importlib.import_module(f"bots_app.rpc.{name}")
+        accounts_tl.set_bot_info_renderer(tl_convert.bot_info_for_viewer)
