@@ -24,6 +24,9 @@ from accounts_app.login import DeviceInfo, authorize_key
 from accounts_app.models import Authorization, User
 from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
+from media_app.actions import add_holders, photo_dict
+from media_app.models import Photo, ProfilePhoto
+from message_core.clock import now
 from tl.errors import (
     AccessTokenExpiredError,
     AccessTokenInvalidError,
@@ -34,6 +37,7 @@ from tl.errors import (
     BotsTooMuchError,
     ButtonTextInvalidError,
     ButtonUrlInvalidError,
+    PhotoIdInvalidError,
     UserBotError,
     UsernameInvalidError,
     UsernameOccupiedError,
@@ -372,6 +376,20 @@ def do_set_menu_button(owner_id: int | None, bot_id: int, button: dict | None) -
         bot.menu_button = button or None
         _changed(bot, ["menu_button"])
     return bot
+
+
+def do_set_bot_photo(owner_id: int | None, bot_id: int, photo_id: int) -> None:
+    """/setuserpic: a photo the owner sent becomes the bot's profile photo."""
+    with transaction.atomic():
+        bot = owned_bot(owner_id, bot_id, lock=True)
+        photo = Photo.objects.filter(id=photo_id).first()
+        if photo is None:
+            raise PhotoIdInvalidError()
+        ProfilePhoto.objects.update_or_create(user_id=bot_id, photo_id=photo_id, defaults={"date": now()})
+        add_holders([("p", photo_id)], "public", [0])
+        User.objects.filter(id=bot_id).update(photo=photo_dict(photo))
+        _changed(bot, [])
+    user_render_changed(bot_id)
 
 
 # --- commands --------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from tl.errors import (
     RandomIdInvalidError,
 )
 
-from . import send_store
+from . import send_hooks, send_store
 from .models import MessageBox, PrivateDialog, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
@@ -176,12 +176,16 @@ async def _write(
         raise RandomIdInvalidError()
     if not all(random_ids):
         raise RandomIdEmptyError()
+    await send_hooks.check(sender_id, peer_id, len(items))
     written = await send_store.write_messages(
         sender_id, peer_id, items, random_ids, silent=silent, kind=NEW_MESSAGE
     )
     own = PrivateChange(messages=written.own_messages, events=written.own_events, pts=written.pts)
     own.random_ids = {m["id"]: rid for m, rid in zip(written.own_messages, random_ids, strict=True)}
-    return await _finish(own, written.their_events, exclude)
+    done = await _finish(own, written.their_events, exclude)
+    if written.their_events and peer_id != sender_id:  # not a retried send, not Saved Messages
+        send_hooks.delivered(sender_id, peer_id, written.own_messages)
+    return done
 
 
 async def do_send_private_message(

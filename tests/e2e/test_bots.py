@@ -107,4 +107,91 @@ async def test_kurigram_bot_logs_in_with_token(edge_server, edge_db, kurigram_cl
         await bot.stop()
 
 
-__all__ = ["_new_bot", "bot_client", "collect", "wait_for"]
+async def _converse(client, peer, got: list, text: str, timeout: float = 10.0) -> str:
+    """Send ``text`` to the service bot and wait for its next answer."""
+    before = len(got)
+    await client.send_message(peer, text)
+    await wait_for(lambda: len(got) > before, timeout)
+    return got[before].message
+
+
+async def test_service_bot_creates_and_manages_a_bot_that_echoes(edge_server, edge_db, clients):
+    """A user creates a bot by talking to @BotFather (Telethon user), the bot logs in
+    with the token it printed (Telethon bot) and echoes; /setcommands, /setprivacy,
+    /revoke and /deletebot act on it."""
+    from telethon import errors, events, functions, types
+
+    from bots_app.service_bot import ensure_service_bot
+    from edge_app.orm_threads import in_thread
+
+    # The listener makes the service bot at start-up; transactional tests empty the
+    # tables after each test, so it is made again here.
+    await in_thread(ensure_service_bot)()
+    _alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    got: list = []
+    a.add_event_handler(collect(got, "message"), events.NewMessage(incoming=True))
+    resolved = await a(functions.contacts.ResolveUsernameRequest("BotFather"))
+    (father,) = resolved.users
+    assert father.bot and father.username == "BotFather"
+
+    assert "/newbot" in await _converse(a, father, got, "/start")
+    assert "called" in await _converse(a, father, got, "/newbot")
+    assert "username" in await _converse(a, father, got, "Echo Bot")
+    assert "invalid" in await _converse(a, father, got, "echo")
+    username = _username("echo")
+    done = await _converse(a, father, got, username)
+    assert done.startswith("Done!") and f"@{username}" in done
+    token = next(line for line in done.splitlines() if ":" in line and line.split(":")[0].isdigit())
+    await _converse(a, father, got, "/newbot")
+    await _converse(a, father, got, "Echo Again")
+    assert "already taken" in await _converse(a, father, got, username.upper())
+    await _converse(a, father, got, "/cancel")
+
+    # The bot logs in with the printed token and echoes what users send it.
+    b = await bot_client(edge_server, token, clients)
+    bot_me = await b.get_me()
+    assert bot_me.username == username
+
+    @b.on(events.NewMessage(incoming=True))
+    async def echo(event):
+        await event.respond(event.raw_text)
+
+    bot_peer = (await a(functions.contacts.ResolveUsernameRequest(username))).users[0]
+    answer = await _converse(a, bot_peer, got, "hello bot")
+    assert answer == "hello bot"
+
+    # Commands through the service bot show in the bot's profile.
+    assert "Choose a bot" in await _converse(a, father, got, "/setcommands")
+    assert "list of commands" in await _converse(a, father, got, f"@{username}")
+    assert "Success" in await _converse(a, father, got, "start - Start it\nhelp - Get help")
+    full = await a(functions.users.GetFullUserRequest(bot_peer))
+    assert [c.command for c in full.full_user.bot_info.commands] == ["start", "help"]
+    await _converse(a, father, got, "/setcommands")
+    await _converse(a, father, got, f"@{username}")
+    assert "Invalid command list" in await _converse(a, father, got, "no dash here")
+    await _converse(a, father, got, "/cancel")
+
+    await _converse(a, father, got, "/setprivacy")
+    assert "ENABLED" in await _converse(a, father, got, f"@{username}")
+    assert "DISABLED" in await _converse(a, father, got, "Disable")
+    (seen,) = await a(functions.users.GetUsersRequest([bot_peer]))
+    assert seen.bot_chat_history
+
+    assert f"@{username}" in await _converse(a, father, got, "/mybots")
+
+    # /revoke prints a new token and logs the running bot out.
+    await _converse(a, father, got, "/revoke")
+    revoked = await _converse(a, father, got, f"@{username}")
+    new_token = revoked.strip().splitlines()[-1]
+    assert new_token != token and new_token.startswith(f"{bot_me.id}:")
+    with pytest.raises(errors.AuthKeyUnregisteredError):
+        await b(functions.users.GetUsersRequest([types.InputUserSelf()]))
+
+    await _converse(a, father, got, "/deletebot")
+    await _converse(a, father, got, f"@{username}")
+    assert "gone" in await _converse(a, father, got, "Yes, I am totally sure.")
+    other = harness.make_telethon(edge_server, "abridged")
+    clients.append(other)
+    await other.connect()
+    with pytest.raises(errors.AccessTokenInvalidError):
+        await other.sign_in(bot_token=new_token)
