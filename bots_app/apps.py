@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("auth", "bots")
+RPC_MODULES = ("auth", "bots", "messages")
 
 
 class BotsConfig(AppConfig):
@@ -16,9 +16,10 @@ class BotsConfig(AppConfig):
         for name in RPC_MODULES:
             importlib.import_module(f"bots_app.rpc.{name}")
         accounts_tl.set_bot_info_renderer(tl_convert.bot_info_for_viewer)
-        from bots_app import service_bot
+        from bots_app import send_rules, service_bot
         from edge_app import background
-        from private_app import send_hooks
+        from message_core import send_hooks
 
         send_hooks.register_listener(service_bot.on_private_message)
+        send_hooks.register_guard(send_rules.guard)
         background.register("bots.service_bot", service_bot.ensure_job)

@@ -353,8 +353,8 @@ async def send_reply(bot_id: int, user_id: int, reply: Reply) -> None:
     await private_actions.do_send_private_message(bot_id, user_id, reply.text, random_id())
 
 
-async def on_private_message(sender_id: int, peer_id: int, messages: list[dict]) -> None:
-    if peer_id != service_bot_id():
+async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    if kind != "user" or peer_id != service_bot_id():
         return
     for m in messages:
         reply = await in_thread(converse)(sender_id, m.get("message") or "", m.get("media"))

@@ -33,7 +33,7 @@ from accounts_app.updates import (
 )
 from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
-from message_core import limits
+from message_core import limits, send_hooks
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
 from tl.errors import (
@@ -49,11 +49,12 @@ from tl.errors import (
     RandomIdInvalidError,
 )
 
-from . import send_hooks, send_store
+from . import send_store
 from .models import MessageBox, PrivateDialog, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
 
+USER_PEER = "user"  # message_core.send_hooks' kind of a private chat
 NEW_MESSAGE = "private.new_message"
 EDIT_MESSAGE = "private.edit_message"
 DELETE_MESSAGES = "private.delete_messages"
@@ -176,7 +177,7 @@ async def _write(
         raise RandomIdInvalidError()
     if not all(random_ids):
         raise RandomIdEmptyError()
-    await send_hooks.check(sender_id, peer_id, len(items))
+    await send_hooks.check(sender_id, USER_PEER, peer_id, len(items))
     written = await send_store.write_messages(
         sender_id, peer_id, items, random_ids, silent=silent, kind=NEW_MESSAGE
     )
@@ -184,7 +185,7 @@ async def _write(
     own.random_ids = {m["id"]: rid for m, rid in zip(written.own_messages, random_ids, strict=True)}
     done = await _finish(own, written.their_events, exclude)
     if written.their_events and peer_id != sender_id:  # not a retried send, not Saved Messages
-        send_hooks.delivered(sender_id, peer_id, written.own_messages)
+        send_hooks.delivered(sender_id, USER_PEER, peer_id, written.own_messages)
     return done
 
 

@@ -11,7 +11,7 @@ import contextlib
 import json
 
 from media_app import actions as media_holders
-from message_core import db, limits
+from message_core import db, limits, send_hooks
 from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
 from tl.errors import MediaPrevInvalidError
 
@@ -185,6 +185,7 @@ async def do_send_message(
             message_refs([ev.message], refs_u, refs_c)
             return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
     _check_slowmode(channel, member, now())
+    await send_hooks.check(sender_id, "channel", channel_id, 1)
     reply_top = reply_user = topic_id = 0
     quote = None
     # Most sends reply to nothing and need no connection beyond the batched checks.
@@ -394,6 +395,8 @@ async def do_forward_to_channel(
                 "forum_topic": bool(topic_id),
             }
         )
+    if rows:
+        await send_hooks.check(sender_id, "channel", channel_id, len(rows))
     post_author = (
         sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
     )

@@ -195,3 +195,73 @@ async def test_service_bot_creates_and_manages_a_bot_that_echoes(edge_server, ed
     await other.connect()
     with pytest.raises(errors.AccessTokenInvalidError):
         await other.sign_in(bot_token=new_token)
+
+
+async def test_bot_cannot_write_first_start_bot_and_catch_up(edge_server, edge_db, clients):
+    """A Telethon bot may not write to a user who never started it; messages.startBot
+    sends "/start <param>"; the bot sees messages sent while it was offline after
+    reconnecting, and the user sees the bot's answers live and after reconnecting."""
+    from telethon import errors, events, functions, types
+    from telethon.sessions import MemorySession
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, phone, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Greeter")
+    session = MemorySession()
+    session.set_dc(2, edge_server.host, edge_server.port)
+    b = harness.make_telethon(edge_server, "abridged", session=session, receive_updates=True)
+    clients.append(b)
+    await b.connect()
+    await b.sign_in(bot_token=token)
+    inbox: list = []
+    b.add_event_handler(collect(inbox, "message"), events.NewMessage(incoming=True))
+
+    alice_for_bot = types.InputPeerUser(alice.id, user_access_hash(bot_id, alice.id))
+    with pytest.raises(errors.PeerIdInvalidError):
+        await b.send_message(alice_for_bot, "hi, I write first")
+    other_bot_id, _, _ = await _new_bot(alice.id, "Other")
+    with pytest.raises(errors.UserIsBotError):
+        await b.send_message(
+            types.InputPeerUser(other_bot_id, user_access_hash(bot_id, other_bot_id)), "bot to bot"
+        )
+
+    bot_for_alice = types.InputUser(bot_id, user_access_hash(alice.id, bot_id))
+    with pytest.raises(errors.StartParamInvalidError):
+        await a(
+            functions.messages.StartBotRequest(
+                bot=bot_for_alice, peer=bot_for_alice, random_id=7, start_param="bad param!"
+            )
+        )
+    got: list = []
+    a.add_event_handler(collect(got, "message"), events.NewMessage(incoming=True))
+    await a(
+        functions.messages.StartBotRequest(
+            bot=bot_for_alice, peer=bot_for_alice, random_id=8, start_param="ref-42"
+        )
+    )
+    await wait_for(lambda: any(m.message == "/start ref-42" for m in inbox))
+    start = next(m for m in inbox if m.message == "/start ref-42")
+    assert start.entities and isinstance(start.entities[0], types.MessageEntityBotCommand)
+
+    # Now the bot may answer; the user sees it live.
+    await b.send_message(alice_for_bot, "Welcome!")
+    await wait_for(lambda: any(m.message == "Welcome!" for m in got))
+
+    # The bot goes offline; what Alice sends meanwhile reaches it on reconnect.
+    state = await b(functions.updates.GetStateRequest())
+    await b.disconnect()
+    await a.send_message(types.InputPeerUser(bot_id, user_access_hash(alice.id, bot_id)), "while you slept")
+    b2 = harness.make_telethon(edge_server, "abridged", session=session)
+    clients.append(b2)
+    await b2.connect()
+    diff = await b2(functions.updates.GetDifferenceRequest(pts=state.pts, date=state.date, qts=0))
+    assert [m.message for m in diff.new_messages] == ["while you slept"]
+
+    # Alice reconnects and reads the bot's answer in the history.
+    a2 = harness.make_telethon(edge_server, "abridged")
+    clients.append(a2)
+    await a2.connect()
+    await harness.login_telethon(a2, phone)
+    history = await a2.get_messages(types.InputPeerUser(bot_id, user_access_hash(alice.id, bot_id)), limit=10)
+    assert [m.message for m in history][:3] == ["while you slept", "Welcome!", "/start ref-42"]

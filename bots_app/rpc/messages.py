@@ -1,0 +1,45 @@
+"""messages.* methods that exist for bots: startBot (the user's "Start" button, with a
+deep-link parameter)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from accounts_app.access import check_input_user
+from bots_app import send_rules
+from edge_app.registry import rpc
+from message_core.context import own_session, viewer
+from private_app import actions as private_actions
+from private_app import tl_convert as private_tl
+from private_app.context import context_for
+from tl import functions, types
+from tl.errors import BotInvalidError, PeerIdInvalidError, StartParamInvalidError, UserBotError
+
+START_PARAM = re.compile(r"[A-Za-z0-9_-]{0,64}")
+
+
+@rpc(functions.messages.StartBot)
+async def start_bot(ctx, req: functions.messages.StartBot):
+    """Sends ``/start <param>`` from the user to the bot in their private chat. Starting
+    a bot inside a group (peer = the group) is not supported: PEER_ID_INVALID."""
+    me = viewer(ctx)
+    bot_id = check_input_user(me, req.bot)
+    if not START_PARAM.fullmatch(req.start_param or ""):
+        raise StartParamInvalidError()
+    if not isinstance(req.peer, types.InputPeerUser | types.InputPeerSelf | types.InputUser):
+        raise PeerIdInvalidError()
+    if check_input_user(me, req.peer) != bot_id:
+        raise PeerIdInvalidError()
+    bots = await send_rules.are_bots(me, bot_id)
+    if not bots[bot_id]:
+        raise BotInvalidError()
+    if bots[me]:
+        raise UserBotError()
+    text = "/start" + (f" {req.start_param}" if req.start_param else "")
+    entities = [{"type": "botCommand", "offset": 0, "length": len("/start")}]
+    change = await private_actions.do_send_private_message(
+        me, bot_id, text, req.random_id, entities=entities, exclude=own_session(ctx)
+    )
+    users, chats = await context_for(me, change.messages)
+    return private_tl.sent_updates_to_tl(change, users, chats, int(time.time()))

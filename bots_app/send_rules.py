@@ -1,0 +1,58 @@
+"""What bots may not send (installed into ``message_core.send_hooks`` at start-up):
+a bot cannot write first to a user who never wrote to it (PEER_ID_INVALID, as on
+Telegram, where the bot cannot even address such a user), nor to another bot
+(USER_IS_BOT), and its sends count against ``bots_app.flood``.
+
+Whether a user is a bot never changes for a user id, so the answer is cached per
+process: a person's send costs one dictionary probe after the first.
+"""
+
+from __future__ import annotations
+
+from accounts_app.models import User
+from edge_app.orm_threads import in_thread
+from private_app.models import MessageBox
+from tl.errors import PeerIdInvalidError, UserIsBotError
+
+from . import flood
+
+CACHE_MAX = 100_000
+_is_bot: dict[int, bool] = {}
+
+
+@in_thread
+def _read_bots(user_ids: list[int]) -> set[int]:
+    return set(User.objects.filter(id__in=user_ids, bot__isnull=False).values_list("id", flat=True))
+
+
+async def are_bots(*user_ids: int) -> dict[int, bool]:
+    missing = [u for u in user_ids if u not in _is_bot]
+    if missing:
+        bots = await _read_bots(missing)
+        if len(_is_bot) > CACHE_MAX:
+            _is_bot.clear()
+        for u in missing:
+            _is_bot[u] = u in bots
+    return {u: _is_bot.get(u, False) for u in user_ids}
+
+
+@in_thread
+def user_wrote_to(bot_id: int, user_id: int) -> bool:
+    """Whether ``user_id`` ever sent ``bot_id`` a message (started it)."""
+    return MessageBox.objects.filter(owner_id=bot_id, peer_id=user_id, out=False).exists()
+
+
+async def guard(sender_id: int, kind: str, peer_id: int, count: int) -> None:
+    if kind == "user":
+        bots = await are_bots(sender_id, peer_id)
+        if not bots[sender_id]:
+            return
+        if peer_id != sender_id:
+            if bots[peer_id]:
+                raise UserIsBotError()
+            if not await user_wrote_to(sender_id, peer_id):
+                raise PeerIdInvalidError()
+        await flood.check(sender_id, None, count)
+        return
+    if (await are_bots(sender_id))[sender_id]:
+        await flood.check(sender_id, peer_id, count)
