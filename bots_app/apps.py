@@ -16,7 +16,7 @@ class BotsConfig(AppConfig):
         for name in RPC_MODULES:
             importlib.import_module(f"bots_app.rpc.{name}")
         accounts_tl.set_bot_info_renderer(tl_convert.bot_info_for_viewer)
-        from bots_app import send_rules, service_bot
+        from bots_app import push, send_rules, service_bot  # noqa: F401  (push registers renderers)
         from edge_app import background
         from message_core import send_hooks
 

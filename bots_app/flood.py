@@ -9,15 +9,13 @@ held back by its own refused attempts.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
-import redis.asyncio as aioredis
 from django.conf import settings
 
 from tl.errors import FloodWaitError
 
-_clients: dict[asyncio.AbstractEventLoop, aioredis.Redis] = {}
+from . import kv
 
 
 def per_second() -> int:
@@ -28,21 +26,9 @@ def group_per_minute() -> int:
     return int(getattr(settings, "BOT_FLOOD_GROUP_PER_MINUTE", 20))
 
 
-def _client() -> aioredis.Redis:
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None:
-        client = _clients[loop] = aioredis.Redis.from_url(settings.REDIS_URL)
-    return client
-
-
-def _prefix() -> str:
-    return (settings.CACHES["default"].get("KEY_PREFIX") or "telesrv") + ":bots:flood"
-
-
 async def _take(key: str, count: int, limit: int, window: int, now: float) -> int:
     """Take ``count`` from the window's budget; 0, or the seconds until it resets."""
-    client = _client()
+    client = kv.client()
     pipe = client.pipeline(transaction=True)
     pipe.incrby(key, count)
     pipe.expire(key, window + 1)
@@ -57,11 +43,11 @@ async def check(bot_id: int, channel_id: int | None, count: int, *, now: float |
     """Count ``count`` messages of ``bot_id`` (into ``channel_id``, a group, if given);
     raises FLOOD_WAIT_X past a limit."""
     now = time.time() if now is None else now
-    base = f"{_prefix()}:{bot_id}"
+    base = kv.key("flood", bot_id)
     wait = await _take(f"{base}:s:{int(now)}", count, per_second(), 1, now)
     if not wait and channel_id is not None:
         wait = await _take(f"{base}:c{channel_id}:m:{int(now // 60)}", count, group_per_minute(), 60, now)
         if wait:
-            await _client().decrby(f"{base}:s:{int(now)}", count)
+            await kv.client().decrby(f"{base}:s:{int(now)}", count)
     if wait:
         raise FloodWaitError(seconds=wait)

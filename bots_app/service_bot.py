@@ -31,7 +31,7 @@ from tl.errors import (
     UsernameOccupiedError,
 )
 
-from . import actions, scopes
+from . import actions, markup, scopes
 from .models import Bot, BotCommandSet, ServiceChat
 
 log = logging.getLogger("telesrv.bots")
@@ -350,7 +350,10 @@ def converse(owner_id: int, text: str, media: dict | None = None) -> Reply:
 
 
 async def send_reply(bot_id: int, user_id: int, reply: Reply) -> None:
-    await private_actions.do_send_private_message(bot_id, user_id, reply.text, random_id())
+    keyboard = markup.one_time_keyboard(reply.keyboard) if reply.keyboard else markup.REMOVE
+    await private_actions.do_send_private_message(
+        bot_id, user_id, reply.text, random_id(), reply_markup=keyboard
+    )
 
 
 async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:

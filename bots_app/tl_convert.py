@@ -49,3 +49,34 @@ def bots_bot_info_to_tl(bot: Bot, lang_code: str):
 
 def exported_token_to_tl(token: str):
     return types.bots.ExportedBotToken(token=token)
+
+
+def _peer_to_tl(peer: dict):
+    if "channel_id" in peer:
+        return types.PeerChannel(channel_id=int(peer["channel_id"]))
+    return types.PeerUser(user_id=int(peer["user_id"]))
+
+
+def callback_query_update_to_tl(payload: dict):
+    return types.UpdateBotCallbackQuery(
+        query_id=int(payload["query_id"]),
+        user_id=int(payload["user_id"]),
+        peer=_peer_to_tl(payload["peer"]),
+        msg_id=int(payload["msg_id"]),
+        chat_instance=int(payload["chat_instance"]),
+        data=bytes.fromhex(payload["data"]),
+    )
+
+
+def pushed_updates_to_tl(update, users: list, chats: list, date: int):
+    return types.Updates(updates=[update], users=users, chats=chats, date=date, seq=0)
+
+
+def callback_answer_to_tl(body: dict):
+    return types.messages.BotCallbackAnswer(
+        alert=bool(body.get("alert")) or None,
+        has_url=bool(body.get("url")) or None,
+        message=body.get("message") or None,
+        url=body.get("url") or None,
+        cache_time=int(body.get("cache_time") or 0),
+    )

@@ -208,6 +208,8 @@ class ChannelMessage(PostgresPartitionedModel):
     replies_pts = models.IntegerField(default=0, db_default=0)
     # The newest distinct repliers, newest first: user ids, channels as negative ids.
     recent_repliers = models.JSONField(null=True, blank=True)
+    # A bot's keyboard under the message (message_core.tl_convert_markup's stored form).
+    reply_markup = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "channel_messages"

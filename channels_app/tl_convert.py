@@ -21,6 +21,7 @@ from message_core.tl_convert import (
     message_reactions_update_to_tl,
     post_views,
 )
+from message_core.tl_convert_markup import reply_markup_to_tl, visible_markup
 from tl import types
 
 from . import rights
@@ -229,6 +230,16 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
         replies=replies_of(m, is_post),
+        reply_markup=reply_markup_to_tl(
+            visible_markup(
+                m.get("reply_markup"),
+                viewer_id,
+                sender_id=sender,
+                targets={*mentioned_user_ids(m), m.get("reply_to_user_id") or 0},
+            )
+        )
+        if m.get("reply_markup")
+        else None,
     )
 
 

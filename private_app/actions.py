@@ -104,6 +104,7 @@ def box_to_dict(box: MessageBox) -> dict:
         "reaction_unread": box.reaction_unread,
         "media": m.media,
         "grouped_id": m.grouped_id,
+        "reply_markup": m.reply_markup,
     }
 
 
@@ -200,12 +201,15 @@ async def do_send_private_message(
     silent: bool = False,
     exclude: tuple[int, int] | None = None,
     media: dict | None = None,
+    reply_markup: dict | None = None,
 ) -> PrivateChange:
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
-    Saved Messages)."""
+    Saved Messages). ``reply_markup``: a bot's keyboard, already checked."""
     entities = validate_caption(message, entities) if media else validate_text(message, entities)
 
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
+    if reply_markup is not None:
+        item["reply_markup"] = reply_markup
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
@@ -482,7 +486,12 @@ def require_editable(m: dict, editor_id: int) -> None:
         raise MessageEditTimeExpiredError()
 
 
-def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None):
+KEEP = object()  # reply_markup of an edit that leaves the keyboard as it is
+
+
+def _edit(
+    owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None, markup=KEEP
+):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
         box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
@@ -496,13 +505,16 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
             message, entities = msg.message, msg.entities or []
         else:
             entities = validate_caption(message, entities) if msg.media else validate_text(message, entities)
-        if media is None and msg.message == message and (msg.entities or []) == entities:
+        same_markup = markup is KEEP or markup == msg.reply_markup
+        if media is None and msg.message == message and (msg.entities or []) == entities and same_markup:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
+        if markup is not KEEP:
+            msg.reply_markup = markup
         if media is not None:
             msg.media = media
             media_actions.add_holders(media_actions.media_keys(media), "u", sorted({owner_id, peer_id}))
-        msg.save(update_fields=["message", "entities", "edit_date", "media"])
+        msg.save(update_fields=["message", "entities", "edit_date", "media", "reply_markup"])
         others = list(live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id))
         logged = append_user_updates(
             [(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}) for b in [box, *others]]
@@ -523,13 +535,15 @@ async def do_edit_private_message(
     *,
     exclude=None,
     media: dict | None = None,
+    reply_markup=KEEP,
 ) -> PrivateChange:
     """messages.editMessage in a private chat: the author edits the shared text or
     caption and/or replaces the media (within 48 hours, except in Saved Messages); both
-    sides get updateEditMessage. ``message`` None keeps the text."""
-    if message is None and media is None:
+    sides get updateEditMessage. ``message`` None keeps the text; ``reply_markup`` a
+    bot's new keyboard (None removes it; KEEP leaves it)."""
+    if message is None and media is None and reply_markup is KEEP:
         raise MessageNotModifiedError()
-    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media)
+    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media, reply_markup)
     return await _finish(own, theirs, exclude)
 
 

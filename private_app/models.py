@@ -19,6 +19,8 @@ class PrivateMessage(models.Model):
     fwd_from = models.JSONField(null=True, blank=True)
     media = models.JSONField(null=True, blank=True)  # photo / document snapshot and flags
     grouped_id = models.BigIntegerField(default=0)  # an album
+    # A bot's keyboard under the message (message_core.tl_convert_markup's stored form).
+    reply_markup = models.JSONField(null=True, blank=True)
     edit_date = models.IntegerField(default=0)
     silent = models.BooleanField(default=False)
 

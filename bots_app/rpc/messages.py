@@ -1,5 +1,5 @@
 """messages.* methods that exist for bots: startBot (the user's "Start" button, with a
-deep-link parameter)."""
+deep-link parameter), callback queries (getBotCallbackAnswer / setBotCallbackAnswer)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,23 @@ import re
 import time
 
 from accounts_app.access import check_input_user
-from bots_app import send_rules
+from bots_app import callbacks, send_rules, tl_convert
+from channels_app.access import channel_ref
+from channels_app.actions import messages as channel_messages
 from edge_app.registry import rpc
 from message_core.context import own_session, viewer
 from private_app import actions as private_actions
 from private_app import tl_convert as private_tl
 from private_app.context import context_for
 from tl import functions, types
-from tl.errors import BotInvalidError, PeerIdInvalidError, StartParamInvalidError, UserBotError
+from tl.errors import (
+    BotInvalidError,
+    DataInvalidError,
+    MessageIdInvalidError,
+    PeerIdInvalidError,
+    StartParamInvalidError,
+    UserBotError,
+)
 
 START_PARAM = re.compile(r"[A-Za-z0-9_-]{0,64}")
 
@@ -43,3 +52,31 @@ async def start_bot(ctx, req: functions.messages.StartBot):
     )
     users, chats = await context_for(me, change.messages)
     return private_tl.sent_updates_to_tl(change, users, chats, int(time.time()))
+
+
+@rpc(functions.messages.GetBotCallbackAnswer)
+async def get_bot_callback_answer(ctx, req: functions.messages.GetBotCallbackAnswer):
+    """A user pressed an inline callback button. Game buttons and buttons asking for the
+    two-step password are not kept, so their queries find no button (DATA_INVALID)."""
+    me = viewer(ctx)
+    if req.game or req.password is not None:
+        raise DataInvalidError()
+    if isinstance(req.peer, types.InputPeerUser | types.InputPeerSelf):
+        body = await callbacks.ask_private(me, check_input_user(me, req.peer), req.msg_id, req.data)
+    else:
+        channel_id, _ = channel_ref(req.peer)
+        history = await channel_messages.get_messages(me, channel_id, [req.msg_id])
+        (message,) = history.messages
+        if message.get("empty"):
+            raise MessageIdInvalidError()
+        body = await callbacks.ask_channel(me, channel_id, message, req.data)
+    return tl_convert.callback_answer_to_tl(body)
+
+
+@rpc(functions.messages.SetBotCallbackAnswer)
+async def set_bot_callback_answer(ctx, req: functions.messages.SetBotCallbackAnswer):
+    me = viewer(ctx)
+    await callbacks.do_answer(
+        me, req.query_id, message=req.message, alert=req.alert, url=req.url, cache_time=req.cache_time
+    )
+    return True

@@ -36,7 +36,8 @@ MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
     " views_count, forwards_count, reaction_counts, media, grouped_id, forum_topic, send_as_channel_id,"
-    " discussion_channel_id, discussion_message_id, replies_count, replies_max_id, replies_pts, recent_repliers"
+    " discussion_channel_id, discussion_message_id, replies_count, replies_max_id, replies_pts, recent_repliers,"
+    " reply_markup"
 )
 
 

@@ -265,3 +265,72 @@ async def test_bot_cannot_write_first_start_bot_and_catch_up(edge_server, edge_d
     await harness.login_telethon(a2, phone)
     history = await a2.get_messages(types.InputPeerUser(bot_id, user_access_hash(alice.id, bot_id)), limit=10)
     assert [m.message for m in history][:3] == ["while you slept", "Welcome!", "/start ref-42"]
+
+
+async def test_inline_keyboard_callback_answer_edit_and_timeout(edge_server, edge_db, clients):
+    """A Telethon bot posts an inline keyboard (callback, URL, switch-inline, copy
+    buttons) to a Telethon user; the user presses a button, the bot answers the
+    callback query (alert) and edits its message without the keyboard; a press the bot
+    ignores times out; data not on any button is refused. The user sees the keyboard
+    live and in the history."""
+    from telethon import Button, errors, events, functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Buttons")
+    b = await bot_client(edge_server, token, clients)
+    pressed: list = []
+
+    @b.on(events.NewMessage(incoming=True, pattern="/menu"))
+    async def menu(event):
+        await event.respond(
+            "Pick one",
+            buttons=[
+                [Button.inline("Yes", b"yes"), Button.inline("Slow", b"slow")],
+                [Button.url("Site", "https://example.org"), Button.switch_inline("Share", "q", same_peer=True)],
+            ],
+        )
+
+    @b.on(events.CallbackQuery())
+    async def on_press(event):
+        pressed.append((event.sender_id, event.data, event.message_id))
+        if event.data == b"yes":
+            await event.answer("You chose yes", alert=True)
+            await event.edit("Chosen: yes")
+
+    got: list = []
+    edits: list = []
+    a.add_event_handler(collect(got, "message"), events.NewMessage(incoming=True))
+    a.add_event_handler(collect(edits, "message"), events.MessageEdited())
+    bot_peer = types.InputPeerUser(bot_id, user_access_hash(alice.id, bot_id))
+    await a.send_message(bot_peer, "/menu")
+    await wait_for(lambda: any(m.message == "Pick one" for m in got))
+    shown = next(m for m in got if m.message == "Pick one")
+    rows = shown.reply_markup.rows
+    assert [btn.text for btn in rows[0].buttons] == ["Yes", "Slow"]
+    assert isinstance(rows[1].buttons[0].type, types.InlineButtonTypeUrl)
+    assert rows[1].buttons[0].type.url == "https://example.org"
+
+    # The history shows the same keyboard.
+    (again,) = await a.get_messages(bot_peer, ids=[shown.id])
+    assert again.reply_markup.rows[0].buttons[0].type.data == b"yes"
+
+    answer = await a(functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=shown.id, data=b"yes"))
+    assert answer.alert and answer.message == "You chose yes"
+    assert pressed[0][0] == alice.id and pressed[0][1] == b"yes"
+    await wait_for(lambda: any(m.message == "Chosen: yes" for m in edits))
+    edited = next(m for m in edits if m.message == "Chosen: yes")
+    assert edited.reply_markup is None
+
+    with pytest.raises(errors.DataInvalidError):
+        await a(functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=shown.id, data=b"nope"))
+    await a.send_message(bot_peer, "/menu")
+    await wait_for(lambda: sum(m.message == "Pick one" for m in got) == 2)
+    second = [m for m in got if m.message == "Pick one"][-1]
+    with pytest.raises(errors.BotResponseTimeoutError):
+        await a(functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=second.id, data=b"slow"))
+    assert pressed[-1][1] == b"slow"
+    # An answer after the timeout finds no query.
+    with pytest.raises(errors.QueryIdInvalidError):
+        await b(functions.messages.SetBotCallbackAnswerRequest(query_id=12345, cache_time=0, message="late"))
