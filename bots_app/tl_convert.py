@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from media_app.tl_convert import document_to_tl, photo_to_tl
+from message_core.tl_convert import entities_to_tl
+from message_core.tl_convert_markup import reply_markup_to_tl
 from tl import types
 
 from . import actions, scopes
@@ -79,4 +82,85 @@ def callback_answer_to_tl(body: dict):
         message=body.get("message") or None,
         url=body.get("url") or None,
         cache_time=int(body.get("cache_time") or 0),
+    )
+
+
+# --- inline mode -----------------------------------------------------------------------
+
+_PEER_TYPES = {
+    "same_bot_pm": types.InlineQueryPeerTypeSameBotPM,
+    "pm": types.InlineQueryPeerTypePM,
+    "chat": types.InlineQueryPeerTypeChat,
+    "megagroup": types.InlineQueryPeerTypeMegagroup,
+    "broadcast": types.InlineQueryPeerTypeBroadcast,
+    "bot_pm": types.InlineQueryPeerTypeBotPM,
+}
+
+
+def inline_query_update_to_tl(payload: dict):
+    kind = _PEER_TYPES.get(payload.get("peer_type") or "")
+    return types.UpdateBotInlineQuery(
+        query_id=int(payload["query_id"]),
+        user_id=int(payload["user_id"]),
+        query=payload["query"],
+        offset=payload.get("offset") or "",
+        peer_type=kind() if kind else None,
+    )
+
+
+def inline_send_update_to_tl(payload: dict):
+    return types.UpdateBotInlineSend(
+        user_id=int(payload["user_id"]), query=payload.get("query") or "", id=payload["id"]
+    )
+
+
+def _send_message_to_tl(send: dict):
+    markup = reply_markup_to_tl(send.get("reply_markup"))
+    entities = entities_to_tl(send.get("entities") or []) or None
+    if send.get("media_auto"):
+        return types.BotInlineMessageMediaAuto(
+            message=send["message"], entities=entities, reply_markup=markup
+        )
+    return types.BotInlineMessageText(
+        message=send["message"],
+        entities=entities,
+        reply_markup=markup,
+        no_webpage=send.get("no_webpage") or None,
+    )
+
+
+def inline_result_to_tl(r: dict):
+    send = _send_message_to_tl(r["send"])
+    if r.get("photo") or r.get("document"):
+        return types.BotInlineMediaResult(
+            id=r["id"],
+            type=r["type"],
+            photo=photo_to_tl(r["photo"]) if r.get("photo") else None,
+            document=document_to_tl(r["document"]) if r.get("document") else None,
+            title=r.get("title") or None,
+            description=r.get("description") or None,
+            send_message=send,
+        )
+    return types.BotInlineResult(
+        id=r["id"],
+        type=r["type"],
+        title=r.get("title") or None,
+        description=r.get("description") or None,
+        url=r.get("url") or None,
+        send_message=send,
+    )
+
+
+def bot_results_to_tl(query_id: int, body: dict, users: list):
+    switch = body.get("switch_pm")
+    return types.messages.BotResults(
+        gallery=bool(body.get("gallery")) or None,
+        query_id=query_id,
+        next_offset=body.get("next_offset") or None,
+        switch_pm=types.InlineBotSwitchPM(text=switch["text"], start_param=switch["start_param"])
+        if switch
+        else None,
+        results=[inline_result_to_tl(r) for r in body["results"]],
+        cache_time=int(body.get("cache_time") or 0),
+        users=users,
     )

@@ -210,6 +210,8 @@ class ChannelMessage(PostgresPartitionedModel):
     recent_repliers = models.JSONField(null=True, blank=True)
     # A bot's keyboard under the message (message_core.tl_convert_markup's stored form).
     reply_markup = models.JSONField(null=True, blank=True)
+    # Sent through this bot's inline mode ("via @bot"); 0: not.
+    via_bot_id = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "channel_messages"

@@ -240,6 +240,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         )
         if m.get("reply_markup")
         else None,
+        via_bot_id=m.get("via_bot_id") or None,
     )
 
 
@@ -323,6 +324,14 @@ def event_to_update(ev: ChannelEvent, viewer_id: int):
             pts_count=ev.pts_count,
         )
     return None
+
+
+def pts_filler_to_tl(ev: ChannelEvent):
+    """An update that only moves a member's channel pts over ``ev`` (a message the
+    member is not shown)."""
+    return types.UpdateDeleteChannelMessages(
+        channel_id=ev.channel_id, messages=[], pts=ev.pts, pts_count=ev.pts_count
+    )
 
 
 def updates_to_tl(updates: list, users: list, chats: list):

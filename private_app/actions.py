@@ -105,6 +105,7 @@ def box_to_dict(box: MessageBox) -> dict:
         "media": m.media,
         "grouped_id": m.grouped_id,
         "reply_markup": m.reply_markup,
+        "via_bot_id": m.via_bot_id,
     }
 
 
@@ -123,6 +124,8 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
     user_ids.update(reactor_ids(messages))
     for m in messages:
         user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
+        if m.get("via_bot_id"):
+            user_ids.add(m["via_bot_id"])
         fwd = m.get("fwd_from") or {}
         if fwd.get("from_user_id"):
             user_ids.add(fwd["from_user_id"])
@@ -202,14 +205,18 @@ async def do_send_private_message(
     exclude: tuple[int, int] | None = None,
     media: dict | None = None,
     reply_markup: dict | None = None,
+    via_bot_id: int = 0,
 ) -> PrivateChange:
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
-    Saved Messages). ``reply_markup``: a bot's keyboard, already checked."""
+    Saved Messages). ``reply_markup``: a bot's keyboard, already checked;
+    ``via_bot_id``: sent through that bot's inline mode."""
     entities = validate_caption(message, entities) if media else validate_text(message, entities)
 
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
     if reply_markup is not None:
         item["reply_markup"] = reply_markup
+    if via_bot_id:
+        item["via_bot_id"] = via_bot_id
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 

@@ -43,6 +43,7 @@ def message_to_tl(m: dict):
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
         reply_markup=reply_markup_to_tl(m.get("reply_markup")),
+        via_bot_id=m.get("via_bot_id") or None,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from message_core import db, limits
 
+from .. import viewer_hooks
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions, pts_repair, reactions
@@ -91,6 +92,10 @@ async def get_channel_difference(
     for r in taken:
         part = _visible_part(r, floor)
         if part is None:
+            continue
+        if r["type"] in ("new_message", "edit_message") and await viewer_hooks.hidden(
+            viewer_id, member, r["payload"]
+        ):
             continue
         if r["type"] == "new_message":
             new_messages.append(_as_now(r))

@@ -157,6 +157,7 @@ async def do_send_message(
     media: dict | None = None,
     send_as: int | None = None,
     reply_markup: dict | None = None,
+    via_bot_id: int = 0,
 ) -> ChannelChange:
     """messages.sendMessage (or sendMedia, with ``media``: a photo or document snapshot
     and its kind) into a channel. A non-zero ``access_hash`` (what the client sent) is
@@ -247,6 +248,7 @@ async def do_send_message(
         "quote": quote,
         "media": media,
         "reply_markup": reply_markup,
+        "via_bot_id": via_bot_id,
     }
     events = await write_messages(
         channel, sender_id, [row], silent=silent, post_author=post_author, send_as=as_channel

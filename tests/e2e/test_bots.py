@@ -288,7 +288,10 @@ async def test_inline_keyboard_callback_answer_edit_and_timeout(edge_server, edg
             "Pick one",
             buttons=[
                 [Button.inline("Yes", b"yes"), Button.inline("Slow", b"slow")],
-                [Button.url("Site", "https://example.org"), Button.switch_inline("Share", "q", same_peer=True)],
+                [
+                    Button.url("Site", "https://example.org"),
+                    Button.switch_inline("Share", "q", same_peer=True),
+                ],
             ],
         )
 
@@ -316,7 +319,9 @@ async def test_inline_keyboard_callback_answer_edit_and_timeout(edge_server, edg
     (again,) = await a.get_messages(bot_peer, ids=[shown.id])
     assert again.reply_markup.rows[0].buttons[0].type.data == b"yes"
 
-    answer = await a(functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=shown.id, data=b"yes"))
+    answer = await a(
+        functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=shown.id, data=b"yes")
+    )
     assert answer.alert and answer.message == "You chose yes"
     assert pressed[0][0] == alice.id and pressed[0][1] == b"yes"
     await wait_for(lambda: any(m.message == "Chosen: yes" for m in edits))
@@ -334,3 +339,102 @@ async def test_inline_keyboard_callback_answer_edit_and_timeout(edge_server, edg
     # An answer after the timeout finds no query.
     with pytest.raises(errors.QueryIdInvalidError):
         await b(functions.messages.SetBotCallbackAnswerRequest(query_id=12345, cache_time=0, message="late"))
+
+
+async def test_moderation_bot_in_a_supergroup_privacy_mode_and_join_rules(edge_server, edge_db, clients):
+    """A Telethon moderation bot in a supergroup: refused while "join groups" is off;
+    as a member with privacy mode on it sees commands but not chatter (live and in
+    getChannelDifference); listed by channels.getParticipants(bots); promoted, it
+    deletes a message and bans its author on /ban; Telethon users see both live and
+    after reconnecting. Bots may not list dialogs (BOT_METHOD_INVALID)."""
+    from telethon import errors, events, functions, types
+
+    from accounts_app.access import user_access_hash
+    from bots_app import actions
+    from edge_app.orm_threads import in_thread
+
+    alice, a, alice_phone, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Mod")
+
+    def iu(viewer, target_id):
+        return types.InputUser(target_id, user_access_hash(viewer.id, target_id))
+
+    created = await a(functions.channels.CreateChannelRequest(title="Mods", about="", megagroup=True))
+    channel = created.chats[0]
+    ic = types.InputChannel(channel.id, channel.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(alice, bob.id)]))
+
+    await in_thread(actions.do_set_join_groups)(alice.id, bot_id, False)
+    with pytest.raises(errors.BotGroupsBlockedError):
+        await a(functions.channels.InviteToChannelRequest(ic, [iu(alice, bot_id)]))
+    await in_thread(actions.do_set_join_groups)(alice.id, bot_id, True)
+
+    bot = await bot_client(edge_server, token, clients)
+    seen: list = []
+    bot.add_event_handler(collect(seen, "message"), events.NewMessage(incoming=True))
+
+    @bot.on(events.NewMessage(incoming=True, pattern="/ban"))
+    async def ban(event):
+        target = await event.get_reply_message()
+        chat = await event.get_input_chat()
+        await bot.delete_messages(chat, [target.id])
+        author = await event.client.get_input_entity(target.sender_id)
+        rights = types.ChatBannedRights(until_date=None, view_messages=True)
+        await bot(functions.channels.EditBannedRequest(chat, author, rights))
+        await event.respond("Banned.")
+
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(alice, bot_id)]))
+    parts = await a(
+        functions.channels.GetParticipantsRequest(
+            ic, types.ChannelParticipantsBots(), offset=0, limit=10, hash=0
+        )
+    )
+    assert [p.user_id for p in parts.participants] == [bot_id]
+
+    bob_ic = types.InputPeerChannel(channel.id, channel.access_hash)
+    await b.send_message(bob_ic, "hello everyone")
+    await b.send_message(bob_ic, "/ping")
+    await wait_for(lambda: any(m.message == "/ping" for m in seen))
+    assert not any(m.message == "hello everyone" for m in seen)
+
+    with pytest.raises(errors.BotMethodInvalidError):
+        await bot(
+            functions.messages.GetDialogsRequest(
+                offset_date=None, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=10, hash=0
+            )
+        )
+
+    # Promoted, the bot sees everything and moderates.
+    await a(
+        functions.channels.EditAdminRequest(
+            ic, iu(alice, bot_id), types.ChatAdminRights(delete_messages=True, ban_users=True), rank="mod"
+        )
+    )
+    deleted: list = []
+    a.add_event_handler(collect(deleted, "deleted_ids"), events.MessageDeleted())
+    spam = await b.send_message(bob_ic, "buy cheap stuff")
+    await wait_for(lambda: any(m.message == "buy cheap stuff" for m in seen))
+    got_a: list = []
+    a.add_event_handler(collect(got_a, "message"), events.NewMessage(incoming=True))
+    await a.send_message(types.InputPeerChannel(channel.id, channel.access_hash), "/ban", reply_to=spam.id)
+    await wait_for(lambda: any(spam.id in ids for ids in deleted))
+    await wait_for(lambda: any(m.message == "Banned." for m in got_a))
+
+    kicked = await a(
+        functions.channels.GetParticipantsRequest(
+            ic, types.ChannelParticipantsKicked(q=""), offset=0, limit=10, hash=0
+        )
+    )
+    assert bob.id in [p.peer.user_id for p in kicked.participants]
+    with pytest.raises(errors.RPCError):
+        await b.send_message(bob_ic, "still here?")
+
+    # Alice reconnects: the spam is gone from the history, the bot's answer is there.
+    a2 = harness.make_telethon(edge_server, "abridged")
+    clients.append(a2)
+    await a2.connect()
+    await harness.login_telethon(a2, alice_phone)
+    history = await a2.get_messages(types.InputPeerChannel(channel.id, channel.access_hash), limit=20)
+    texts = [m.message for m in history if isinstance(m, types.Message)]
+    assert "buy cheap stuff" not in texts and "Banned." in texts and "hello everyone" in texts
