@@ -438,3 +438,135 @@ async def test_moderation_bot_in_a_supergroup_privacy_mode_and_join_rules(edge_s
     history = await a2.get_messages(types.InputPeerChannel(channel.id, channel.access_hash), limit=20)
     texts = [m.message for m in history if isinstance(m, types.Message)]
     assert "buy cheap stuff" not in texts and "Banned." in texts and "hello everyone" in texts
+
+
+async def test_inline_bot_answers_a_users_inline_query(edge_server, edge_db, clients):
+    """A Telethon inline bot answers "@bot query" from a Telethon user in a private chat
+    with another user; the chosen result arrives "via @bot" for both, with the result's
+    keyboard; the bot gets updateBotInlineSend (feedback on); a bot without inline mode
+    answers BOT_INLINE_DISABLED; results stay the asker's."""
+    from telethon import Button, errors, events, functions, types
+
+    from accounts_app.access import user_access_hash
+    from bots_app import actions
+    from edge_app.orm_threads import in_thread
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Finder")
+    bot_user = types.InputUser(bot_id, user_access_hash(alice.id, bot_id))
+    bob_peer = types.InputPeerUser(bob.id, user_access_hash(alice.id, bob.id))
+    with pytest.raises(errors.BotInlineDisabledError):
+        await a(
+            functions.messages.GetInlineBotResultsRequest(bot=bot_user, peer=bob_peer, query="x", offset="")
+        )
+    await in_thread(actions.do_set_inline)(alice.id, bot_id, "Search...")
+    await in_thread(actions.do_set_inline_feedback)(alice.id, bot_id, True)
+
+    bot = await bot_client(edge_server, token, clients)
+    feedback: list = []
+
+    @bot.on(events.InlineQuery())
+    async def answer(event):
+        builder = event.builder
+        await event.answer(
+            [
+                builder.article(
+                    "Upper", text=event.text.upper(), buttons=[Button.url("Docs", "https://example.org")]
+                ),
+                builder.article("Lower", text=event.text.lower()),
+            ],
+            next_offset="2",
+        )
+
+    @bot.on(events.Raw(types.UpdateBotInlineSend))
+    async def on_sent(update):
+        feedback.append(update)
+
+    (me_for_alice,) = await a(functions.users.GetUsersRequest([bot_user]))
+    assert me_for_alice.bot_inline_placeholder == "Search..."
+    results = await a(
+        functions.messages.GetInlineBotResultsRequest(
+            bot=bot_user, peer=bob_peer, query="Hi There", offset=""
+        )
+    )
+    assert [r.title for r in results.results] == ["Upper", "Lower"]
+    assert results.next_offset == "2" and [u.id for u in results.users] == [bot_id]
+    assert results.results[0].send_message.message == "HI THERE"
+
+    got_b: list = []
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage(incoming=True))
+    sent = await a(
+        functions.messages.SendInlineBotResultRequest(
+            peer=bob_peer, query_id=results.query_id, id=results.results[0].id, random_id=99
+        )
+    )
+    mine = next(u.message for u in sent.updates if isinstance(u, types.UpdateNewMessage))
+    assert mine.via_bot_id == bot_id and mine.message == "HI THERE"
+    await wait_for(lambda: any(m.message == "HI THERE" for m in got_b))
+    theirs = next(m for m in got_b if m.message == "HI THERE")
+    assert theirs.via_bot_id == bot_id
+    assert theirs.reply_markup.rows[0].buttons[0].type.url == "https://example.org"
+    await wait_for(lambda: feedback)
+    assert feedback[0].user_id == alice.id and feedback[0].id == results.results[0].id
+
+    # Bob cannot send Alice's results; an unknown result id is refused.
+    with pytest.raises(errors.QueryIdInvalidError):
+        await b(
+            functions.messages.SendInlineBotResultRequest(
+                peer=types.InputPeerUser(alice.id, user_access_hash(bob.id, alice.id)),
+                query_id=results.query_id,
+                id=results.results[0].id,
+                random_id=100,
+            )
+        )
+    with pytest.raises(errors.ResultIdInvalidError):
+        await a(
+            functions.messages.SendInlineBotResultRequest(
+                peer=bob_peer, query_id=results.query_id, id="nope", random_id=101
+            )
+        )
+
+
+async def test_kurigram_bot_echoes_and_answers_callbacks(edge_server, edge_db, clients):
+    """A Kurigram bot (token login, updates on) echoes a Telethon user's message with an
+    inline keyboard and answers the button's callback query; the user sees the
+    keyboard and gets the answer."""
+    from pyrogram import filters
+    from pyrogram.handlers import CallbackQueryHandler, MessageHandler
+    from pyrogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+    from telethon import events, functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Kuri")
+    bot = harness.make_kurigram(edge_server, "abridged", name="kuriecho", bot_token=token, no_updates=False)
+    presses: list = []
+
+    async def echo(client, message):
+        keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Again", callback_data="again")]])
+        await client.send_message(message.chat.id, f"echo: {message.text}", reply_markup=keyboard)
+
+    async def on_press(client, query):
+        presses.append(query.data)
+        await query.answer(f"pressed {query.data}", show_alert=False)
+
+    bot.add_handler(MessageHandler(echo, filters.private & filters.text))
+    bot.add_handler(CallbackQueryHandler(on_press))
+    await bot.start()
+    try:
+        got: list = []
+        a.add_event_handler(collect(got, "message"), events.NewMessage(incoming=True))
+        bot_peer = types.InputPeerUser(bot_id, user_access_hash(alice.id, bot_id))
+        await a.send_message(bot_peer, "ping")
+        await wait_for(lambda: any(m.message == "echo: ping" for m in got), 15)
+        shown = next(m for m in got if m.message == "echo: ping")
+        assert shown.reply_markup.rows[0].buttons[0].type.data == b"again"
+        answer = await a(
+            functions.messages.GetBotCallbackAnswerRequest(peer=bot_peer, msg_id=shown.id, data=b"again")
+        )
+        assert answer.message == "pressed again" and not answer.alert
+        assert presses == ["again"]
+    finally:
+        await bot.stop()
