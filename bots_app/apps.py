@@ -11,7 +11,7 @@ class BotsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts_app import tl_convert as accounts_tl
-        from bots_app import method_rules, privacy_mode, push, send_rules, service_bot, tl_convert  # noqa: F401
+        from bots_app import group_info, method_rules, privacy_mode, push, send_rules, service_bot, tl_convert  # noqa: F401
         from channels_app import viewer_hooks
         from edge_app import background, registry
         from message_core import send_hooks
@@ -23,4 +23,5 @@ class BotsConfig(AppConfig):
         send_hooks.register_guard(send_rules.guard)
         registry.add_gate(method_rules.gate)
         viewer_hooks.register_message_filter(privacy_mode.hides)
+        viewer_hooks.register_bot_info_renderer(group_info.bot_infos)
         background.register("bots.service_bot", service_bot.ensure_job)

@@ -507,7 +507,7 @@ def difference_to_tl(d: Difference, viewer_id: int, users: list, chats: list):
     )
 
 
-def full_channel_to_tl(full: dict, chats: list, users: list):
+def full_channel_to_tl(full: dict, chats: list, users: list, *, bot_info=()):
     ch, member = full["channel"], full["member"]
     admin = full["is_admin"]
     fc = types.ChannelFull(
@@ -526,7 +526,7 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         unread_count=full["unread_count"],
         chat_photo=photo_to_tl(ch.get("photo")),
         notify_settings=_notify_settings_to_tl((full.get("dialog") or {}).get("notify_settings")),
-        bot_info=[],
+        bot_info=list(bot_info),
         pinned_msg_id=ch["pinned_message_id"] or None,
         available_min_id=full["available_min_id"] or None,
         folder_id=((full.get("dialog") or {}).get("folder_id")) or None,

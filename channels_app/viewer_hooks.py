@@ -1,9 +1,13 @@
-"""Messages a layer above may hide from some members as they are delivered (pushes and
+"""What a layer above adds to what members see, without channels_app importing it.
+
+Messages it may hide from some members as they are delivered (pushes and
 getChannelDifference): bots_app hides group messages from a bot in privacy mode. The
 hidden message still moves the member's pts (an empty update in its place), so the
-stream has no gap.
+stream has no gap. ``async fn(viewer_id, member row, message snapshot) -> bool``
+(True: hidden).
 
-``async fn(viewer_id, member row, message snapshot) -> bool`` (True: hidden).
+The ``bot_info`` of channels.getFullChannel: bots_app renders its bots' descriptions and
+commands, ``async fn(channel_id, bot_ids, viewer_id, viewer_is_admin) -> [BotInfo]``.
 """
 
 from __future__ import annotations
@@ -27,3 +31,18 @@ async def hidden(viewer_id: int, member: dict | None, message: dict | None) -> b
         if await fn(viewer_id, member, message):
             return True
     return False
+
+
+BotInfoRenderer = Callable[[int, list[int], int, bool], Awaitable[list]]
+_bot_info: list[BotInfoRenderer] = []
+
+
+def register_bot_info_renderer(fn: BotInfoRenderer) -> BotInfoRenderer:
+    _bot_info[:] = [fn]
+    return fn
+
+
+async def bot_infos(channel_id: int, bot_ids: list[int], viewer_id: int, viewer_is_admin: bool) -> list:
+    if not _bot_info or not bot_ids:
+        return []
+    return await _bot_info[0](channel_id, bot_ids, viewer_id, viewer_is_admin)

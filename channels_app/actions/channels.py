@@ -262,6 +262,21 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
     return change
 
 
+BOTS_IN_FULL_MAX = 50
+
+
+async def member_bot_ids(channel_id: int) -> list[int]:
+    """The bots among the channel's active members (channelFull.bot_info), capped."""
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT m.user_id FROM channel_members m JOIN users u ON u.id = m.user_id"
+            " WHERE m.channel_id = %s AND m.status = 'active' AND u.bot IS NOT NULL"
+            " ORDER BY m.joined_at LIMIT %s",
+            (channel_id, BOTS_IN_FULL_MAX),
+        )
+        return [r["user_id"] for r in await cur.fetchall()]
+
+
 async def _bots_refusing_groups(user_ids: list[int]) -> set[int]:
     """The bots among ``user_ids`` whose owner turned "can join groups" off (bots_app
     keeps the flag on the user row)."""

@@ -346,8 +346,9 @@ async def test_moderation_bot_in_a_supergroup_privacy_mode_and_join_rules(edge_s
     as a member with privacy mode on it sees commands but not chatter (live and in
     getChannelDifference); listed by channels.getParticipants(bots); promoted, it
     deletes a message and bans its author on /ban; Telethon users see both live and
-    after reconnecting. Bots may not list dialogs (BOT_METHOD_INVALID)."""
-    from telethon import errors, events, functions, types
+    after reconnecting. Its commands show in the group's full info, a keyboard it posts
+    in the group is pressed by a member. Bots may not list dialogs (BOT_METHOD_INVALID)."""
+    from telethon import Button, errors, events, functions, types
 
     from accounts_app.access import user_access_hash
     from bots_app import actions
@@ -397,6 +398,38 @@ async def test_moderation_bot_in_a_supergroup_privacy_mode_and_join_rules(edge_s
     await b.send_message(bob_ic, "/ping")
     await wait_for(lambda: any(m.message == "/ping" for m in seen))
     assert not any(m.message == "hello everyone" for m in seen)
+
+    # Group-scoped commands show in the group's full info; a keyboard in the group
+    # is pressed by Bob and answered by the bot.
+    await bot(
+        functions.bots.SetBotCommandsRequest(
+            scope=types.BotCommandScopeChats(),
+            lang_code="",
+            commands=[types.BotCommand("ban", "Ban the author")],
+        )
+    )
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    (info,) = full.full_chat.bot_info
+    assert info.user_id == bot_id and [c.command for c in info.commands] == ["ban"]
+    assert bot_id in [u.id for u in full.users]
+
+    @bot.on(events.CallbackQuery())
+    async def on_press(event):
+        await event.answer(f"hi {event.sender_id}")
+
+    got_b: list = []
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage(incoming=True))
+    await bot.send_message(
+        await bot.get_input_entity(types.PeerChannel(channel.id)),
+        "Rules",
+        buttons=[Button.inline("Agree", b"ok")],
+    )
+    await wait_for(lambda: any(m.message == "Rules" for m in got_b))
+    rules = next(m for m in got_b if m.message == "Rules")
+    pressed = await b(
+        functions.messages.GetBotCallbackAnswerRequest(peer=bob_ic, msg_id=rules.id, data=b"ok")
+    )
+    assert pressed.message == f"hi {bob.id}"
 
     with pytest.raises(errors.BotMethodInvalidError):
         await bot(
