@@ -62,7 +62,9 @@ async def _privacy_of(bot_id: int) -> tuple[bool, str]:
 
 
 async def hides(viewer_id: int, member: dict | None, message: dict) -> bool:
-    if not (await send_rules.are_bots(viewer_id))[viewer_id]:
+    # Called per member per message on the fan-out path: people cost one dict probe.
+    known = send_rules.known_bot(viewer_id)
+    if known is False or (known is None and not (await send_rules.are_bots(viewer_id))[viewer_id]):
         return False
     if message.get("post"):
         return False

@@ -25,6 +25,11 @@ def _read_bots(user_ids: list[int]) -> set[int]:
     return set(User.objects.filter(id__in=user_ids, bot__isnull=False).values_list("id", flat=True))
 
 
+def known_bot(user_id: int) -> bool | None:
+    """Whether ``user_id`` is a bot, if this process already knows (no await)."""
+    return _is_bot.get(user_id)
+
+
 async def are_bots(*user_ids: int) -> dict[int, bool]:
     missing = [u for u in user_ids if u not in _is_bot]
     if missing:

@@ -75,6 +75,19 @@ def pushed_updates_to_tl(update, users: list, chats: list, date: int):
     return types.Updates(updates=[update], users=users, chats=chats, date=date, seq=0)
 
 
+def merged_updates_to_tl(answers: list):
+    """Several ``Updates`` answers of one request as one (updates in order, each peer once)."""
+    updates, users, chats = [], {}, {}
+    for a in answers:
+        updates += a.updates
+        users.update((u.id, u) for u in a.users)
+        chats.update((c.id, c) for c in a.chats)
+    date = max((a.date for a in answers), default=0)
+    return types.Updates(
+        updates=updates, users=list(users.values()), chats=list(chats.values()), date=date, seq=0
+    )
+
+
 def callback_answer_to_tl(body: dict):
     return types.messages.BotCallbackAnswer(
         alert=bool(body.get("alert")) or None,

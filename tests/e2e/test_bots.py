@@ -603,3 +603,37 @@ async def test_kurigram_bot_echoes_and_answers_callbacks(edge_server, edge_db, c
         assert presses == ["again"]
     finally:
         await bot.stop()
+
+
+async def test_start_bot_in_a_group_adds_it_and_sends_the_start_command(edge_server, edge_db, clients):
+    """messages.startBot with a supergroup as peer (a startgroup deep link, Telethon
+    user): the bot joins and gets "/start@bot param" there (Telethon bot)."""
+    from telethon import events, functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, username, token = await _new_bot(alice.id, "Grouper")
+    bot = await bot_client(edge_server, token, clients)
+    seen: list = []
+    bot.add_event_handler(collect(seen, "message"), events.NewMessage(incoming=True))
+    created = await a(functions.channels.CreateChannelRequest(title="Start here", about="", megagroup=True))
+    channel = created.chats[0]
+    peer = types.InputPeerChannel(channel.id, channel.access_hash)
+    answer = await a(
+        functions.messages.StartBotRequest(
+            bot=types.InputUser(bot_id, user_access_hash(alice.id, bot_id)),
+            peer=peer,
+            random_id=5,
+            start_param="grp",
+        )
+    )
+    sent = [u.message for u in answer.updates if isinstance(u, types.UpdateNewChannelMessage)]
+    assert sent[-1].message == f"/start@{username} grp"
+    await wait_for(lambda: any(m.message == f"/start@{username} grp" for m in seen))
+    parts = await a(
+        functions.channels.GetParticipantsRequest(
+            types.InputChannel(channel.id, channel.access_hash), types.ChannelParticipantsBots(), 0, 10, 0
+        )
+    )
+    assert [p.user_id for p in parts.participants] == [bot_id]
