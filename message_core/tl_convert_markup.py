@@ -8,8 +8,8 @@ Stored form::
      "resize", "single_use", "selective", "persistent": bool, "placeholder": str}
 
 Button types: inline ``callback`` (data: base64), ``url``, ``switch_inline`` (query,
-same_peer), ``copy`` (copy_text), ``user_profile`` (user_id), ``web_view`` (url),
-``game``, ``buy``; keyboard ``text``, ``request_phone``, ``request_geo``,
+same_peer), ``copy`` (copy_text), ``user_profile`` (user_id), ``web_view`` (url)
+(games, payments, login URLs and peer requests are not kept); keyboard ``text``, ``request_phone``, ``request_geo``,
 ``request_poll`` (quiz), ``simple_web_view`` (url).
 """
 
@@ -26,8 +26,6 @@ _INLINE_FROM = {
     types.InlineButtonTypeCopy: ("copy", ("copy_text",)),
     types.InlineButtonTypeUserProfile: ("user_profile", ("user_id",)),
     types.InlineButtonTypeWebView: ("web_view", ("url",)),
-    types.InlineButtonTypeGame: ("game", ()),
-    types.InlineButtonTypeBuy: ("buy", ()),
 }
 _INLINE_TO = {kind: (cls, fields) for cls, (kind, fields) in _INLINE_FROM.items()}
 _KEYBOARD_FROM = {
