@@ -24,4 +24,5 @@ class BotsConfig(AppConfig):
         registry.add_gate(method_rules.gate)
         viewer_hooks.register_message_filter(privacy_mode.hides)
         viewer_hooks.register_bot_info_renderer(group_info.bot_infos)
+        viewer_hooks.register_difference_cap(send_rules.difference_cap)
         background.register("bots.service_bot", service_bot.ensure_job)

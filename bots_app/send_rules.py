@@ -9,6 +9,8 @@ process: a person's send costs one dictionary probe after the first.
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from accounts_app.models import User
 from edge_app.orm_threads import in_thread
 from private_app.models import MessageBox
@@ -61,3 +63,18 @@ async def guard(sender_id: int, kind: str, peer_id: int, count: int) -> None:
         return
     if (await are_bots(sender_id))[sender_id]:
         await flood.check(sender_id, peer_id, count)
+
+
+def bot_difference_limit() -> int:
+    return int(getattr(settings, "BOT_CHANNEL_DIFFERENCE_LIMIT", 1000))
+
+
+async def difference_cap(viewer_id: int, requested: int) -> int | None:
+    """Bots may take larger getChannelDifference pages (Telethon bots ask 100000), so a
+    bot that was offline for a while catches up instead of being told "too long"."""
+    known = known_bot(viewer_id)
+    if known is False or (known is None and not (await are_bots(viewer_id))[viewer_id]):
+        return None
+    if requested <= 0:
+        return None
+    return max(1, min(requested, bot_difference_limit()))

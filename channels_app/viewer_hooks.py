@@ -6,6 +6,10 @@ hidden message still moves the member's pts (an empty update in its place), so t
 stream has no gap. ``async fn(viewer_id, member row, message snapshot) -> bool``
 (True: hidden).
 
+How many events one getChannelDifference page may carry for a member (bots may ask
+far more than people, as on Telegram): ``async fn(viewer_id, requested) -> int | None``
+(None: the default cap).
+
 The ``bot_info`` of channels.getFullChannel: bots_app renders its bots' descriptions and
 commands, ``async fn(channel_id, bot_ids, viewer_id, viewer_is_admin) -> [BotInfo]``.
 """
@@ -46,3 +50,19 @@ async def bot_infos(channel_id: int, bot_ids: list[int], viewer_id: int, viewer_
     if not _bot_info or not bot_ids:
         return []
     return await _bot_info[0](channel_id, bot_ids, viewer_id, viewer_is_admin)
+
+
+PageCap = Callable[[int, int], Awaitable[int | None]]
+_page_caps: list[PageCap] = []
+
+
+def register_difference_cap(fn: PageCap) -> PageCap:
+    _page_caps[:] = [fn]
+    return fn
+
+
+async def difference_cap(viewer_id: int, requested: int, default: int) -> int:
+    if not _page_caps:
+        return default
+    cap = await _page_caps[0](viewer_id, requested)
+    return default if cap is None else cap

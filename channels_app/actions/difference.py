@@ -45,6 +45,7 @@ async def get_channel_difference(
     # Telegram clamps the page instead of refusing a large limit (Kurigram asks 10000
     # after being offline); a non-positive limit means the default page.
     cap = min(limit if limit > 0 else limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
+    cap = await viewer_hooks.difference_cap(viewer_id, limit, cap)
     async with db.connection() as conn:
         # One round trip for a member catching up: the events after ``pts`` are read
         # beside the channel and membership they are checked against. Under load each

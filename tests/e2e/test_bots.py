@@ -637,3 +637,41 @@ async def test_start_bot_in_a_group_adds_it_and_sends_the_start_command(edge_ser
         )
     )
     assert [p.user_id for p in parts.participants] == [bot_id]
+
+
+async def test_bot_catches_up_a_long_gap_in_one_channel_difference(edge_server, edge_db, clients):
+    """A Telethon bot (privacy off) that missed 150 messages of its group gets them all
+    from one getChannelDifference with a bot-sized limit, where a user's page would be
+    "too long"."""
+    from telethon import functions, types
+
+    from accounts_app.access import user_access_hash
+    from bots_app import actions
+    from edge_app.orm_threads import in_thread
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Reader")
+    await in_thread(actions.do_set_privacy)(alice.id, bot_id, False)
+    created = await a(functions.channels.CreateChannelRequest(title="Busy", about="", megagroup=True))
+    channel = created.chats[0]
+    ic = types.InputChannel(channel.id, channel.access_hash)
+    await a(
+        functions.channels.InviteToChannelRequest(
+            ic, [types.InputUser(bot_id, user_access_hash(alice.id, bot_id))]
+        )
+    )
+    bot = await bot_client(edge_server, token, clients, receive_updates=False)
+    start = (await a(functions.channels.GetFullChannelRequest(ic))).full_chat.pts
+    peer = types.InputPeerChannel(channel.id, channel.access_hash)
+    for i in range(150):
+        await a.send_message(peer, f"m{i}")
+
+    def request(client_limit: int):
+        return functions.updates.GetChannelDifferenceRequest(
+            channel=ic, filter=types.ChannelMessagesFilterEmpty(), pts=start, limit=client_limit
+        )
+
+    diff = await bot(request(100000))
+    assert isinstance(diff, types.updates.ChannelDifference) and diff.final
+    assert [m.message for m in diff.new_messages] == [f"m{i}" for i in range(150)]
+    assert isinstance(await a(request(100000)), types.updates.ChannelDifferenceTooLong)
