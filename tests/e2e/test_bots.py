@@ -675,3 +675,49 @@ async def test_bot_catches_up_a_long_gap_in_one_channel_difference(edge_server, 
     assert isinstance(diff, types.updates.ChannelDifference) and diff.final
     assert [m.message for m in diff.new_messages] == [f"m{i}" for i in range(150)]
     assert isinstance(await a(request(100000)), types.updates.ChannelDifferenceTooLong)
+
+
+async def test_operator_switching_a_bot_off_logs_its_live_session_out(edge_server, edge_db, clients):
+    """The console's "switch off" action (Django admin, in this process) reaches the
+    Telethon bot connected to the listener: its next call is unauthorized, and its token
+    is refused until switched back on."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth.models import User as Staff
+    from django.test import Client
+    from telethon import errors, functions, types
+
+    alice, _a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Switch")
+    bot = await bot_client(edge_server, token, clients)
+    assert (await bot(functions.users.GetUsersRequest([types.InputUserSelf()])))[0].id == bot_id
+
+    def operate(action: str) -> int:
+        import secrets
+
+        name = f"op{secrets.token_hex(4)}"
+        Staff.objects.create_superuser(name, f"{name}@example.org", "pw-12345678")
+        browser = Client()
+        browser.login(username=name, password="pw-12345678")
+        return browser.post(
+            "/admin/bots_app/bot/", {"action": action, "_selected_action": [bot_id]}
+        ).status_code
+
+    assert await sync_to_async(operate)("deactivate") == 302
+    # The listener hears it over Redis; until then a call may still be served.
+    for _ in range(50):
+        try:
+            await bot(functions.users.GetUsersRequest([types.InputUserSelf()]))
+        except errors.AuthKeyUnregisteredError:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the switched-off bot is still logged in")
+    other = harness.make_telethon(edge_server, "abridged")
+    clients.append(other)
+    await other.connect()
+    with pytest.raises(errors.AccessTokenInvalidError):
+        await other.sign_in(bot_token=token)
+    assert await sync_to_async(operate)("reactivate") == 302
+    assert (await other.sign_in(bot_token=token)).id == bot_id
