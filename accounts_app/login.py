@@ -235,6 +235,12 @@ def _authorize(
     raise AuthRestartError()
 
 
+def authorize_key(perm_auth_key_id: int, user: User, device: DeviceInfo) -> Authorization:
+    """Log ``user`` in on a permanent key by other means than a phone code (a bot's
+    token, bots_app). Call inside a transaction."""
+    return _authorize(perm_auth_key_id, user, device)
+
+
 def do_sign_in(
     perm_auth_key_id: int, phone: str, phone_code_hash: str, phone_code: str, device: DeviceInfo
 ) -> SignInResult:

@@ -35,6 +35,10 @@ class User(models.Model):
     # The current profile photo as users see it on the user: {"id", "stripped"} (media_app
     # keeps the photos themselves).
     photo = models.JSONField(null=True, blank=True)
+    # Set on bot accounts only: how a bot renders on the user object, a snapshot kept by
+    # bots_app (which owns the bot's token, owner and settings): {"v": bot_info_version,
+    # "nochats": bool, "history": bool (privacy mode off), "placeholder": str | None}.
+    bot = models.JSONField(null=True, blank=True)
 
     class Meta:
         db_table = "users"

@@ -51,6 +51,17 @@ def set_photo_renderer(renderer) -> None:
     _photo_renderer = renderer
 
 
+# A bot's UserFull.bot_info (description, commands, menu button) is rendered by bots_app,
+# which stores them (installed at start-up, like the photo renderer):
+# fn(bot_user_id, viewer_id) -> BotInfo | None; called in a thread.
+_bot_info_renderer = None
+
+
+def set_bot_info_renderer(renderer) -> None:
+    global _bot_info_renderer
+    _bot_info_renderer = renderer
+
+
 def profile_photo_to_tl(photo: dict | None):
     if not photo:
         return types.UserProfilePhotoEmpty()
@@ -87,6 +98,10 @@ def user_to_tl(
         status = status_to_tl(user, now)
     else:
         status = types.UserStatusRecently()
+    bot = user.bot
+    if bot is not None:
+        # Bots have no phone and no last-seen (clients show "bot" instead).
+        show_phone, status = False, None
     return types.User(
         id=user.id,
         self=is_self,
@@ -100,6 +115,11 @@ def user_to_tl(
         photo=profile_photo_to_tl(user.photo),
         status=status,
         lang_code=(user.lang_code or None) if is_self else None,
+        bot=bot is not None,
+        bot_info_version=int(bot.get("v", 1)) if bot is not None else None,
+        bot_nochats=bool(bot.get("nochats")) if bot is not None else None,
+        bot_chat_history=bool(bot.get("history")) if bot is not None else None,
+        bot_inline_placeholder=(bot.get("placeholder") or None) if bot is not None else None,
     )
 
 
@@ -156,6 +176,9 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         notify_settings=peer_notify_settings_to_tl(get_settings(viewer_id, USER, user_id)),
         profile_photo=_photo_renderer(user.photo) if user.photo and _photo_renderer else None,
         common_chats_count=common_chats_count,
+        bot_info=_bot_info_renderer(user_id, viewer_id)
+        if user.bot is not None and _bot_info_renderer
+        else None,
     )
     return types.users.UserFull(full_user=full, chats=list(chats), users=users)
 

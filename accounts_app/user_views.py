@@ -64,7 +64,7 @@ def views_sync(user_ids: list[int], viewer_id: int) -> list[UserView]:
 # key) of privacy settings.
 _VIEWS = """
 SELECT u.id, u.phone, u.first_name, u.last_name, u.username, u.lang_code,
-       u.online_until, u.last_seen, u.deleted, u.photo,
+       u.online_until, u.last_seen, u.deleted, u.photo, u.bot,
        EXISTS (SELECT 1 FROM contacts c WHERE c.owner_id = %(viewer)s AND c.user_id = u.id) AS contact,
        EXISTS (SELECT 1 FROM contacts c WHERE c.owner_id = u.id AND c.user_id = %(viewer)s) AS mutual,
        EXISTS (SELECT 1 FROM blocks b WHERE b.owner_id = u.id AND b.user_id = %(viewer)s) AS blocked_viewer,
@@ -77,7 +77,7 @@ SELECT u.id, u.phone, u.first_name, u.last_name, u.username, u.lang_code,
 """
 _USER_COLUMNS = (
     "id", "phone", "first_name", "last_name", "username", "lang_code", "online_until", "last_seen", "deleted",
-    "photo",
+    "photo", "bot",
 )  # fmt: skip
 
 

@@ -208,6 +208,10 @@ class ChannelMessage(PostgresPartitionedModel):
     replies_pts = models.IntegerField(default=0, db_default=0)
     # The newest distinct repliers, newest first: user ids, channels as negative ids.
     recent_repliers = models.JSONField(null=True, blank=True)
+    # A bot's keyboard under the message (message_core.tl_convert_markup's stored form).
+    reply_markup = models.JSONField(null=True, blank=True)
+    # Sent through this bot's inline mode ("via @bot"); 0: not.
+    via_bot_id = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "channel_messages"

@@ -25,7 +25,7 @@ from message_core.context import origin as push_origin
 from message_core.context import origin_request, users_for
 from tl.runtime import Reader
 
-from . import notify, tl_convert
+from . import notify, tl_convert, viewer_hooks
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .actions.mentions import mentioned_user_ids
 from .chat_context import chats_for
@@ -342,6 +342,10 @@ async def _render_and_push(payload: dict, edge) -> None:
                 chats = await chats_for(user_id, sorted(refs_c), {ev.channel_id: (channel, member)})
             view = tl_convert.event_view(ev, user_id, mentioned)
             update = shared.get(view) if view is not None else None
+            if ev.type in ("new_message", "edit_message") and await viewer_hooks.hidden(
+                user_id, member, ev.message
+            ):
+                update, view = tl_convert.pts_filler_to_tl(ev), None
             if update is None:
                 update = tl_convert.event_to_update(ev, user_id)
                 if view is not None:

@@ -21,6 +21,7 @@ from message_core.tl_convert import (
     message_reactions_update_to_tl,
     post_views,
 )
+from message_core.tl_convert_markup import reply_markup_to_tl, visible_markup
 from stickers_app.tl_convert import sticker_set_to_tl
 from tl import types
 
@@ -230,6 +231,17 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
         replies=replies_of(m, is_post),
+        reply_markup=reply_markup_to_tl(
+            visible_markup(
+                m.get("reply_markup"),
+                viewer_id,
+                sender_id=sender,
+                targets={*mentioned_user_ids(m), m.get("reply_to_user_id") or 0},
+            )
+        )
+        if m.get("reply_markup")
+        else None,
+        via_bot_id=m.get("via_bot_id") or None,
     )
 
 
@@ -313,6 +325,14 @@ def event_to_update(ev: ChannelEvent, viewer_id: int):
             pts_count=ev.pts_count,
         )
     return None
+
+
+def pts_filler_to_tl(ev: ChannelEvent):
+    """An update that only moves a member's channel pts over ``ev`` (a message the
+    member is not shown)."""
+    return types.UpdateDeleteChannelMessages(
+        channel_id=ev.channel_id, messages=[], pts=ev.pts, pts_count=ev.pts_count
+    )
 
 
 def updates_to_tl(updates: list, users: list, chats: list):
@@ -488,7 +508,7 @@ def difference_to_tl(d: Difference, viewer_id: int, users: list, chats: list):
     )
 
 
-def full_channel_to_tl(full: dict, chats: list, users: list):
+def full_channel_to_tl(full: dict, chats: list, users: list, *, bot_info=()):
     ch, member = full["channel"], full["member"]
     admin = full["is_admin"]
     fc = types.ChannelFull(
@@ -507,7 +527,7 @@ def full_channel_to_tl(full: dict, chats: list, users: list):
         unread_count=full["unread_count"],
         chat_photo=photo_to_tl(ch.get("photo")),
         notify_settings=_notify_settings_to_tl((full.get("dialog") or {}).get("notify_settings")),
-        bot_info=[],
+        bot_info=list(bot_info),
         pinned_msg_id=ch["pinned_message_id"] or None,
         available_min_id=full["available_min_id"] or None,
         folder_id=((full.get("dialog") or {}).get("folder_id")) or None,

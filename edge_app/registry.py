@@ -56,6 +56,27 @@ def registered_names() -> frozenset[str]:
     return frozenset(_handlers)
 
 
+# --- gates ------------------------------------------------------------------------------
+#
+# Apps above the edge may refuse a method to some callers after authorization, without
+# the handlers knowing (bots_app: the methods bots may not use answer
+# BOT_METHOD_INVALID). ``async fn(tl_name, user_id)`` raising the RpcError.
+
+Gate = Callable[[str, int], Awaitable[None]]
+_gates: list[Gate] = []
+
+
+def add_gate(fn: Gate) -> Gate:
+    if fn not in _gates:
+        _gates.append(fn)
+    return fn
+
+
+async def check_gates(tl_name: str, user_id: int) -> None:
+    for gate in _gates:
+        await gate(tl_name, user_id)
+
+
 # --- authorization ---------------------------------------------------------------------
 #
 # edge_app knows nothing of users: accounts_app installs the lookup from a permanent auth

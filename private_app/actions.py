@@ -33,7 +33,7 @@ from accounts_app.updates import (
 )
 from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
-from message_core import limits
+from message_core import limits, send_hooks
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
 from tl.errors import (
@@ -54,6 +54,7 @@ from .models import MessageBox, PrivateDialog, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
 
+USER_PEER = "user"  # message_core.send_hooks' kind of a private chat
 NEW_MESSAGE = "private.new_message"
 EDIT_MESSAGE = "private.edit_message"
 DELETE_MESSAGES = "private.delete_messages"
@@ -103,6 +104,8 @@ def box_to_dict(box: MessageBox) -> dict:
         "reaction_unread": box.reaction_unread,
         "media": m.media,
         "grouped_id": m.grouped_id,
+        "reply_markup": m.reply_markup,
+        "via_bot_id": m.via_bot_id,
     }
 
 
@@ -121,6 +124,8 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
     user_ids.update(reactor_ids(messages))
     for m in messages:
         user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
+        if m.get("via_bot_id"):
+            user_ids.add(m["via_bot_id"])
         fwd = m.get("fwd_from") or {}
         if fwd.get("from_user_id"):
             user_ids.add(fwd["from_user_id"])
@@ -176,12 +181,16 @@ async def _write(
         raise RandomIdInvalidError()
     if not all(random_ids):
         raise RandomIdEmptyError()
+    await send_hooks.check(sender_id, USER_PEER, peer_id, len(items))
     written = await send_store.write_messages(
         sender_id, peer_id, items, random_ids, silent=silent, kind=NEW_MESSAGE
     )
     own = PrivateChange(messages=written.own_messages, events=written.own_events, pts=written.pts)
     own.random_ids = {m["id"]: rid for m, rid in zip(written.own_messages, random_ids, strict=True)}
-    return await _finish(own, written.their_events, exclude)
+    done = await _finish(own, written.their_events, exclude)
+    if written.their_events and peer_id != sender_id:  # not a retried send, not Saved Messages
+        send_hooks.delivered(sender_id, USER_PEER, peer_id, written.own_messages)
+    return done
 
 
 async def do_send_private_message(
@@ -195,12 +204,19 @@ async def do_send_private_message(
     silent: bool = False,
     exclude: tuple[int, int] | None = None,
     media: dict | None = None,
+    reply_markup: dict | None = None,
+    via_bot_id: int = 0,
 ) -> PrivateChange:
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
-    Saved Messages)."""
+    Saved Messages). ``reply_markup``: a bot's keyboard, already checked;
+    ``via_bot_id``: sent through that bot's inline mode."""
     entities = validate_caption(message, entities) if media else validate_text(message, entities)
 
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
+    if reply_markup is not None:
+        item["reply_markup"] = reply_markup
+    if via_bot_id:
+        item["via_bot_id"] = via_bot_id
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
@@ -477,7 +493,12 @@ def require_editable(m: dict, editor_id: int) -> None:
         raise MessageEditTimeExpiredError()
 
 
-def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None):
+KEEP = object()  # reply_markup of an edit that leaves the keyboard as it is
+
+
+def _edit(
+    owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None, markup=KEEP
+):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
         box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
@@ -491,13 +512,16 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
             message, entities = msg.message, msg.entities or []
         else:
             entities = validate_caption(message, entities) if msg.media else validate_text(message, entities)
-        if media is None and msg.message == message and (msg.entities or []) == entities:
+        same_markup = markup is KEEP or markup == msg.reply_markup
+        if media is None and msg.message == message and (msg.entities or []) == entities and same_markup:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
+        if markup is not KEEP:
+            msg.reply_markup = markup
         if media is not None:
             msg.media = media
             media_actions.add_holders(media_actions.media_keys(media), "u", sorted({owner_id, peer_id}))
-        msg.save(update_fields=["message", "entities", "edit_date", "media"])
+        msg.save(update_fields=["message", "entities", "edit_date", "media", "reply_markup"])
         others = list(live_boxes(owner_id=None).filter(message=msg).exclude(owner_id=owner_id))
         logged = append_user_updates(
             [(b.owner_id, EDIT_MESSAGE, {"box_id": b.box_id}) for b in [box, *others]]
@@ -518,13 +542,15 @@ async def do_edit_private_message(
     *,
     exclude=None,
     media: dict | None = None,
+    reply_markup=KEEP,
 ) -> PrivateChange:
     """messages.editMessage in a private chat: the author edits the shared text or
     caption and/or replaces the media (within 48 hours, except in Saved Messages); both
-    sides get updateEditMessage. ``message`` None keeps the text."""
-    if message is None and media is None:
+    sides get updateEditMessage. ``message`` None keeps the text; ``reply_markup`` a
+    bot's new keyboard (None removes it; KEEP leaves it)."""
+    if message is None and media is None and reply_markup is KEEP:
         raise MessageNotModifiedError()
-    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media)
+    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media, reply_markup)
     return await _finish(own, theirs, exclude)
 
 

@@ -19,6 +19,10 @@ class PrivateMessage(models.Model):
     fwd_from = models.JSONField(null=True, blank=True)
     media = models.JSONField(null=True, blank=True)  # photo / document snapshot and flags
     grouped_id = models.BigIntegerField(default=0)  # an album
+    # A bot's keyboard under the message (message_core.tl_convert_markup's stored form).
+    reply_markup = models.JSONField(null=True, blank=True)
+    # Sent through this bot's inline mode ("via @bot"); 0: not.
+    via_bot_id = models.BigIntegerField(default=0, db_default=0)
     edit_date = models.IntegerField(default=0)
     silent = models.BooleanField(default=False)
 

@@ -81,7 +81,8 @@ SELECT o AS id,
                   'entities', COALESCE(m.entities, '[]'), 'fwd_from', m.fwd_from,
                   'edit_date', m.edit_date, 'silent', m.silent, 'reply_to_msg_id', b.reply_to_box_id,
                   'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
-                  'grouped_id', m.grouped_id)))
+                  'grouped_id', m.grouped_id, 'reply_markup', m.reply_markup,
+                  'via_bot_id', m.via_bot_id)))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
@@ -94,15 +95,18 @@ _WRITE = f"""
 WITH msg AS (
   SELECT nextval(pg_get_serial_sequence('{MESSAGES}', 'id')) AS id, t.*
     FROM jsonb_to_recordset(%(msgs)s::jsonb)
-         AS t(ord int, message text, entities jsonb, fwd_from jsonb, media jsonb, grouped_id bigint)
+         AS t(ord int, message text, entities jsonb, fwd_from jsonb, media jsonb, grouped_id bigint,
+              reply_markup jsonb, via_bot_id bigint)
 ), box AS (
   SELECT * FROM jsonb_to_recordset(%(boxes)s::jsonb)
          AS b(ord int, owner_id bigint, box_id int, peer_id bigint, "out" bool, reply_to int,
               random_id bigint, pts bigint)
 ), ins_msg AS (
   INSERT INTO {MESSAGES} (id, sender_id, date, message, entities, fwd_from, media, grouped_id,
-                          edit_date, silent)
-  SELECT id, %(s)s, %(date)s, message, entities, fwd_from, media, grouped_id, 0, %(silent)s FROM msg
+                          edit_date, silent, reply_markup, via_bot_id)
+  SELECT id, %(s)s, %(date)s, message, entities, fwd_from, media, grouped_id, 0, %(silent)s, reply_markup,
+         COALESCE(via_bot_id, 0)
+    FROM msg
 ), ins_box AS (
   INSERT INTO {BOXES} (owner_id, box_id, peer_id, message_id, "out", reply_to_box_id, random_id,
                        deleted, reaction_unread)
@@ -189,7 +193,8 @@ async def write_messages(
             contents = [items[i] for i, _ in fresh]
             msgs = [
                 {"ord": o, "message": c["message"], "entities": c.get("entities") or [], "fwd_from": c.get("fwd_from"),
-                 "media": c.get("media"), "grouped_id": c.get("grouped_id", 0)}
+                 "media": c.get("media"), "grouped_id": c.get("grouped_id", 0),
+                 "reply_markup": c.get("reply_markup"), "via_bot_id": c.get("via_bot_id", 0)}
                 for o, c in enumerate(contents)
             ]  # fmt: skip
             rows = [
@@ -214,6 +219,7 @@ async def write_messages(
                     "entities": item.get("entities") or [], "fwd_from": item.get("fwd_from"), "edit_date": 0,
                     "silent": silent, "reply_to_msg_id": b["reply_to_msg_id"], "message_pk": pks[b["ord"]],
                     "reaction_unread": False, "media": item.get("media"), "grouped_id": item.get("grouped_id", 0),
+                    "reply_markup": item.get("reply_markup"), "via_bot_id": item.get("via_bot_id", 0),
                 }  # fmt: skip
                 # The event as pushed carries the message its commit wrote, so a live
                 # session's render needs no query (the stored payload keeps the box id).

@@ -13,6 +13,7 @@ from message_core.tl_convert import (
     message_reactions_to_tl,
     message_reactions_update_to_tl,
 )
+from message_core.tl_convert_markup import reply_markup_to_tl
 from tl import types
 
 
@@ -41,6 +42,8 @@ def message_to_tl(m: dict):
         reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
+        reply_markup=reply_markup_to_tl(m.get("reply_markup")),
+        via_bot_id=m.get("via_bot_id") or None,
     )
 
 

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "private_app",
     "media_app",
     "stickers_app",
+    "bots_app",
     "messages_app",
     "console_app",
 ]
@@ -188,6 +189,15 @@ STORAGES = {
 }
 # The MTProto listener, and the address help.getConfig advertises back to clients.
 MTPROTO_HOST = env("MTPROTO_HOST", "127.0.0.1")
+# Bots (docs/bots.md): send limits (FLOOD_WAIT_X past them), how long a user's callback
+# or inline query waits for the bot (BOT_RESPONSE_TIMEOUT), bots per owner, the service bot.
+BOT_FLOOD_PER_SECOND = int(env("BOT_FLOOD_PER_SECOND", "30"))
+BOT_FLOOD_GROUP_PER_MINUTE = int(env("BOT_FLOOD_GROUP_PER_MINUTE", "20"))
+BOT_RESPONSE_TIMEOUT = float(env("BOT_RESPONSE_TIMEOUT", "10"))
+BOT_CHANNEL_DIFFERENCE_LIMIT = int(env("BOT_CHANNEL_DIFFERENCE_LIMIT", "1000"))  # events per page for bots
+BOTS_PER_OWNER = int(env("BOTS_PER_OWNER", "20"))
+SERVICE_BOT_ID = int(env("SERVICE_BOT_ID", "93372553"))
+SERVICE_BOT_USERNAME = env("SERVICE_BOT_USERNAME", "BotFather")
 MTPROTO_PORT = int(env("MTPROTO_PORT", "4430"))
 MTPROTO_PUBLIC_HOST = env("MTPROTO_PUBLIC_HOST", MTPROTO_HOST)
 MTPROTO_PUBLIC_PORT = int(env("MTPROTO_PUBLIC_PORT", str(MTPROTO_PORT)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 
 from media_app import actions as media_holders
-from message_core import db, limits
+from message_core import db, limits, send_hooks
 from message_core.clock import now
 from message_core.text import validate_caption
 from tl.errors import ChannelPrivateError, MultiMediaTooLongError, RandomIdInvalidError
@@ -56,6 +56,8 @@ async def do_send_album(
         if len(original) < len(random_ids):
             _check_slowmode(channel, member, now())
     rows = [r for r in rows if r["random_id"] not in original]
+    if rows:
+        await send_hooks.check(sender_id, "channel", channel_id, len(rows))
     post_author = (
         sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
     )

@@ -7,7 +7,7 @@ import secrets
 from message_core import db, limits
 from message_core.clock import now
 from stickers_app import groups as sticker_groups
-from tl.errors import UserPrivacyRestrictedError
+from tl.errors import BotGroupsBlockedError, UserPrivacyRestrictedError
 
 from .. import counters
 from ..domain import ChannelChange
@@ -243,6 +243,12 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
                 continue
             add.append(uid)
             restored_kicked += 1
+    if channel["megagroup"] and add:
+        blocked = await _bots_refusing_groups(add)
+        if blocked:
+            if len(user_ids) == 1:
+                raise BotGroupsBlockedError()
+            add = [u for u in add if u not in blocked]
     restricted = await _privacy_restricted(actor_id, add)
     if restricted:
         if len(user_ids) == 1:
@@ -255,6 +261,31 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
     )
     change.missing_user_ids = restricted
     return change
+
+
+BOTS_IN_FULL_MAX = 50
+
+
+async def member_bot_ids(channel_id: int) -> list[int]:
+    """The bots among the channel's active members (channelFull.bot_info), capped."""
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT m.user_id FROM channel_members m JOIN users u ON u.id = m.user_id"
+            " WHERE m.channel_id = %s AND m.status = 'active' AND u.bot IS NOT NULL"
+            " ORDER BY m.joined_at LIMIT %s",
+            (channel_id, BOTS_IN_FULL_MAX),
+        )
+        return [r["user_id"] for r in await cur.fetchall()]
+
+
+async def _bots_refusing_groups(user_ids: list[int]) -> set[int]:
+    """The bots among ``user_ids`` whose owner turned "can join groups" off (bots_app
+    keeps the flag on the user row)."""
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT id FROM users WHERE id = ANY(%s) AND (bot->>'nochats')::boolean", (user_ids,)
+        )
+        return {r["id"] for r in await cur.fetchall()}
 
 
 async def _privacy_restricted(actor_id: int, user_ids: list[int]) -> list[int]:
@@ -487,8 +518,8 @@ async def get_participants(
         raise ChatAdminRequiredError()
     if channel["broadcast"] and not admin:
         raise ChatAdminRequiredError()
-    if kind in ("bots", "contacts"):
-        return 0, []  # no bots in this server; contacts belong to accounts (not exposed)
+    if kind == "contacts":
+        return 0, []  # contacts belong to accounts (not exposed)
     if channel["participants_hidden"] and not admin and kind != "admins":
         return channel["participants_count"], []
     where = "channel_id = %(c)s"
@@ -500,6 +531,9 @@ async def get_participants(
         order = "left_at DESC, user_id DESC"
     elif kind == "banned":
         where += " AND ((status = 'active' AND banned_rights <> 0) OR status = 'banned')"
+        order = "joined_at DESC, user_id DESC"
+    elif kind == "bots":
+        where += " AND status = 'active' AND user_id IN (SELECT id FROM users WHERE bot IS NOT NULL)"
         order = "joined_at DESC, user_id DESC"
     else:
         where += " AND status = 'active'"

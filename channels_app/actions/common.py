@@ -36,7 +36,8 @@ MESSAGE_COLUMNS = (
     "channel_id, id, random_id, sender_user_id, date, edit_date, post, silent, noforwards, post_author,"
     " message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from, action, pts, deleted,"
     " views_count, forwards_count, reaction_counts, media, grouped_id, forum_topic, send_as_channel_id,"
-    " discussion_channel_id, discussion_message_id, replies_count, replies_max_id, replies_pts, recent_repliers"
+    " discussion_channel_id, discussion_message_id, replies_count, replies_max_id, replies_pts, recent_repliers,"
+    " reply_markup, via_bot_id"
 )
 
 
@@ -315,6 +316,8 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
             # is neither needed by nor shown to subscribers.
             user_ids.add(m["sender_user_id"])
         channel_ids.add(m["channel_id"])
+        if m.get("via_bot_id"):
+            user_ids.add(m["via_bot_id"])
         replies_refs(m, user_ids, channel_ids)
         for r in (m.get("reactions") or {}).get("recent") or ():
             user_ids.add(r["user_id"])

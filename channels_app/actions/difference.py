@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from message_core import db, limits
 
+from .. import viewer_hooks
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
 from . import mentions, pts_repair, reactions
@@ -44,6 +45,7 @@ async def get_channel_difference(
     # Telegram clamps the page instead of refusing a large limit (Kurigram asks 10000
     # after being offline); a non-positive limit means the default page.
     cap = min(limit if limit > 0 else limits.DIFFERENCE_LIMIT, limits.DIFFERENCE_LIMIT)
+    cap = await viewer_hooks.difference_cap(viewer_id, limit, cap)
     async with db.connection() as conn:
         # One round trip for a member catching up: the events after ``pts`` are read
         # beside the channel and membership they are checked against. Under load each
@@ -91,6 +93,10 @@ async def get_channel_difference(
     for r in taken:
         part = _visible_part(r, floor)
         if part is None:
+            continue
+        if r["type"] in ("new_message", "edit_message") and await viewer_hooks.hidden(
+            viewer_id, member, r["payload"]
+        ):
             continue
         if r["type"] == "new_message":
             new_messages.append(_as_now(r))

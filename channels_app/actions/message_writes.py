@@ -58,14 +58,16 @@ WITH r AS MATERIALIZED (
     jsonb_to_record(e.v->'s') AS s(id int, sender_user_id bigint, silent bool, noforwards bool, post_author text,
       message text, entities jsonb, reply_to_msg_id int, reply_to_top_id int, reply_to_user_id bigint,
       fwd_from jsonb, pts int, media jsonb, grouped_id bigint, forum_topic bool, send_as_channel_id bigint,
-      discussion_channel_id bigint)
+      discussion_channel_id bigint, reply_markup jsonb, via_bot_id bigint)
 ), ins AS (
   INSERT INTO channel_messages (channel_id, id, random_id, sender_user_id, date, edit_date, post, silent,
     noforwards, post_author, message, entities, reply_to_msg_id, reply_to_top_id, reply_to_user_id, fwd_from,
-    action, pts, deleted, media, grouped_id, forum_topic, send_as_channel_id, discussion_channel_id)
+    action, pts, deleted, media, grouped_id, forum_topic, send_as_channel_id, discussion_channel_id,
+    reply_markup, via_bot_id)
   SELECT %(c)s, r.id, r.random_id, r.sender_user_id, %(d)s, 0, %(post)s, r.silent, r.noforwards, r.post_author,
     r.message, r.entities, r.reply_to_msg_id, r.reply_to_top_id, r.reply_to_user_id, r.fwd_from, NULL, r.pts,
-    false, r.media, r.grouped_id, r.forum_topic, r.send_as_channel_id, r.discussion_channel_id
+    false, r.media, r.grouped_id, r.forum_topic, r.send_as_channel_id, r.discussion_channel_id, r.reply_markup,
+    COALESCE(r.via_bot_id, 0)
   FROM r
   ON CONFLICT (channel_id, sender_user_id, random_id) DO NOTHING
   RETURNING id
@@ -283,4 +285,6 @@ def _snapshot(g: _Group, r: dict, mid: int, pts: int, date: int, post: bool) -> 
         "replies_max_id": 0,
         "replies_pts": 0,
         "recent_repliers": None,
+        "reply_markup": r.get("reply_markup"),
+        "via_bot_id": r.get("via_bot_id", 0),
     }

@@ -11,7 +11,7 @@ import contextlib
 import json
 
 from media_app import actions as media_holders
-from message_core import db, limits
+from message_core import db, limits, send_hooks
 from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
 from tl.errors import MediaPrevInvalidError
 
@@ -156,6 +156,8 @@ async def do_send_message(
     access_hash: int = 0,
     media: dict | None = None,
     send_as: int | None = None,
+    reply_markup: dict | None = None,
+    via_bot_id: int = 0,
 ) -> ChannelChange:
     """messages.sendMessage (or sendMedia, with ``media``: a photo or document snapshot
     and its kind) into a channel. A non-zero ``access_hash`` (what the client sent) is
@@ -185,6 +187,7 @@ async def do_send_message(
             message_refs([ev.message], refs_u, refs_c)
             return ChannelChange(channel=channel, events=[ev], user_ids=refs_u, duplicate=True, member=member)
     _check_slowmode(channel, member, now())
+    await send_hooks.check(sender_id, "channel", channel_id, 1)
     reply_top = reply_user = topic_id = 0
     quote = None
     # Most sends reply to nothing and need no connection beyond the batched checks.
@@ -244,6 +247,8 @@ async def do_send_message(
         "forum_topic": bool(topic_id),
         "quote": quote,
         "media": media,
+        "reply_markup": reply_markup,
+        "via_bot_id": via_bot_id,
     }
     events = await write_messages(
         channel, sender_id, [row], silent=silent, post_author=post_author, send_as=as_channel
@@ -277,6 +282,9 @@ async def do_send_message(
     message_refs([e.message for e in events], users, chans)
     channel = {**channel, "top_message_id": max(channel["top_message_id"], events[-1].message["id"])}
     return ChannelChange(channel=channel, events=events, user_ids=users, duplicate=duplicate, member=member)
+
+
+KEEP_MARKUP = object()  # reply_markup of an edit that leaves the keyboard as it is
 
 
 async def _publish_new(events: list[ChannelEvent], sender_id: int) -> None:
@@ -394,6 +402,8 @@ async def do_forward_to_channel(
                 "forum_topic": bool(topic_id),
             }
         )
+    if rows:
+        await send_hooks.check(sender_id, "channel", channel_id, len(rows))
     post_author = (
         sender_name[: limits.POST_AUTHOR_MAX] if channel["broadcast"] and channel["signatures"] else ""
     )
@@ -439,11 +449,13 @@ async def do_edit_message(
     entities: list[dict] | None,
     *,
     media: dict | None = None,
+    reply_markup=KEEP_MARKUP,
 ) -> ChannelChange:
     """messages.editMessage in a channel: new text (a caption, on a media message) and/or
-    new media in place of the old (a media message only). ``message`` None keeps the text."""
-    if message is None and media is None:
-        raise MessageNotModifiedError()  # markup-only edits are not modelled
+    new media in place of the old (a media message only). ``message`` None keeps the text;
+    ``reply_markup`` a bot's new keyboard (None removes it, KEEP_MARKUP leaves it)."""
+    if message is None and media is None and reply_markup is KEEP_MARKUP:
+        raise MessageNotModifiedError()
     async with db.connection() as conn:
         channel = await load_channel(conn, channel_id)
         if channel is None:
@@ -469,8 +481,15 @@ async def do_edit_message(
         )
         entities = await resolve_username_mentions(message, checked)
     own = current["sender_user_id"] == editor_id  # others' edits are admin-logged
-    if media is None and current["message"] == message and (current["entities"] or []) == entities:
+    same_markup = reply_markup is KEEP_MARKUP or reply_markup == current.get("reply_markup")
+    if (
+        media is None
+        and current["message"] == message
+        and (current["entities"] or []) == entities
+        and same_markup
+    ):
         raise MessageNotModifiedError()
+    markup = current.get("reply_markup") if reply_markup is KEEP_MARKUP else reply_markup
     if media is not None:
         await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
     date = now()
@@ -478,9 +497,9 @@ async def do_edit_message(
     async def body(conn, _mid, pts):
         cur = await conn.execute(
             f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s,"
-            f" media = COALESCE(%s::jsonb, media)"
+            f" media = COALESCE(%s::jsonb, media), reply_markup = %s::jsonb"
             f" WHERE channel_id = %s AND id = %s AND NOT deleted RETURNING {MESSAGE_COLUMNS}",
-            (message, jsonb(entities), date, jsonb(media), channel_id, msg_id),
+            (message, jsonb(entities), date, jsonb(media), jsonb(markup), channel_id, msg_id),
         )
         row = await cur.fetchone()
         if row is None:

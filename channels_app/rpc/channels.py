@@ -9,8 +9,9 @@ from message_core import tl_convert as core_tl
 from message_core.context import answer_without_updates, own_session, resolve_input_user, users_for, viewer
 from tl import functions, types
 
-from .. import account_updates, actions, tl_convert
+from .. import account_updates, actions, tl_convert, viewer_hooks
 from ..access import channel_ref
+from ..actions import channels as channel_actions
 from ..actions import dialogs as dialog_actions
 from ..actions import messages as message_actions
 from ..actions import send_as
@@ -64,7 +65,14 @@ async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
     user_ids = {me, *full.get("recent_requesters", ())}
     if full.get("exported_invite"):
         user_ids.add(full["exported_invite"]["admin_user_id"])
-    return tl_convert.full_channel_to_tl(full, chats, await users_for(me, sorted(user_ids)))
+    bot_info = []
+    if full["member"] is not None and (full["is_admin"] or not full["channel"]["broadcast"]):
+        bot_ids = await channel_actions.member_bot_ids(cid)
+        bot_info = await viewer_hooks.bot_infos(cid, bot_ids, me, bool(full["is_admin"]))
+        user_ids.update(b.user_id for b in bot_info)
+    return tl_convert.full_channel_to_tl(
+        full, chats, await users_for(me, sorted(user_ids)), bot_info=bot_info
+    )
 
 
 _FILTERS = {

@@ -5,6 +5,7 @@ chat or profile holding it."""
 
 from __future__ import annotations
 
+from bots_app import markup as bot_markup
 from channels_app import actions
 from channels_app.actions import album
 from channels_app.actions import media as channel_media
@@ -71,16 +72,18 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     media = await input_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     reply_to, top = _reply_ids(req.reply_to)
+    markup = await bot_markup.markup_for_sender(me, req.reply_markup, resolve_input_user(me))
     if user_peer:
         change = await private_actions.do_send_private_message(
             me, user_peer, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
-            silent=req.silent, exclude=own_session(ctx), media=media,
+            silent=req.silent, exclude=own_session(ctx), media=media, reply_markup=markup,
         )  # fmt: skip
         answer = await private_peer.sent_updates(me, change)
     else:
         change = await actions.do_send_message(
             me, channel["id"], req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to,
             top_msg_id=top, silent=req.silent, sender_name=lambda: _sender_name(me), media=media, send_as=send_as,
+            reply_markup=markup,
         )  # fmt: skip
         answer = await change_to_updates(me, change)
     if media.get("kind") == "sticker":

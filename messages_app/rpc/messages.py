@@ -4,6 +4,7 @@ Forwards may cross between the two kinds."""
 
 from __future__ import annotations
 
+from bots_app import markup as bot_markup
 from channels_app import account_updates, actions, notify, tl_convert
 from channels_app.actions import discussion, topics, views
 from channels_app.actions import mentions as mention_actions
@@ -64,11 +65,12 @@ async def send_message(ctx, req: functions.messages.SendMessage):
             core_tl.entities_from_tl(r.quote_entities, resolve_input_user(me)) if r.quote_entities else None
         )
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    markup = await bot_markup.markup_for_sender(me, req.reply_markup, resolve_input_user(me))
     change = await actions.do_send_message(
         me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
         silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
-        send_as=send_as_id(me, req.send_as),
+        send_as=send_as_id(me, req.send_as), reply_markup=markup,
     )  # fmt: skip
     return await change_to_updates(me, change)
 
@@ -113,7 +115,10 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     channel, _ = await checked_channel(me, req.peer)
     media = await edited_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
-    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities, media=media)
+    markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
+    change = await actions.do_edit_message(
+        me, channel["id"], req.id, req.message, entities, media=media, **markup
+    )
     return await change_to_updates(me, change)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from bots_app import markup as bot_markup
 from message_core.context import own_session, resolve_input_user, viewer
 from message_core.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
 from private_app import actions, tl_convert
@@ -36,9 +37,10 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         if r.reply_to_peer_id is not None and peer_user_id(me, r.reply_to_peer_id) != peer:
             raise PeerIdInvalidError()  # cross-chat replies are not modelled
         reply_to = r.reply_to_msg_id
+    markup = await bot_markup.markup_for_sender(me, req.reply_markup, resolve_input_user(me))
     change = await actions.do_send_private_message(
         me, peer, req.message, req.random_id, entities=entities_from_tl(req.entities, resolve_input_user(me)),
-        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin,
+        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin, reply_markup=markup,
     )  # fmt: skip
     return await sent_updates(me, change)
 
@@ -63,9 +65,10 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
     media = await edited_media(me, req.media)
+    markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
     change = await actions.do_edit_private_message(
         me, peer, req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)), exclude=origin,
-        media=media,
+        media=media, **markup,
     )  # fmt: skip
     users, chats = await context_for(me, change.messages)
     return tl_convert.edit_updates_to_tl(change, users, chats, int(time.time()))

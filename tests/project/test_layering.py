@@ -21,6 +21,7 @@ LAYERS = (
     ("media_app",),
     ("stickers_app",),
     ("channels_app", "private_app"),
+    ("bots_app",),
     ("messages_app",),
     ("console_app",),
     ("telesrv_project",),

@@ -1,0 +1,111 @@
+"""Inline mode: a user types "@bot query" in any chat; the bot gets updateBotInlineQuery
+and answers with messages.setInlineBotResults; the user's messages.getInlineBotResults
+returns them; messages.sendInlineBotResult sends the chosen one "via @bot" as the user's
+own message, and a bot that asked for feedback (/setinlinefeedback) gets
+updateBotInlineSend.
+
+Results are kept in Redis for ``RESULTS_TTL`` under the query id (with the bot and the
+user it was for), so the user may send one of them after the answer was shown.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from accounts_app.models import User
+from edge_app import push
+from edge_app.orm_threads import in_thread
+from tl.errors import (
+    BotInlineDisabledError,
+    BotInvalidError,
+    QueryIdInvalidError,
+    ResultIdDuplicateError,
+    ResultIdInvalidError,
+    ResultsTooMuchError,
+)
+
+from . import broker, kv
+from .models import Bot
+
+KIND = "inline"
+PUSH_KIND = "bots.inline_query"
+SEND_PUSH_KIND = "bots.inline_send"
+RESULTS_MAX = 50
+RESULT_ID_MAX = 64
+OFFSET_MAX = 64
+QUERY_MAX = 256
+RESULTS_TTL = 15 * 60
+CACHE_TIME_MAX = 24 * 3600
+
+
+@in_thread
+def _inline_bot(bot_id: int) -> tuple[bool, bool]:
+    """(inline mode on, feedback on) of a live bot; BOT_INVALID for anyone else."""
+    bot = Bot.objects.filter(user_id=bot_id, user__deleted=False, deactivated=False).first()
+    if bot is None:
+        raise BotInvalidError()
+    return bool(bot.inline_placeholder), bot.inline_feedback
+
+
+async def ask(user_id: int, bot_id: int, query: str, offset: str, peer_type: str | None) -> tuple[int, dict]:
+    """The bot's answer to ``query``: (query id, answer body with its results)."""
+    enabled, _ = await _inline_bot(bot_id)
+    if not enabled:
+        raise BotInlineDisabledError()
+    query_id = broker.new_query_id()
+    payload = {
+        "user_id": user_id,
+        "query": query[:QUERY_MAX],
+        "offset": offset[:OFFSET_MAX],
+        "peer_type": peer_type,
+    }
+    body = await broker.ask(KIND, query_id, bot_id, user_id, PUSH_KIND, payload)
+    return query_id, body
+
+
+def check_results(results: list[dict]) -> None:
+    if len(results) > RESULTS_MAX:
+        raise ResultsTooMuchError()
+    ids = [r["id"] for r in results]
+    if any(not i or len(i.encode()) > RESULT_ID_MAX for i in ids):
+        raise ResultIdInvalidError()
+    if len(set(ids)) != len(ids):
+        raise ResultIdDuplicateError()
+
+
+async def do_answer(bot_id: int, query_id: int, body: dict) -> None:
+    """messages.setInlineBotResults: ``body`` has results (stored form), next_offset,
+    cache_time, gallery, private, switch_pm. Kept for sendInlineBotResult, then handed
+    to the waiting user."""
+    check_results(body["results"])
+    body = {**body, "next_offset": (body.get("next_offset") or "")[:OFFSET_MAX]}
+    body["cache_time"] = max(0, min(int(body.get("cache_time") or 0), CACHE_TIME_MAX))
+    record = await broker.answer(KIND, bot_id, query_id, body)
+    kept = {"bot_id": bot_id, "user_id": record["user_id"], "query": "", "results": body["results"]}
+    await kv.client().set(kv.key("inline", query_id), orjson.dumps(kept), ex=RESULTS_TTL)
+
+
+async def chosen(user_id: int, query_id: int, result_id: str) -> tuple[int, dict]:
+    """(bot id, result) the user picked; QUERY_ID_INVALID / RESULT_ID_INVALID."""
+    raw = await kv.client().get(kv.key("inline", query_id))
+    kept = orjson.loads(raw) if raw else None
+    if kept is None or kept["user_id"] != user_id:
+        raise QueryIdInvalidError()
+    for r in kept["results"]:
+        if r["id"] == result_id:
+            return kept["bot_id"], r
+    raise ResultIdInvalidError()
+
+
+async def sent(user_id: int, bot_id: int, result_id: str, query: str = "") -> None:
+    """The user sent a result: the bot hears it if it asked for feedback."""
+    _, feedback = await _inline_bot(bot_id)
+    if feedback:
+        await push.push_to_users(
+            [bot_id], SEND_PUSH_KIND, {"user_id": user_id, "id": result_id, "query": query}
+        )
+
+
+@in_thread
+def bot_username(bot_id: int) -> str:
+    return User.objects.filter(id=bot_id).values_list("username", flat=True).first() or ""

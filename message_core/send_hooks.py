@@ -1,0 +1,58 @@
+"""What a layer above the chat kinds adds to every send of both (messages, albums,
+forwards) without them importing it: ``guards`` that may refuse a send before anything
+is written (bots_app: a bot cannot start a private chat, bots' flood limits), and
+``listeners`` that hear each delivered private message after the commit (bots_app's
+service bot, which lives inside the server and answers through ordinary messages).
+
+``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger("telesrv.messages")
+
+# async fn(sender_id, kind, peer_id, count) -> None; raises the RpcError that refuses the send.
+Guard = Callable[[int, str, int, int], Awaitable[None]]
+# async fn(sender_id, kind, peer_id, messages as the sender sees them) -> None.
+Listener = Callable[[int, str, int, list[dict]], Awaitable[None]]
+
+_guards: list[Guard] = []
+_listeners: list[Listener] = []
+_running: set[asyncio.Task] = set()
+
+
+def register_guard(fn: Guard) -> Guard:
+    if fn not in _guards:
+        _guards.append(fn)
+    return fn
+
+
+def register_listener(fn: Listener) -> Listener:
+    if fn not in _listeners:
+        _listeners.append(fn)
+    return fn
+
+
+async def check(sender_id: int, kind: str, peer_id: int, count: int) -> None:
+    for guard in _guards:
+        await guard(sender_id, kind, peer_id, count)
+
+
+async def _run(fn: Listener, sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    try:
+        await fn(sender_id, kind, peer_id, messages)
+    except Exception:
+        log.exception("send listener %r failed for %d -> %s %d", fn, sender_id, kind, peer_id)
+
+
+def delivered(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    """Hand the delivered messages to the listeners, each in a task of its own: the
+    sender's answer does not wait for them."""
+    for fn in _listeners:
+        task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages))
+        _running.add(task)
+        task.add_done_callback(_running.discard)
