@@ -2,7 +2,17 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics")
+RPC_MODULES = (
+    "messages",
+    "dialogs",
+    "dialog_filters",
+    "search",
+    "compat",
+    "reactions",
+    "media",
+    "topics",
+    "scheduled",
+)
 
 
 class MessagesConfig(AppConfig):

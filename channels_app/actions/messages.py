@@ -112,6 +112,22 @@ def _check_can_send(channel: dict, member: dict | None, *, plain: bool = True) -
         raise ChatSendPlainForbiddenError()
 
 
+async def check_can_send(sender_id: int, channel_id: int, media: list[dict | None]) -> dict:
+    """The rights a send of these messages (their media, None for text) needs, checked
+    without sending: a scheduled message is checked when scheduled, and its send checks
+    again when it happens. Returns the channel."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        member = await load_member(conn, channel_id, sender_id) if channel is not None else None
+    if channel is None:
+        raise ChannelPrivateError()
+    _check_can_send(channel, member, plain=not all(media))
+    for m in media:
+        if m:
+            check_media_rights(channel, member, m)
+    return channel
+
+
 def _check_slowmode(channel: dict, member: dict, date: int) -> None:
     if channel["broadcast"] or is_admin(member) or not channel["slowmode_seconds"]:
         return

@@ -26,7 +26,6 @@ from channels_app.errors import (
     ChannelPrivateError,
     LimitInvalidError,
     MessageIdInvalidError,
-    MessageIdsEmptyError,
     MessageTooLongError,
     OffsetInvalidError,
     PeerIdInvalidError,
@@ -342,42 +341,6 @@ async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
     _ids(req.id)
     await resolve_peer(me, req.peer)
     return _empty_updates()  # no paid media to reveal
-
-
-# --- scheduled messages -------------------------------------------------------------------
-
-
-@rpc(functions.messages.GetScheduledHistory)
-async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_messages_to_tl()
-
-
-@rpc(functions.messages.GetScheduledMessages)
-async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessages):
-    me = viewer(ctx)
-    _ids(req.id)
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_messages_to_tl()
-
-
-@rpc(functions.messages.SendScheduledMessages)
-async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMessages):
-    me = viewer(ctx)
-    ids = _ids(req.id)
-    await resolve_peer(me, req.peer, preview=False)
-    if not ids:
-        raise MessageIdsEmptyError()
-    raise MessageIdInvalidError()  # no scheduled message has any of these ids
-
-
-@rpc(functions.messages.DeleteScheduledMessages)
-async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduledMessages):
-    me = viewer(ctx)
-    _ids(req.id)
-    await resolve_peer(me, req.peer)
-    return _empty_updates()  # nothing scheduled, nothing deleted
 
 
 # --- reports and telemetry ------------------------------------------------------------------

@@ -21,12 +21,11 @@ from tl.errors import (
     LimitInvalidError,
     MsgIdInvalidError,
     PeerIdInvalidError,
-    ScheduleDateInvalidError,
 )
 
 from ..media_input import edited_media
 from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, send_as_id
-from . import private_peer
+from . import private_peer, scheduled
 
 
 async def _sender_name(me: int) -> str:
@@ -46,8 +45,8 @@ async def _sender_name(me: int) -> str:
 
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()  # no scheduled-message store: never send at once instead
+    if req.schedule_date is not None:
+        return await scheduled.schedule_message(ctx, req)
     if is_user_peer(req.peer):
         return await private_peer.send_message(ctx, req)
     me = viewer(ctx)
@@ -76,8 +75,8 @@ async def send_message(ctx, req: functions.messages.SendMessage):
 @rpc(functions.messages.ForwardMessages)
 async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     me = viewer(ctx)
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.to_peer)
     if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
     src = None
@@ -89,6 +88,8 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     # Only what exists is forwarded; random ids follow their source message.
     by_id = {it["source"]["id"]: it for it in items}
     pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
+    if req.schedule_date is not None:
+        return await scheduled.schedule_forward(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
     if is_user_peer(req.to_peer):
         answer = await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
     else:
@@ -107,6 +108,8 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
 
 @rpc(functions.messages.EditMessage)
 async def edit_message(ctx, req: functions.messages.EditMessage):
+    if req.schedule_date is not None:
+        return await scheduled.edit_scheduled(ctx, req, await edited_media(viewer(ctx), req.media))
     if is_user_peer(req.peer):
         return await private_peer.edit_message(ctx, req)
     me = viewer(ctx)
