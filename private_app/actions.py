@@ -198,8 +198,9 @@ async def do_send_private_message(
 ) -> PrivateChange:
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
     Saved Messages)."""
-    entities = validate_caption(message, entities) if media else validate_text(message, entities)
-
+    # A link preview is no media the sender chose: the message stays a text message.
+    attached = media if media and media.get("kind") != "webpage" else None
+    entities = validate_caption(message, entities) if attached else validate_text(message, entities)
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
@@ -615,3 +616,18 @@ def outbox_read_state(owner_id: int, peer_id: int, msg_id: int) -> bool | None:
         .first()
     )
     return (mark or 0) >= msg_id
+
+
+async def do_fill_web_page(content_ids: list[int], page: dict) -> list[int]:
+    """Private messages (content rows: both sides' boxes) sent while their link
+    preview was pending show the fetched page; not an edit."""
+    import json
+
+    from message_core import db
+
+    rows = await db.fetchall(
+        "UPDATE private_messages SET media = jsonb_set(media, '{webpage}', %s::jsonb)"
+        " WHERE id = ANY(%s) AND media->>'kind' = 'webpage' AND (media->'webpage'->>'id')::bigint = %s RETURNING id",
+        (json.dumps(page), content_ids, page["id"]),
+    )
+    return [r["id"] for r in rows]

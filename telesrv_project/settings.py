@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "private_app",
     "media_app",
     "scheduling_app",
+    "webpages_app",
     "messages_app",
     "console_app",
 ]
@@ -198,6 +199,17 @@ MTPROTO_MAX_CONNECTIONS_PER_IP = int(env("MTPROTO_MAX_CONNECTIONS_PER_IP", "1000
 MTPROTO_FRAME_DEADLINE = float(env("MTPROTO_FRAME_DEADLINE", "30"))
 MTPROTO_MAX_FRAME_BYTES = int(env("MTPROTO_MAX_FRAME_BYTES", str(4 * 1024 * 1024)))
 RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
+
+# Link previews (webpages_app): the server fetches the first link of a message. Only
+# http/https on ports 80/443 of public addresses unless allowed here (comma-separated
+# host, host:port or CIDR; a bare host or CIDR allows any port).
+LINK_PREVIEWS = env_bool("LINK_PREVIEWS", True)
+LINK_PREVIEW_ALLOW = [e.strip() for e in env("LINK_PREVIEW_ALLOW", "").split(",") if e.strip()]
+LINK_PREVIEW_TIMEOUT = float(
+    env("LINK_PREVIEW_TIMEOUT", "5")
+)  # seconds per page, redirects and image included
+LINK_PREVIEW_MAX_BYTES = int(env("LINK_PREVIEW_MAX_BYTES", str(1024 * 1024)))  # of a page; an image: 5x
+LINK_PREVIEW_TTL = int(env("LINK_PREVIEW_TTL", str(24 * 3600)))  # a fetched page is fetched again after this
 RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))

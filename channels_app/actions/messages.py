@@ -179,15 +179,17 @@ async def do_send_message(
     channel id asked for (0 the user, None the saved default), re-checked here."""
     if not random_id:
         raise RandomIdEmptyError()
-    checked = validate_caption(message, entities) if media else validate_text(message, entities)
+    # A link preview is no media the sender chose: the message stays a text message.
+    attached = media if media and media.get("kind") != "webpage" else None
+    checked = validate_caption(message, entities) if attached else validate_text(message, entities)
     entities = await resolve_username_mentions(message, checked)
     channel, member, earlier = await load_send_context(channel_id, sender_id, random_id)
     if channel is None:
         raise ChannelPrivateError()
     if access_hash and access_hash != channel["access_hash"]:
         raise ChannelPrivateError()
-    _check_can_send(channel, member, plain=not media)
-    if media:
+    _check_can_send(channel, member, plain=not attached)
+    if attached:
         check_media_rights(channel, member, media)
     as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
     if earlier:

@@ -41,7 +41,6 @@ from tl.errors import (
     MediaInvalidError,
     OptionInvalidError,
     OptionsTooMuchError,
-    UrlInvalidError,
 )
 
 from .. import drafts, update_kinds
@@ -317,22 +316,6 @@ async def get_search_results_positions(ctx, req: functions.messages.GetSearchRes
 
 
 # --- web pages and media ---------------------------------------------------------------
-
-
-@rpc(functions.messages.GetWebPagePreview)
-async def get_web_page_preview(ctx, req: functions.messages.GetWebPagePreview):
-    """No link previews are fetched (the server never reaches out to the web)."""
-    viewer(ctx)
-    _text(req.message, req.entities)
-    return compat_tl.empty_web_page_preview_to_tl()
-
-
-@rpc(functions.messages.GetWebPage)
-async def get_web_page(ctx, req: functions.messages.GetWebPage):
-    viewer(ctx)
-    if not req.url or len(req.url) > URL_MAX:
-        raise UrlInvalidError()
-    return compat_tl.empty_web_page_to_tl(req.url)
 
 
 @rpc(functions.messages.GetExtendedMedia)

@@ -29,7 +29,7 @@ from tl.errors import (
 
 from ..media_input import input_media
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
-from . import private_peer, scheduled
+from . import private_peer, scheduled, webpages
 
 
 def _caption(message: str) -> None:
@@ -82,22 +82,30 @@ async def send_media(ctx, req: functions.messages.SendMedia):
 
 
 async def _send_web_page(ctx, req: functions.messages.SendMedia):
-    from .messages import send_message
+    """The page the client chose is fetched first (WEBPAGE_CURL_FAILED, nothing sent,
+    when it gives none), then sent as the text message it annotates."""
+    from .messages import send_text
 
-    if len(req.message) > limits.MESSAGE_MAX:
-        from tl.errors import MessageTooLongError
-
-        raise MessageTooLongError()
+    webpages.check_text(req.message)
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
+    me = viewer(ctx)
+    if is_user_peer(req.peer):
+        peer_user_id(me, req.peer)
+    else:
+        await checked_channel(me, req.peer)
+    preview = await webpages.web_page_media(req)
     text = req.message if req.message.strip() else req.media.url[: limits.MESSAGE_MAX]
-    return await send_message(
+    return await send_text(
         ctx,
         functions.messages.SendMessage(
             silent=req.silent, background=req.background, clear_draft=req.clear_draft,
             noforwards=req.noforwards, invert_media=req.invert_media, peer=req.peer, reply_to=req.reply_to,
             message=text, random_id=req.random_id, reply_markup=req.reply_markup,
             entities=req.entities if req.message.strip() else None, send_as=req.send_as,
-            schedule_date=req.schedule_date,
+            schedule_date=req.schedule_date, no_webpage=preview is None,
         ),
+        preview,
     )  # fmt: skip
 
 

@@ -25,7 +25,7 @@ from tl.errors import (
 
 from ..media_input import edited_media
 from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, send_as_id
-from . import private_peer, scheduled
+from . import private_peer, scheduled, webpages
 
 
 async def _sender_name(me: int) -> str:
@@ -45,11 +45,24 @@ async def _sender_name(me: int) -> str:
 
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
-    if req.schedule_date is not None:
-        return await scheduled.schedule_message(ctx, req)
-    if is_user_peer(req.peer):
-        return await private_peer.send_message(ctx, req)
+    return await send_text(ctx, req)
+
+
+async def send_text(ctx, req: functions.messages.SendMessage, preview: dict | None = None):
+    """A text message; ``preview``: the link preview the client chose (inputMediaWebPage),
+    else the server previews the first link of the text."""
     me = viewer(ctx)
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
+        webpages.check_text(req.message)
+        if preview is None:
+            preview = await _preview(me, req, wait=True)
+        return await scheduled.schedule_message(ctx, req, preview)
+    if preview is None:
+        webpages.check_text(req.message)
+        preview = await _preview(me, req)
+    if is_user_peer(req.peer):
+        return await private_peer.send_message(ctx, req, preview)
     cid, access_hash = channel_peer(req.peer)
     reply_to_msg_id = top_msg_id = 0
     quote_text = quote_entities = quote_offset = None
@@ -67,9 +80,18 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
         silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
-        send_as=send_as_id(me, req.send_as),
+        send_as=send_as_id(me, req.send_as), media=preview,
     )  # fmt: skip
+    if not change.duplicate:
+        await webpages.after_send(preview, webpages.channel_refs(change))
     return await change_to_updates(me, change)
+
+
+async def _preview(me: int, req, *, wait: bool = False) -> dict | None:
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    return await webpages.preview_for(
+        req.message, entities, no_webpage=bool(req.no_webpage), invert_media=bool(req.invert_media), wait=wait
+    )
 
 
 @rpc(functions.messages.ForwardMessages)

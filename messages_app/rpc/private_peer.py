@@ -27,7 +27,7 @@ async def sent_updates(me: int, change: actions.PrivateChange):
     return tl_convert.sent_updates_to_tl(change, users, chats, int(time.time()))
 
 
-async def send_message(ctx, req: functions.messages.SendMessage):
+async def send_message(ctx, req: functions.messages.SendMessage, preview: dict | None = None):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
     reply_to = 0
@@ -38,8 +38,12 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         reply_to = r.reply_to_msg_id
     change = await actions.do_send_private_message(
         me, peer, req.message, req.random_id, entities=entities_from_tl(req.entities, resolve_input_user(me)),
-        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin,
+        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin, media=preview,
     )  # fmt: skip
+    if preview is not None:
+        from .webpages import after_send, private_refs
+
+        await after_send(preview, private_refs(me, peer, change))
     return await sent_updates(me, change)
 
 

@@ -79,6 +79,8 @@ async def schedule_message(ctx, req: functions.messages.SendMessage, media: dict
     me = viewer(ctx)
     check_date(req.schedule_date, req.peer)
     chat, params = await _chat(me, req.peer)
+    if media is not None and media.get("webpage", {}).get("pending"):
+        media = None  # a page not fetched in time: the scheduled message goes without one
     params |= _common(me, req, chat) | _reply_params(me, chat, req.reply_to)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     item = {"message": req.message, "entities": entities, "media": media, "random_id": req.random_id}

@@ -19,7 +19,7 @@ LAYERS = (
     ("message_core",),
     ("media_app",),
     ("channels_app", "private_app"),
-    ("scheduling_app",),
+    ("scheduling_app", "webpages_app"),
     ("messages_app",),
     ("console_app",),
     ("telesrv_project",),
@@ -32,6 +32,7 @@ DOMAIN = {
     "channels_app": ("channels_app/actions",),
     "private_app": ("private_app/actions.py", "private_app/dialogs.py"),
     "scheduling_app": ("scheduling_app/actions.py",),
+    "webpages_app": ("webpages_app/actions.py",),
     "messages_app": ("messages_app/pins.py", "messages_app/drafts.py"),
 }
 NOT_FROM_DOMAIN = ("access", "chat_context", "context", "rpc", "tl_convert", "push")
