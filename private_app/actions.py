@@ -35,7 +35,7 @@ from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
 from message_core import limits
 from message_core.clock import now
-from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
+from message_core.text import SEARCH_WINDOW, history_window, is_caption, validate_caption, validate_text
 from tl.errors import (
     LimitInvalidError,
     MediaPrevInvalidError,
@@ -198,8 +198,7 @@ async def do_send_private_message(
 ) -> PrivateChange:
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
     Saved Messages)."""
-    # A link preview is no media the sender chose: the message stays a text message.
-    attached = media if media and media.get("kind") != "webpage" else None
+    attached = media if is_caption(media) else None
     entities = validate_caption(message, entities) if attached else validate_text(message, entities)
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
@@ -491,7 +490,11 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
         if message is None:
             message, entities = msg.message, msg.entities or []
         else:
-            entities = validate_caption(message, entities) if msg.media else validate_text(message, entities)
+            entities = (
+                validate_caption(message, entities)
+                if is_caption(msg.media)
+                else validate_text(message, entities)
+            )
         if media is None and msg.message == message and (msg.entities or []) == entities:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()

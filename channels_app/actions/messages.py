@@ -12,7 +12,14 @@ import json
 
 from media_app import actions as media_holders
 from message_core import db, limits
-from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
+from message_core.text import (
+    SEARCH_WINDOW,
+    history_window,
+    is_caption,
+    like_pattern,
+    validate_caption,
+    validate_text,
+)
 from tl.errors import MediaPrevInvalidError
 
 from .. import notify
@@ -179,8 +186,7 @@ async def do_send_message(
     channel id asked for (0 the user, None the saved default), re-checked here."""
     if not random_id:
         raise RandomIdEmptyError()
-    # A link preview is no media the sender chose: the message stays a text message.
-    attached = media if media and media.get("kind") != "webpage" else None
+    attached = media if is_caption(media) else None
     checked = validate_caption(message, entities) if attached else validate_text(message, entities)
     entities = await resolve_username_mentions(message, checked)
     channel, member, earlier = await load_send_context(channel_id, sender_id, random_id)
@@ -483,7 +489,9 @@ async def do_edit_message(
         message, entities = current["message"], current["entities"] or []
     else:
         checked = (
-            validate_caption(message, entities) if current["media"] else validate_text(message, entities)
+            validate_caption(message, entities)
+            if is_caption(current["media"])
+            else validate_text(message, entities)
         )
         entities = await resolve_username_mentions(message, checked)
     own = current["sender_user_id"] == editor_id  # others' edits are admin-logged

@@ -40,6 +40,8 @@ async def web_page_media(req: functions.messages.SendMedia) -> dict | None:
     """inputMediaWebPage: the page is fetched now (the client chose it). A URL that
     gives no preview is WEBPAGE_CURL_FAILED, or no preview when it is ``optional``."""
     m: types.InputMediaWebPage = req.media
+    if not actions.enabled():
+        return None  # the operator turned previews off: the link goes as text
     url = actions.normalize_url(m.url or "")
     page = await actions.do_preview(url, wait=True) if url else None
     if page is None or page.get("pending"):
