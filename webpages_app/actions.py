@@ -73,7 +73,8 @@ def first_url(text: str, entities: list[dict] | None) -> str | None:
         if e.get("type") == "textUrl" and e.get("url"):
             u = normalize_url(e["url"])
         elif e.get("type") == "url":
-            u = normalize_url(_utf16_slice(text, e.get("offset", 0), e.get("length", 0)))
+            raw = _utf16_slice(text, e.get("offset", 0), e.get("length", 0))
+            u = normalize_url(raw if "://" in raw else "http://" + raw)  # a bare domain is a web link
         else:
             continue
         if u:

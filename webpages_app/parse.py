@@ -21,6 +21,8 @@ class _MetaParser(HTMLParser):
         self.done = False
 
     def handle_starttag(self, tag, attrs):
+        if self.done:
+            return
         a = {k.lower(): (v or "") for k, v in attrs}
         if tag == "meta":
             key = (a.get("property") or a.get("name") or a.get("itemprop") or "").strip().lower()
