@@ -5,6 +5,7 @@ are ``scheduling_app``'s; this module decodes, checks the peer and converts."""
 from __future__ import annotations
 
 from channels_app.actions.messages import check_can_send
+from channels_app.rpc.context import change_to_updates
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
@@ -16,6 +17,7 @@ from tl import functions, types
 from tl.errors import LimitInvalidError, PeerIdInvalidError
 
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
+from . import private_peer
 
 
 def check_date(date: int, peer) -> None:
@@ -182,7 +184,7 @@ async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMess
     ids = _ids(req.id)
     chat = await _peer_chat(me, req.peer)
     groups = await actions.claim_ids(me, chat, ids)
-    done, sent, error = [], [], None
+    done, sent, error, answers = [], [], None, []
     for group in groups:
         d = await scheduler.deliver(group)
         if d.error is not None:
@@ -190,11 +192,22 @@ async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMess
             continue
         done += [r["id"] for r in group]
         sent += d.sent
+        # The answer shows the new messages as the kind's own send answers them.
+        if chat[0] == "c":
+            answers.append(await change_to_updates(me, d.change))
+        else:
+            answers.append(await private_peer.sent_updates(me, d.change))
     if error is not None and not done:
         raise error
-    update = sched_tl.delete_scheduled_update(chat[0], chat[1], done, sent)
     users, chats = await push.context_for(me, [], chat)
-    return sched_tl.updates_to_tl([update], users, chats, now())
+    ups = [u for a in answers for u in a.updates]
+    ups.append(sched_tl.delete_scheduled_update(chat[0], chat[1], done, sent))
+    known_users = {u.id for u in users}
+    known_chats = {c.id for c in chats}
+    for a in answers:
+        users += [u for u in a.users if u.id not in known_users and not known_users.add(u.id)]
+        chats += [c for c in a.chats if c.id not in known_chats and not known_chats.add(c.id)]
+    return sched_tl.updates_to_tl(ups, users, chats, now())
 
 
 @rpc(functions.messages.DeleteScheduledMessages)

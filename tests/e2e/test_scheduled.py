@@ -208,3 +208,49 @@ async def test_scheduled_in_supergroup_broadcast_and_banned_sender(edge_server, 
     await asyncio.sleep(3.2)
     posts = await a(functions.messages.GetHistoryRequest(npeer, 0, 0, 0, 5, 0, 0, 0))
     assert posts.messages[0].message == "post, later" and posts.messages[0].post
+
+
+async def test_mtcute_schedules_lists_sends_now_and_deletes(edge_server, edge_db, clients, tmp_path):
+    """mtcute (layer 227) schedules into a megagroup: lists, deletes and sends one now;
+    the Telethon member gets the others live at their time."""
+    import uuid
+
+    from asgiref.sync import sync_to_async
+    from telethon import events, functions
+
+    from accounts_app.actions import do_create_user
+    from tests.e2e import harness
+    from tests.e2e.js_clients import JsClient, ensure_node_modules
+
+    ensure_node_modules()
+    alice_phone, alice_code = harness.fresh_phone()
+    await sync_to_async(do_create_user)(alice_phone, "Alice JS")
+    _, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bob_name = f"bob{uuid.uuid4().hex[:12]}"
+    await b(functions.account.UpdateUsernameRequest(bob_name))
+    got_b = []
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    js = await JsClient.start("mtcute_client.mjs", edge_server, tmp_path / "mtcute.log")
+    try:
+        await js.call("login", phone=alice_phone, code=alice_code)
+        group = await js.call("create_megagroup", title="JS later", invite=bob_name)
+        chat = group["id"]
+        await b.get_dialogs()
+        later = await js.call("schedule", chat=chat, text="js later", in_s=3)
+        assert later["scheduled"]
+        gone = await js.call("schedule", chat=chat, text="js never", in_s=3600)
+        now_ = await js.call("schedule", chat=chat, text="js right now", in_s=7200)
+        listed = await js.call("scheduled", chat=chat)
+        assert sorted(m["text"] for m in listed) == ["js later", "js never", "js right now"]
+        await js.call("delete_scheduled", chat=chat, ids=[gone["id"]])
+        sent = await js.call("send_scheduled", chat=chat, ids=[now_["id"]])
+        assert [m["text"] for m in sent] == ["js right now"]
+        await wait_for(lambda: any(m.message == "js right now" for m in got_b))
+        await wait_for(lambda: any(m.message == "js later" for m in got_b), timeout=10)
+        live = next(m for m in got_b if m.message == "js later")
+        assert later["date"] <= live.date.timestamp() <= later["date"] + 1
+        await js.wait("new", text="js later")  # the sender's own session sees it sent
+        assert await js.call("scheduled", chat=chat) == []
+        assert "js never" not in [m.message for m in got_b]
+    finally:
+        await js.close()
