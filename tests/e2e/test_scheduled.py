@@ -254,3 +254,120 @@ async def test_mtcute_schedules_lists_sends_now_and_deletes(edge_server, edge_db
         assert "js never" not in [m.message for m in got_b]
     finally:
         await js.close()
+
+
+async def test_scheduled_into_forum_topic_discussion_thread_with_media_album_and_forward(
+    edge_server, edge_db, clients, tmp_path
+):
+    """Each kind of thread keeps its place when the scheduled message is sent: a forum
+    topic, a post's comments in the linked group; a scheduled photo, album and forward
+    arrive as such."""
+    from PIL import Image
+    from telethon import events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    created = await a(
+        functions.messages.CreateChatRequest(users=[input_user(alice, bob)], title="Forum later")
+    )
+    forum = created.updates.chats[1]
+    fpeer = types.InputPeerChannel(forum.id, forum.access_hash)
+    await a(
+        functions.channels.ToggleForumRequest(
+            types.InputChannel(forum.id, forum.access_hash), True, tabs=False
+        )
+    )
+    upd = await a(functions.messages.CreateForumTopicRequest(peer=fpeer, title="Plans", random_id=5))
+    topic = next(u.message.id for u in upd.updates if isinstance(u, types.UpdateNewChannelMessage))
+
+    news = (await a(functions.channels.CreateChannelRequest("News later", "", broadcast=True))).chats[0]
+    talk = (await a(functions.channels.CreateChannelRequest("Talk later", "", megagroup=True))).chats[0]
+    news_ic, talk_ic = (
+        types.InputChannel(news.id, news.access_hash),
+        types.InputChannel(talk.id, talk.access_hash),
+    )
+    news_peer, talk_peer = (
+        types.InputPeerChannel(news.id, news.access_hash),
+        types.InputPeerChannel(talk.id, talk.access_hash),
+    )
+    await a(functions.channels.InviteToChannelRequest(talk_ic, [input_user(alice, bob)]))
+    assert await a(functions.channels.SetDiscussionGroupRequest(news_ic, talk_ic))
+
+    got_b = []
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    await b.get_dialogs()
+    sent = await a(functions.messages.SendMessageRequest(news_peer, "post", random_id=1))
+    post = next(u.message for u in sent.updates if isinstance(u, types.UpdateNewChannelMessage))
+    await wait_for(lambda: any(m.message == "post" for m in got_b))
+    root = next(m for m in got_b if m.message == "post")
+
+    at = int(time.time()) + 3
+    await a(functions.messages.SendMessageRequest(
+        fpeer, "topic, later", random_id=11, schedule_date=at,
+        reply_to=types.InputReplyToMessage(reply_to_msg_id=topic, top_msg_id=topic)))  # fmt: skip
+    await a(functions.messages.SendMessageRequest(
+        talk_peer, "comment, later", random_id=12, schedule_date=at,
+        reply_to=types.InputReplyToMessage(reply_to_msg_id=root.id)))  # fmt: skip
+    image = tmp_path / "p.png"
+    Image.new("RGB", (64, 48), (10, 200, 10)).save(image)
+    bob_peer = _peer(alice, bob)
+    await a.send_file(bob_peer, str(image), caption="photo, later", schedule=timedelta(seconds=3))
+    await a.send_file(
+        bob_peer, [str(image), str(image)], caption=["album 1", "album 2"], schedule=timedelta(seconds=3)
+    )
+    await a.forward_messages(bob_peer, post.id, news_peer, schedule=timedelta(seconds=3))
+    listed = await a(functions.messages.GetScheduledHistoryRequest(peer=bob_peer, hash=0))
+    assert len(listed.messages) == 4 and all(m.from_scheduled for m in listed.messages)
+    assert len({m.grouped_id for m in listed.messages if m.grouped_id}) == 1
+
+    want = {"topic, later", "comment, later", "photo, later", "album 1", "album 2", "post"}
+    await wait_for(
+        lambda: want <= {m.message for m in got_b if m.date.timestamp() >= at - 1} | {"post"}, timeout=10
+    )
+    by_text = {m.message: m for m in got_b}
+    assert (
+        by_text["topic, later"].reply_to.forum_topic
+        and by_text["topic, later"].reply_to.reply_to_msg_id == topic
+    )
+    assert by_text["comment, later"].reply_to.reply_to_msg_id == root.id
+    assert isinstance(by_text["photo, later"].media, types.MessageMediaPhoto)
+    assert by_text["album 1"].grouped_id and by_text["album 1"].grouped_id == by_text["album 2"].grouped_id
+    await wait_for(lambda: any(m.fwd_from and m.is_private for m in got_b), timeout=5)
+    fwd = [m for m in got_b if m.fwd_from and m.is_private]
+    assert fwd[0].message == "post" and fwd[0].fwd_from.channel_post == post.id
+    replies = await b(functions.messages.GetRepliesRequest(talk_peer, root.id, 0, None, 0, 5, 0, 0, 0))
+    assert [m.message for m in replies.messages] == ["comment, later"]
+
+
+async def test_kurigram_schedules_a_message(edge_server, edge_db, clients):
+    from datetime import datetime
+
+    from pyrogram import filters
+    from pyrogram.handlers import MessageHandler
+
+    from tests.e2e.test_channels import make_live_kurigram, new_user
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, phone, code = await new_user("Bob")
+    k = make_live_kurigram(edge_server, "sched_bob")
+    await k.connect()
+    try:
+        sent_code = await k.send_code(phone)
+        await k.sign_in(phone, sent_code.phone_code_hash, code)
+        seen = []
+        k.add_handler(MessageHandler(lambda _c, m: seen.append(m), filters.all))
+        await k.initialize()
+        await a.send_message(_peer(alice, bob), "hi")
+        assert [d.chat.id async for d in k.get_dialogs()] == [alice.id]
+        due = int(time.time()) + 3
+        mine = await k.send_message(alice.id, "kurigram later", schedule_date=datetime.fromtimestamp(due))
+        assert mine.scheduled and mine.text == "kurigram later"
+        listed = await a(__import__("telethon").functions.messages.GetHistoryRequest(
+            _peer(alice, bob), 0, 0, 0, 5, 0, 0, 0))  # fmt: skip
+        assert "kurigram later" not in [m.message for m in listed.messages]
+        await asyncio.sleep(max(0.0, due - time.time()) + 1.5)
+        got = [m async for m in k.get_chat_history(alice.id, limit=2)]
+        assert got[0].text == "kurigram later" and not got[0].scheduled
+        assert due <= got[0].date.timestamp() <= due + 1
+    finally:
+        await k.stop() if k.is_initialized else await k.disconnect()
