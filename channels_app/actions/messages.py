@@ -197,6 +197,12 @@ async def do_send_message(
     _check_can_send(channel, member, plain=not attached)
     if attached:
         check_media_rights(channel, member, media)
+    elif (
+        media
+        and not (channel["broadcast"] or is_admin(member))
+        and effective_banned(member, channel, now()) & banned_bit("embed_links")
+    ):
+        media = None  # no link preview without the right to embed links
     as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
     if earlier:
         # An idempotent retry returns the original durable snapshot, even if the message
