@@ -239,27 +239,34 @@ class Delivery:
         return self.rows[0]["peer_kind"], self.rows[0]["peer_id"]
 
 
-_DUE = (
-    "(s.date <= %(now)s OR (s.date = %(when_online)s AND s.peer_kind = 'p' AND EXISTS ("
-    "SELECT 1 FROM users u WHERE u.id = s.peer_id AND u.online_until > now())))"
-    " AND (s.claimed_until IS NULL OR s.claimed_until < now())"
+_CLAIMABLE = "(s.claimed_until IS NULL OR s.claimed_until < now())"
+# Two statements, each an index range: by date (scheduled_messages_due), and the "when
+# online" rows whose peer is online now.
+_DUE_BY_DATE = f"SELECT s.id FROM scheduled_messages s WHERE s.date <= %(now)s AND {_CLAIMABLE}"
+_DUE_ONLINE = (
+    "SELECT s.id FROM scheduled_messages s JOIN users u ON u.id = s.peer_id WHERE s.date = %(when_online)s"
+    f" AND s.peer_kind = 'p' AND u.online_until > now() AND {_CLAIMABLE}"
 )
 
 
-async def claim_due(*, at: int | None = None, limit: int = CLAIM_GROUPS) -> list[list[dict]]:
+async def claim_due(
+    *, at: int | None = None, limit: int = CLAIM_GROUPS, when_online: bool = True
+) -> list[list[dict]]:
     """Claim due scheduled messages for this worker (a lease of CLAIM_LEASE_SECONDS),
-    grouped as they are sent (an album's rows together, in order)."""
+    grouped as they are sent (an album's rows together, in order). ``when_online``: also
+    the "send when online" ones whose peer is online now."""
     params = {"now": now() if at is None else at, "when_online": WHEN_ONLINE, "limit": limit,
               "lease": CLAIM_LEASE_SECONDS}  # fmt: skip
+    rows = []
     async with db.connection() as conn, conn.transaction():
-        cur = await conn.execute(
-            "UPDATE scheduled_messages SET claimed_until = now() + make_interval(secs => %(lease)s)"
-            " WHERE id IN (SELECT s.id FROM scheduled_messages s WHERE " + _DUE + " ORDER BY s.date, s.id"
-            " LIMIT %(limit)s FOR UPDATE OF s SKIP LOCKED)"
-            f" RETURNING {COLUMNS}",
-            params,
-        )
-        rows = await cur.fetchall()
+        for due in (_DUE_BY_DATE, _DUE_ONLINE) if when_online else (_DUE_BY_DATE,):
+            cur = await conn.execute(
+                "UPDATE scheduled_messages SET claimed_until = now() + make_interval(secs => %(lease)s)"
+                f" WHERE id IN ({due} ORDER BY s.date, s.id LIMIT %(limit)s FOR UPDATE OF s SKIP LOCKED)"
+                f" RETURNING {COLUMNS}",
+                params,
+            )
+            rows += await cur.fetchall()
     return _groups(rows)
 
 
