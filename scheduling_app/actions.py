@@ -21,8 +21,10 @@ from message_core.clock import now
 from message_core.text import validate_caption, validate_text
 from private_app import actions as private_actions
 from tl.errors import (
+    MessageEditTimeExpiredError,
     MessageIdInvalidError,
     MessageIdsEmptyError,
+    RandomIdDuplicateError,
     RandomIdEmptyError,
     RpcError,
     ScheduleDateInvalidError,
@@ -81,7 +83,7 @@ async def do_schedule(
     rows = []
     for it in items:
         text = it.get("message") or ""
-        if it.get("fwd_from") is not None or "fwd_from" in it:
+        if "fwd_from" in it:
             entities = it.get("entities") or []  # a forward keeps its source's checked text
         elif it.get("media"):
             entities = validate_caption(text, it.get("entities"))
@@ -108,8 +110,6 @@ async def do_schedule(
                 r["peer_kind"] == kind and r["peer_id"] == peer_id for r in earlier.values()
             ):
                 return [earlier[r] for r in random_ids]  # a retried request
-            from tl.errors import RandomIdDuplicateError
-
             raise RandomIdDuplicateError()
         cur = await conn.execute(
             "SELECT count(*) AS n FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s",
@@ -200,8 +200,6 @@ async def do_edit_scheduled(
         if row is None:
             raise MessageIdInvalidError()
         if row["params"].get("fwd_from") is not None and (message is not None or media is not None):
-            from tl.errors import MessageEditTimeExpiredError
-
             raise MessageEditTimeExpiredError()  # a forward's text is its source's
         new_media = media if media is not None else row["media"]
         text = row["message"] if message is None else message

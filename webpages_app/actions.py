@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from django.conf import settings
 
 from channels_app.actions import media as channel_media
+from channels_app.actions.common import jsonb
 from media_app import actions as media_actions
 from message_core import db
 from message_core.clock import now
@@ -223,8 +224,6 @@ async def do_fetch(row: dict) -> dict:
     """Fetch a claimed pending page and store what it gives (ready or empty)."""
     data = await read_page(row["url"])
     state = "ready" if data else "empty"
-    from channels_app.actions.common import jsonb
-
     return await db.fetchone(
         "UPDATE webpages SET state = %s, data = %s::jsonb, fetched = %s, date = %s, claimed_until = NULL"
         f" WHERE id = %s RETURNING {COLUMNS}",
