@@ -199,17 +199,6 @@ MTPROTO_MAX_CONNECTIONS_PER_IP = int(env("MTPROTO_MAX_CONNECTIONS_PER_IP", "1000
 MTPROTO_FRAME_DEADLINE = float(env("MTPROTO_FRAME_DEADLINE", "30"))
 MTPROTO_MAX_FRAME_BYTES = int(env("MTPROTO_MAX_FRAME_BYTES", str(4 * 1024 * 1024)))
 RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
-
-# Link previews (webpages_app): the server fetches the first link of a message. Only
-# http/https on ports 80/443 of public addresses unless allowed here (comma-separated
-# host, host:port or CIDR; a bare host or CIDR allows any port).
-LINK_PREVIEWS = env_bool("LINK_PREVIEWS", True)
-LINK_PREVIEW_ALLOW = [e.strip() for e in env("LINK_PREVIEW_ALLOW", "").split(",") if e.strip()]
-LINK_PREVIEW_TIMEOUT = float(
-    env("LINK_PREVIEW_TIMEOUT", "5")
-)  # seconds per page, redirects and image included
-LINK_PREVIEW_MAX_BYTES = int(env("LINK_PREVIEW_MAX_BYTES", str(1024 * 1024)))  # of a page; an image: 5x
-LINK_PREVIEW_TTL = int(env("LINK_PREVIEW_TTL", str(24 * 3600)))  # a fetched page is fetched again after this
 RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
@@ -235,6 +224,16 @@ LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
 # development, off in production unless asked (the console's login codes page has it).
 LOG_LOGIN_CODES = env_bool("LOG_LOGIN_CODES", DEBUG)
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
+
+# Link previews (webpages_app): the server fetches the first link of a message. Only
+# http/https on ports 80/443 of public addresses unless allowed here (comma-separated
+# host, host:port or CIDR; a bare host or CIDR allows any port). The time cap covers a
+# page with its redirects and image; a page is fetched again after LINK_PREVIEW_TTL.
+LINK_PREVIEWS = env_bool("LINK_PREVIEWS", True)
+LINK_PREVIEW_ALLOW = [e.strip() for e in env("LINK_PREVIEW_ALLOW", "").split(",") if e.strip()]
+LINK_PREVIEW_TIMEOUT = float(env("LINK_PREVIEW_TIMEOUT", "5"))
+LINK_PREVIEW_MAX_BYTES = int(env("LINK_PREVIEW_MAX_BYTES", str(1024 * 1024)))  # an image may be 5x
+LINK_PREVIEW_TTL = int(env("LINK_PREVIEW_TTL", str(24 * 3600)))
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import time
 import zlib
 from urllib.parse import urlsplit, urlunsplit
 
@@ -192,6 +193,7 @@ async def read_page(url: str) -> dict | None:
     """Fetch and parse the page (its image stored as a photo); None: no preview."""
     allow = allow_list()
     timeout = settings.LINK_PREVIEW_TIMEOUT
+    started = time.monotonic()
     try:
         got = await fetch.fetch(
             url, allow, max_bytes=settings.LINK_PREVIEW_MAX_BYTES, timeout=timeout,
@@ -208,8 +210,9 @@ async def read_page(url: str) -> dict | None:
         return None
     meta = parse.parse_page(got.body, got.content_type, got.url)
     data = {k: meta[k] for k in ("title", "description", "site_name", "type") if meta.get(k)}
-    if meta.get("image"):
-        photo = await _image(meta["image"], allow, timeout)
+    left = timeout - (time.monotonic() - started)  # the page and its image share one time cap
+    if meta.get("image") and left > 0.2:
+        photo = await _image(meta["image"], allow, left)
         if photo:
             data["photo"] = photo
             if meta.get("large_image"):
