@@ -36,6 +36,17 @@ async def complete(page_id: int) -> None:
         await fill_and_announce(row)
 
 
+async def preview_now(url: str) -> dict | None:
+    """The page of ``url``, fetched now if it is not cached (a client waiting for a
+    preview); messages already waiting for it are filled in at once."""
+    page = await actions.do_preview(url, wait=True)
+    if page is not None and not page.get("pending"):
+        row = await actions.state_of(page["id"])
+        if row is not None:
+            await fill_and_announce(row)
+    return page
+
+
 def start(page_id: int) -> None:
     """Complete the page in the background of this process."""
 

@@ -32,7 +32,7 @@ async def preview_for(text: str, entities: list[dict] | None, *, no_webpage: boo
     url = actions.first_url(text, entities)
     if url is None:
         return None
-    page = await actions.do_preview(url, wait=wait)
+    page = await (worker.preview_now(url) if wait else actions.do_preview(url, wait=False))
     return actions.media_of(page, invert_media=invert_media) if page else None
 
 
@@ -43,7 +43,7 @@ async def web_page_media(req: functions.messages.SendMedia) -> dict | None:
     if not actions.enabled():
         return None  # the operator turned previews off: the link goes as text
     url = actions.normalize_url(m.url or "")
-    page = await actions.do_preview(url, wait=True) if url else None
+    page = await worker.preview_now(url) if url else None
     if page is None or page.get("pending"):
         if m.optional:
             return None
@@ -89,5 +89,5 @@ async def get_web_page(ctx, req: functions.messages.GetWebPage):
     if not req.url or len(req.url) > URL_MAX:
         raise UrlInvalidError()
     url = actions.normalize_url(req.url)
-    page = await actions.do_preview(url, wait=True) if url else None
+    page = await worker.preview_now(url) if url else None
     return web_tl.web_page_answer_to_tl(req.url, page, req.hash)
