@@ -477,7 +477,9 @@ def require_editable(m: dict, editor_id: int) -> None:
         raise MessageEditTimeExpiredError()
 
 
-def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None):
+def _edit(
+    owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None, relink=None
+):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
         box = live_boxes(owner_id).filter(peer_id=peer_id, box_id=box_id).first()
@@ -498,6 +500,8 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
         if media is None and msg.message == message and (msg.entities or []) == entities:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
+        if relink is not None and media is None and not is_caption(msg.media):
+            msg.media = relink[0]  # a text message's preview follows its new text
         if media is not None:
             msg.media = media
             media_actions.add_holders(media_actions.media_keys(media), "u", sorted({owner_id, peer_id}))
@@ -522,13 +526,18 @@ async def do_edit_private_message(
     *,
     exclude=None,
     media: dict | None = None,
+    link_preview: dict | None = None,
+    relink: bool = False,
 ) -> PrivateChange:
     """messages.editMessage in a private chat: the author edits the shared text or
     caption and/or replaces the media (within 48 hours, except in Saved Messages); both
-    sides get updateEditMessage. ``message`` None keeps the text."""
+    sides get updateEditMessage. ``message`` None keeps the text. ``relink``: a text
+    message's link preview becomes ``link_preview`` (None: none)."""
     if message is None and media is None:
         raise MessageNotModifiedError()
-    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media)
+    own, theirs = await in_thread(_edit)(
+        owner_id, peer_id, box_id, message, entities, media, (link_preview,) if relink else None
+    )
     return await _finish(own, theirs, exclude)
 
 

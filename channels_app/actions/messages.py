@@ -469,9 +469,12 @@ async def do_edit_message(
     entities: list[dict] | None,
     *,
     media: dict | None = None,
+    link_preview: dict | None = None,
+    relink: bool = False,
 ) -> ChannelChange:
     """messages.editMessage in a channel: new text (a caption, on a media message) and/or
-    new media in place of the old (a media message only). ``message`` None keeps the text."""
+    new media in place of the old (a media message only). ``message`` None keeps the text.
+    ``relink``: a text message's link preview becomes ``link_preview`` (None: none)."""
     if message is None and media is None:
         raise MessageNotModifiedError()  # markup-only edits are not modelled
     async with db.connection() as conn:
@@ -505,14 +508,18 @@ async def do_edit_message(
         raise MessageNotModifiedError()
     if media is not None:
         await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
+    # A text message's preview follows its new text; a media message keeps its media.
+    relink = relink and media is None and not is_caption(current["media"])
+    if relink:
+        media = link_preview
     date = now()
 
     async def body(conn, _mid, pts):
         cur = await conn.execute(
             f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s,"
-            f" media = COALESCE(%s::jsonb, media)"
+            f" media = CASE WHEN %s THEN %s::jsonb ELSE COALESCE(%s::jsonb, media) END"
             f" WHERE channel_id = %s AND id = %s AND NOT deleted RETURNING {MESSAGE_COLUMNS}",
-            (message, jsonb(entities), date, jsonb(media), channel_id, msg_id),
+            (message, jsonb(entities), date, relink, jsonb(media), jsonb(media), channel_id, msg_id),
         )
         row = await cur.fetchone()
         if row is None:

@@ -138,7 +138,12 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     channel, _ = await checked_channel(me, req.peer)
     media = await edited_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
-    change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities, media=media)
+    relink = req.message is not None and req.media is None
+    preview = await _preview(me, req) if relink else None
+    change = await actions.do_edit_message(
+        me, channel["id"], req.id, req.message, entities, media=media, link_preview=preview, relink=relink
+    )
+    await webpages.after_send(preview, webpages.channel_refs(change))
     return await change_to_updates(me, change)
 
 

@@ -67,10 +67,22 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
     media = await edited_media(me, req.media)
+    entities = entities_from_tl(req.entities, resolve_input_user(me))
+    relink = req.message is not None and req.media is None
+    preview = None
+    if relink:
+        from .webpages import preview_for
+
+        preview = await preview_for(
+            req.message, entities, no_webpage=bool(req.no_webpage), invert_media=bool(req.invert_media)
+        )
     change = await actions.do_edit_private_message(
-        me, peer, req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)), exclude=origin,
-        media=media,
+        me, peer, req.id, req.message, entities, exclude=origin, media=media, link_preview=preview, relink=relink,
     )  # fmt: skip
+    if preview is not None:
+        from .webpages import after_send, private_refs
+
+        await after_send(preview, private_refs(me, peer, change))
     users, chats = await context_for(me, change.messages)
     return tl_convert.edit_updates_to_tl(change, users, chats, int(time.time()))
 

@@ -118,6 +118,14 @@ async def test_private_link_preview_pending_then_full_with_image(edge_server, ed
     plain = await a.send_message(_peer(alice, bob), url, link_preview=False)
     assert plain.media is None
 
+    # An edit's text decides its preview: a link gets one, no link none.
+    linked = await a.edit_message(_peer(alice, bob), plain.id, f"now with {url}")
+    assert isinstance(linked.media.webpage, types.WebPage) and linked.media.webpage.id == page.id
+    unlinked = await a.edit_message(_peer(alice, bob), plain.id, "no link any more")
+    assert unlinked.media is None
+    seen = await b(functions.messages.GetHistoryRequest(_peer(bob, alice), 0, 0, 0, 1, 0, 0, 0))
+    assert seen.messages[0].message == "no link any more" and seen.messages[0].media is None
+
     # getWebPagePreview follows a redirect (checked again) and reads the page.
     preview = await a(functions.messages.GetWebPagePreviewRequest(message=f"{base}/moved"))
     assert isinstance(preview.media, types.MessageMediaWebPage)
@@ -177,6 +185,11 @@ async def test_channel_link_preview_reaches_members(edge_server, edge_db, client
     assert upd.channel_id == channel.id and upd.webpage.title == "The Preview Title"
     hist = await b(functions.messages.GetHistoryRequest(chan, 0, 0, 0, 1, 0, 0, 0))
     assert hist.messages[0].media.webpage.site_name == "Local Site"
+    edited = await a.edit_message(chan, hist.messages[0].id, "the link is gone")
+    assert edited.media is None
+    text = await a.send_message(chan, "plain text")
+    relinked = await a.edit_message(chan, text.id, f"{base}/page?n=3 again")
+    assert relinked.media.webpage.id == upd.webpage.id
 
 
 async def test_kurigram_sends_a_link_and_sees_its_preview(edge_server, edge_db, clients, site):
