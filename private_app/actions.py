@@ -639,7 +639,7 @@ async def do_fill_web_page(content_ids: list[int], page: dict) -> list[int]:
 
     rows = await db.fetchall(
         "UPDATE private_messages SET media = jsonb_set(media, '{webpage}', %s::jsonb)"
-        " WHERE id = ANY(%s) AND media->>'kind' = 'webpage' AND (media->'webpage'->>'id')::bigint = %s RETURNING id",
-        (json.dumps(page), content_ids, page["id"]),
+        " WHERE id = ANY(%s) AND media->>'kind' = 'webpage' AND media->'webpage'->>'url' = %s RETURNING id",
+        (json.dumps(page), content_ids, page["url"]),
     )
     return [r["id"] for r in rows]

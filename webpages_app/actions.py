@@ -235,16 +235,22 @@ async def do_fetch(row: dict) -> dict:
 
 
 async def do_preview(url: str, *, wait: bool) -> dict | None:
-    """The page of ``url``: from the cache, else fetched now (``wait``) or left pending
-    for the fetcher. None: the URL gives no preview (nothing is stored for a URL the
-    rules refuse)."""
+    """The page of ``url``: from the cache, else fetched now (``wait``) or pending. A
+    pending page of a URL not cached yet is stored only once the message showing it is
+    sent (``do_hold``): a send that fails stores nothing. None: the URL gives no preview
+    (nothing is stored for a URL the rules refuse)."""
     if not enabled():
         return None
     try:
         check_fetchable(url)
     except fetch.Refused:
         return None
-    row = await get_or_create(url)
+    if not wait:
+        row = await _load(url)
+        if row is None:
+            return {"id": secrets.randbits(62) + 1, "url": url, "date": now(), "pending": True}
+    else:
+        row = await get_or_create(url)
     if row["state"] == "pending" and wait:
         claimed = await claim(row["id"])
         if claimed is not None:
@@ -252,6 +258,20 @@ async def do_preview(url: str, *, wait: bool) -> dict | None:
     if row["state"] == "empty":
         return None
     return page_dict(row)
+
+
+async def do_hold(page: dict, refs: list[tuple[str, int, int, int]]) -> int:
+    """Messages (kind, chat_id, peer_id, msg_id) were sent with ``page`` pending: the
+    page is stored (if no one stored its URL meanwhile) and they wait for it. The id of
+    the URL's row (the messages are filled in by URL, whichever id they show)."""
+    await db.fetchone(
+        "INSERT INTO webpages (id, url, state, data, date, fetched) VALUES (%s, %s, 'pending', '{}'::jsonb, %s, 0)"
+        " ON CONFLICT (url) DO NOTHING RETURNING id",
+        (page["id"], page["url"], page["date"]),
+    )
+    row = await _load(page["url"])
+    await do_add_refs(row["id"], refs)
+    return row["id"]
 
 
 async def do_add_refs(page_id: int, refs: list[tuple[str, int, int, int]]) -> None:

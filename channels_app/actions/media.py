@@ -100,7 +100,7 @@ async def do_fill_web_page(channel_id: int, msg_ids: list[int], page: dict) -> l
     rows = await db.fetchall(
         "UPDATE channel_messages SET media = jsonb_set(media, '{webpage}', %s::jsonb)"
         " WHERE channel_id = %s AND id = ANY(%s) AND media->>'kind' = 'webpage'"
-        " AND (media->'webpage'->>'id')::bigint = %s RETURNING id",
-        (json.dumps(page), channel_id, msg_ids, page["id"]),
+        " AND media->'webpage'->>'url' = %s RETURNING id",
+        (json.dumps(page), channel_id, msg_ids, page["url"]),
     )
     return [r["id"] for r in rows]

@@ -58,9 +58,7 @@ async def after_send(media: dict | None, refs: list[tuple[str, int, int, int]]) 
     """Messages just sent with a pending page wait for it; its fetch starts."""
     if not media or media.get("kind") != "webpage" or not media["webpage"].get("pending"):
         return
-    page_id = media["webpage"]["id"]
-    await actions.do_add_refs(page_id, refs)
-    worker.start(page_id)
+    worker.start(await actions.do_hold(media["webpage"], refs))
 
 
 def channel_refs(change) -> list[tuple[str, int, int, int]]:

@@ -165,6 +165,10 @@ async def test_input_media_web_page_and_private_address_refused(edge_server, edg
     after = await a(functions.messages.GetHistoryRequest(peer, 0, 0, 0, 5, 0, 0, 0))
     assert len(after.messages) == len(before.messages) + 1
     assert not await WebPage.objects.filter(url__contains="10.0.0.1").aexists()
+    # A send refused for its peer stores no page for its link either.
+    with pytest.raises(errors.RPCError):
+        await a.send_message(types.InputPeerChannel(424242, 1), f"{base}/page?never=1")
+    assert not await WebPage.objects.filter(url__contains="never=1").aexists()
 
 
 async def test_channel_link_preview_reaches_members(edge_server, edge_db, clients, site):

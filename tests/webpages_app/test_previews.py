@@ -14,13 +14,15 @@ async def test_turned_off_nothing_is_fetched_or_stored(chan, settings):
     assert not await WebPage.objects.aexists()
 
 
-async def test_a_new_link_is_pending_once_and_refused_ones_are_not_stored(chan, settings):
+async def test_a_new_link_is_one_row_once_sent_and_refused_ones_are_not_stored(chan, settings):
     settings.LINK_PREVIEWS = True
     settings.LINK_PREVIEW_ALLOW = ["127.0.0.1"]
     first = await preview_for("http://127.0.0.1:9/x", [], no_webpage=False, invert_media=True)
-    again = await preview_for("see HTTP://127.0.0.1:9/x#top", [], no_webpage=False, invert_media=False)
     assert first["webpage"]["pending"] and first["invert_media"]
-    assert again["webpage"]["id"] == first["webpage"]["id"]  # one row per URL
+    assert not await WebPage.objects.aexists()  # stored once a message shows it
+    page_id = await actions.do_hold(first["webpage"], [])
+    again = await preview_for("see HTTP://127.0.0.1:9/x#top", [], no_webpage=False, invert_media=False)
+    assert again["webpage"]["id"] == first["webpage"]["id"] == page_id  # one row per URL
     assert await preview_for("http://127.0.0.1:9/x", [], no_webpage=True, invert_media=False) is None
     for refused in ("http://10.0.0.1/", "http://[::1]/", "ftp://127.0.0.1/", "http://192.168.0.1:8080/"):
         assert await preview_for(refused, [], no_webpage=False, invert_media=False) is None
