@@ -41,6 +41,7 @@ MEMBERS_CHANGED = "channels.members_changed"
 REACTIONS = "channels.reactions"
 REACTIONS_READ = "channels.reactions_read"
 TOPICS_PINNED = "channels.topics_pinned"
+WEB_PAGE = "channels.web_page"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -169,6 +170,8 @@ async def _sink(kind: str, payload: dict) -> None:
         await push_to_users([payload["user_id"]], REACTIONS_READ, payload, exclude=origin)
     elif kind == "channel.topics_pinned":
         await publish(TOPICS_PINNED, {**payload, "exclude": exclude})
+    elif kind == "channel.web_page":
+        await publish(WEB_PAGE, payload)
     elif kind == "channel.read_outbox":
         await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
     # read_inbox / available_messages travel through the account update log.
@@ -451,6 +454,25 @@ async def _on_topics_pinned(payload: dict, edge) -> None:
     update = tl_convert.pinned_topics_to_tl(payload["channel_id"], payload["order"])
     for user_id, member in members.items():
         sessions = _sessions(edge, user_id, exclude)
+        if not sessions or member["status"] != "active":
+            continue
+        updates = tl_convert.updates_to_tl(
+            [update], [], await _channel_chats(channel, user_id, member, rendered)
+        )
+        for s in sessions:
+            await s.push(updates)
+
+
+@subscriber(WEB_PAGE)
+async def _on_web_page(payload: dict, edge) -> None:
+    """A link preview of the channel's messages is ready: updateChannelWebPage (no pts
+    of its own) to the members online; the others read the filled-in messages."""
+    channel, members, rendered = await _local_members(edge, payload["channel_id"], [])
+    if channel is None:
+        return
+    update = tl_convert.web_page_update_to_tl(payload["channel_id"], payload["page"], channel["pts"])
+    for user_id, member in members.items():
+        sessions = _sessions(edge, user_id, None)
         if not sessions or member["status"] != "active":
             continue
         updates = tl_convert.updates_to_tl(

@@ -229,6 +229,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         edit_date=m.get("edit_date") or None,
         post_author=m.get("post_author") or None,
         media=media_to_tl(m.get("media")),
+        invert_media=bool((m.get("media") or {}).get("invert_media")) or None,
         grouped_id=m.get("grouped_id") or None,
         replies=replies_of(m, is_post),
         reply_markup=reply_markup_to_tl(
@@ -384,6 +385,15 @@ def typing_to_tl(channel_id: int, user_id: int, action, top_msg_id: int | None):
         top_msg_id=top_msg_id or None,
         from_id=types.PeerUser(user_id=user_id),
         action=action,
+    )
+
+
+def web_page_update_to_tl(channel_id: int, page: dict, pts: int):
+    """A link preview of the channel's messages is ready: no pts of its own (pts_count 0)."""
+    from media_app.tl_convert import web_page_to_tl
+
+    return types.UpdateChannelWebPage(
+        channel_id=channel_id, webpage=web_page_to_tl(page), pts=pts, pts_count=0
     )
 
 

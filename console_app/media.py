@@ -58,6 +58,10 @@ def media_summary(media: dict | None) -> str:
     """e.g. "photo 1500x1000, 210.3 KB" or "voice audio/ogg, 4.9 KB"."""
     if not media:
         return ""
+    if media.get("webpage") is not None:
+        w = media["webpage"]
+        state = "pending" if w.get("pending") else ("no preview" if w.get("empty") else w.get("title") or "")
+        return f"link preview {w.get('url', '')}: {state}"
     if media.get("photo"):
         big = (media["photo"].get("sizes") or [{}])[-1]
         return f"photo {big.get('w', 0)}x{big.get('h', 0)}, {_size(big.get('size', 0))}"

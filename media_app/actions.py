@@ -136,6 +136,26 @@ def do_upload_photo(owner_id: int, ref: UploadRef, *, chat_photo: bool = False) 
     )
 
 
+@in_thread
+def do_store_public_photo(data: bytes) -> dict | None:
+    """A photo made from image bytes the server fetched itself (a link preview's image):
+    owned by no one and held ``public``, as everyone who sees the link may see it. None
+    when the bytes are not an image."""
+    import io
+
+    try:
+        sizes, stripped = images.photo_sizes(io.BytesIO(data))
+    except images.NotAnImage:
+        return None
+    pid = _new_id()
+    photo = Photo.objects.create(
+        id=pid, access_hash=secrets.randbits(63), file_reference=_file_reference("p", pid),
+        owner_id=0, date=now(), sizes=_store_sizes(sizes), stripped=stripped,
+    )  # fmt: skip
+    add_holders([("p", pid)], "public", [0])
+    return photo_dict(photo)
+
+
 def _clean_attributes(attributes: list[dict], name: str) -> list[dict]:
     if len(attributes) > ATTRIBUTES_MAX:
         raise MediaInvalidError()

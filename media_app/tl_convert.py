@@ -132,7 +132,31 @@ def media_to_tl(m: dict | None):
             document=document_to_tl(m["document"]), spoiler=m.get("spoiler") or None,
             voice=(kind == "voice") or None, round=(kind == "round") or None, video=(kind == "video") or None,
         )  # fmt: skip
+    if m.get("webpage") is not None:
+        return web_page_media_to_tl(m)
     return types.MessageMediaEmpty()
+
+
+def web_page_to_tl(w: dict):
+    """A link preview (webpages_app's page dict): pending while it is fetched."""
+    if w.get("pending"):
+        return types.WebPagePending(id=w["id"], url=w["url"], date=w["date"])
+    if w.get("empty"):
+        return types.WebPageEmpty(id=w["id"], url=w["url"])
+    photo = w.get("photo")
+    return types.WebPage(
+        id=w["id"], url=w["url"], display_url=w["display_url"], hash=w.get("hash", 0), type=w.get("type"),
+        site_name=w.get("site_name"), title=w.get("title"), description=w.get("description"),
+        photo=photo_to_tl(photo) if photo else None, has_large_media=bool(w.get("large_media")) or None,
+    )  # fmt: skip
+
+
+def web_page_media_to_tl(m: dict):
+    return types.MessageMediaWebPage(
+        webpage=web_page_to_tl(m["webpage"]), force_large_media=m.get("force_large_media") or None,
+        force_small_media=m.get("force_small_media") or None, manual=m.get("manual") or None,
+        safe=True,
+    )  # fmt: skip
 
 
 def chat_photo_to_tl(p: dict | None):

@@ -72,3 +72,9 @@ SEARCH_WINDOW = 50_000  # message ids a text search scans below its offset, per 
 def like_pattern(q: str) -> str:
     """An ILIKE pattern matching ``q`` anywhere, with q's own % and _ taken literally."""
     return "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def is_caption(media: dict | None) -> bool:
+    """Whether a message's text is a media caption (caption caps): it has media of its
+    own. A link preview is not: the message stays a text message."""
+    return bool(media) and media.get("kind") != "webpage"

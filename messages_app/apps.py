@@ -4,6 +4,7 @@ from django.apps import AppConfig
 
 RPC_MODULES = (
     "messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics", "reports",
+    "scheduled", "webpages",
 )  # fmt: skip
 
 

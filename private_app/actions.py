@@ -35,7 +35,7 @@ from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
 from message_core import limits, send_hooks
 from message_core.clock import now
-from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
+from message_core.text import SEARCH_WINDOW, history_window, is_caption, validate_caption, validate_text
 from tl.errors import (
     LimitInvalidError,
     MediaPrevInvalidError,
@@ -210,8 +210,8 @@ async def do_send_private_message(
     """messages.sendMessage (or sendMedia, with ``media``) to a user (or to oneself:
     Saved Messages). ``reply_markup``: a bot's keyboard, already checked;
     ``via_bot_id``: sent through that bot's inline mode."""
-    entities = validate_caption(message, entities) if media else validate_text(message, entities)
-
+    attached = media if is_caption(media) else None
+    entities = validate_caption(message, entities) if attached else validate_text(message, entities)
     item = {"message": message, "entities": entities, "reply_to_msg_id": reply_to_msg_id, "media": media}
     if reply_markup is not None:
         item["reply_markup"] = reply_markup
@@ -497,7 +497,14 @@ KEEP = object()  # reply_markup of an edit that leaves the keyboard as it is
 
 
 def _edit(
-    owner_id: int, peer_id: int, box_id: int, message: str | None, entities, media: dict | None, markup=KEEP
+    owner_id: int,
+    peer_id: int,
+    box_id: int,
+    message: str | None,
+    entities,
+    media: dict | None,
+    markup=KEEP,
+    relink=None,
 ):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
@@ -511,13 +518,19 @@ def _edit(
         if message is None:
             message, entities = msg.message, msg.entities or []
         else:
-            entities = validate_caption(message, entities) if msg.media else validate_text(message, entities)
+            entities = (
+                validate_caption(message, entities)
+                if is_caption(msg.media)
+                else validate_text(message, entities)
+            )
         same_markup = markup is KEEP or markup == msg.reply_markup
         if media is None and msg.message == message and (msg.entities or []) == entities and same_markup:
             raise MessageNotModifiedError()
         msg.message, msg.entities, msg.edit_date = message, entities, now()
         if markup is not KEEP:
             msg.reply_markup = markup
+        if relink is not None and media is None and not is_caption(msg.media):
+            msg.media = relink[0]  # a text message's preview follows its new text
         if media is not None:
             msg.media = media
             media_actions.add_holders(media_actions.media_keys(media), "u", sorted({owner_id, peer_id}))
@@ -543,14 +556,19 @@ async def do_edit_private_message(
     exclude=None,
     media: dict | None = None,
     reply_markup=KEEP,
+    link_preview: dict | None = None,
+    relink: bool = False,
 ) -> PrivateChange:
     """messages.editMessage in a private chat: the author edits the shared text or
     caption and/or replaces the media (within 48 hours, except in Saved Messages); both
     sides get updateEditMessage. ``message`` None keeps the text; ``reply_markup`` a
-    bot's new keyboard (None removes it; KEEP leaves it)."""
+    bot's new keyboard (None removes it; KEEP leaves it). ``relink``: a text message's
+    link preview becomes ``link_preview`` (None: none)."""
     if message is None and media is None and reply_markup is KEEP:
         raise MessageNotModifiedError()
-    own, theirs = await in_thread(_edit)(owner_id, peer_id, box_id, message, entities, media, reply_markup)
+    own, theirs = await in_thread(_edit)(
+        owner_id, peer_id, box_id, message, entities, media, reply_markup, (link_preview,) if relink else None
+    )
     return await _finish(own, theirs, exclude)
 
 
@@ -641,3 +659,18 @@ def outbox_read_state(owner_id: int, peer_id: int, msg_id: int) -> bool | None:
         .first()
     )
     return (mark or 0) >= msg_id
+
+
+async def do_fill_web_page(content_ids: list[int], page: dict) -> list[int]:
+    """Private messages (content rows: both sides' boxes) sent while their link
+    preview was pending show the fetched page; not an edit."""
+    import json
+
+    from message_core import db
+
+    rows = await db.fetchall(
+        "UPDATE private_messages SET media = jsonb_set(media, '{webpage}', %s::jsonb)"
+        " WHERE id = ANY(%s) AND media->>'kind' = 'webpage' AND media->'webpage'->>'url' = %s RETURNING id",
+        (json.dumps(page), content_ids, page["url"]),
+    )
+    return [r["id"] for r in rows]

@@ -41,6 +41,7 @@ def message_to_tl(m: dict):
         edit_date=m.get("edit_date") or None,
         reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
         media=media_to_tl(m.get("media")),
+        invert_media=bool((m.get("media") or {}).get("invert_media")) or None,
         grouped_id=m.get("grouped_id") or None,
         reply_markup=reply_markup_to_tl(m.get("reply_markup")),
         via_bot_id=m.get("via_bot_id") or None,

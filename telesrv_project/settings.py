@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "media_app",
     "stickers_app",
     "bots_app",
+    "scheduling_app",
+    "webpages_app",
     "messages_app",
     "console_app",
 ]
@@ -245,6 +247,16 @@ LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
 LOGIN_CODE_HELP_URL = env("LOGIN_CODE_HELP_URL", "")
 # Whom that page tells users to ask for their code (e.g. "the help desk, +1 555 0100").
 LOGIN_CODE_CONTACT = env("LOGIN_CODE_CONTACT", "")
+
+# Link previews (webpages_app): the server fetches the first link of a message. Only
+# http/https on ports 80/443 of public addresses unless allowed here (comma-separated
+# host, host:port or CIDR; a bare host or CIDR allows any port). The time cap covers a
+# page with its redirects and image; a page is fetched again after LINK_PREVIEW_TTL.
+LINK_PREVIEWS = env_bool("LINK_PREVIEWS", True)
+LINK_PREVIEW_ALLOW = [e.strip() for e in env("LINK_PREVIEW_ALLOW", "").split(",") if e.strip()]
+LINK_PREVIEW_TIMEOUT = float(env("LINK_PREVIEW_TIMEOUT", "5"))
+LINK_PREVIEW_MAX_BYTES = int(env("LINK_PREVIEW_MAX_BYTES", str(1024 * 1024)))  # an image may be 5x
+LINK_PREVIEW_TTL = int(env("LINK_PREVIEW_TTL", str(24 * 3600)))
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).

@@ -25,6 +25,10 @@ def pytest_configure(config):
 
     if settings.configured and settings.SECRET_KEY == settings.DEV_SECRET_KEY:
         settings.SECRET_KEY = os.environ["TELESRV_SECRET_KEY"]
+    if settings.configured:
+        # In-process tests never reach out to the web for link previews; the servers of
+        # tests/e2e preview pages served on this machine, and webpages tests turn it on.
+        settings.LINK_PREVIEWS = False
 
 
 def _flush_by_delete(self, style, tables, *, reset_sequences=False, allow_cascade=False):

@@ -92,3 +92,19 @@ async def count_media(viewer_id: int, channel_id: int, kinds: tuple[str, ...]) -
         )
         n = (await cur.fetchone())["n"]
     return n, floor > 0 and channel["top_message_id"] > SEARCH_WINDOW
+
+
+async def do_fill_web_page(channel_id: int, msg_ids: list[int], page: dict) -> list[int]:
+    """Messages sent while their link preview was pending show the fetched page (their
+    text and edit date stay: the page is not an edit). The ids filled in."""
+    import json
+
+    from message_core import db
+
+    rows = await db.fetchall(
+        "UPDATE channel_messages SET media = jsonb_set(media, '{webpage}', %s::jsonb)"
+        " WHERE channel_id = %s AND id = ANY(%s) AND media->>'kind' = 'webpage'"
+        " AND media->'webpage'->>'url' = %s RETURNING id",
+        (json.dumps(page), channel_id, msg_ids, page["url"]),
+    )
+    return [r["id"] for r in rows]

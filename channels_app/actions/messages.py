@@ -12,7 +12,14 @@ import json
 
 from media_app import actions as media_holders
 from message_core import db, limits, send_hooks
-from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
+from message_core.text import (
+    SEARCH_WINDOW,
+    history_window,
+    is_caption,
+    like_pattern,
+    validate_caption,
+    validate_text,
+)
 from tl.errors import MediaPrevInvalidError
 
 from .. import notify
@@ -112,6 +119,22 @@ def _check_can_send(channel: dict, member: dict | None, *, plain: bool = True) -
         raise ChatSendPlainForbiddenError()
 
 
+async def check_can_send(sender_id: int, channel_id: int, media: list[dict | None]) -> dict:
+    """The rights a send of these messages (their media, None for text) needs, checked
+    without sending: a scheduled message is checked when scheduled, and its send checks
+    again when it happens. Returns the channel."""
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        member = await load_member(conn, channel_id, sender_id) if channel is not None else None
+    if channel is None:
+        raise ChannelPrivateError()
+    _check_can_send(channel, member, plain=not all(media))
+    for m in media:
+        if m:
+            check_media_rights(channel, member, m)
+    return channel
+
+
 def _check_slowmode(channel: dict, member: dict, date: int) -> None:
     if channel["broadcast"] or is_admin(member) or not channel["slowmode_seconds"]:
         return
@@ -165,16 +188,23 @@ async def do_send_message(
     channel id asked for (0 the user, None the saved default), re-checked here."""
     if not random_id:
         raise RandomIdEmptyError()
-    checked = validate_caption(message, entities) if media else validate_text(message, entities)
+    attached = media if is_caption(media) else None
+    checked = validate_caption(message, entities) if attached else validate_text(message, entities)
     entities = await resolve_username_mentions(message, checked)
     channel, member, earlier = await load_send_context(channel_id, sender_id, random_id)
     if channel is None:
         raise ChannelPrivateError()
     if access_hash and access_hash != channel["access_hash"]:
         raise ChannelPrivateError()
-    _check_can_send(channel, member, plain=not media)
-    if media:
+    _check_can_send(channel, member, plain=not attached)
+    if attached:
         check_media_rights(channel, member, media)
+    elif (
+        media
+        and not (channel["broadcast"] or is_admin(member))
+        and effective_banned(member, channel, now()) & banned_bit("embed_links")
+    ):
+        media = None  # no link preview without the right to embed links
     as_channel = send_as_rules.resolve(channel, member, send_as, channel.get("default_send_as") or 0)
     if earlier:
         # An idempotent retry returns the original durable snapshot, even if the message
@@ -450,10 +480,13 @@ async def do_edit_message(
     *,
     media: dict | None = None,
     reply_markup=KEEP_MARKUP,
+    link_preview: dict | None = None,
+    relink: bool = False,
 ) -> ChannelChange:
     """messages.editMessage in a channel: new text (a caption, on a media message) and/or
     new media in place of the old (a media message only). ``message`` None keeps the text;
-    ``reply_markup`` a bot's new keyboard (None removes it, KEEP_MARKUP leaves it)."""
+    ``reply_markup`` a bot's new keyboard (None removes it, KEEP_MARKUP leaves it).
+    ``relink``: a text message's link preview becomes ``link_preview`` (None: none)."""
     if message is None and media is None and reply_markup is KEEP_MARKUP:
         raise MessageNotModifiedError()
     async with db.connection() as conn:
@@ -477,7 +510,9 @@ async def do_edit_message(
         message, entities = current["message"], current["entities"] or []
     else:
         checked = (
-            validate_caption(message, entities) if current["media"] else validate_text(message, entities)
+            validate_caption(message, entities)
+            if is_caption(current["media"])
+            else validate_text(message, entities)
         )
         entities = await resolve_username_mentions(message, checked)
     own = current["sender_user_id"] == editor_id  # others' edits are admin-logged
@@ -492,14 +527,29 @@ async def do_edit_message(
     markup = current.get("reply_markup") if reply_markup is KEEP_MARKUP else reply_markup
     if media is not None:
         await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
+    # A text message's preview follows its new text; a media message keeps its media.
+    relink = relink and media is None and not is_caption(current["media"])
+    if relink:
+        media = link_preview
     date = now()
 
     async def body(conn, _mid, pts):
         cur = await conn.execute(
             f"UPDATE channel_messages SET message = %s, entities = %s, edit_date = %s,"
-            f" media = COALESCE(%s::jsonb, media), reply_markup = %s::jsonb"
+            f" media = CASE WHEN %s THEN %s::jsonb ELSE COALESCE(%s::jsonb, media) END,"
+            f" reply_markup = %s::jsonb"
             f" WHERE channel_id = %s AND id = %s AND NOT deleted RETURNING {MESSAGE_COLUMNS}",
-            (message, jsonb(entities), date, jsonb(media), jsonb(markup), channel_id, msg_id),
+            (
+                message,
+                jsonb(entities),
+                date,
+                relink,
+                jsonb(media),
+                jsonb(media),
+                jsonb(markup),
+                channel_id,
+                msg_id,
+            ),
         )
         row = await cur.fetchone()
         if row is None:

@@ -26,7 +26,6 @@ from channels_app.errors import (
     ChannelPrivateError,
     LimitInvalidError,
     MessageIdInvalidError,
-    MessageIdsEmptyError,
     MessageTooLongError,
     OffsetInvalidError,
     PeerIdInvalidError,
@@ -41,7 +40,6 @@ from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
     OptionsTooMuchError,
-    UrlInvalidError,
 )
 
 from .. import drafts, update_kinds
@@ -302,64 +300,12 @@ async def get_search_results_positions(ctx, req: functions.messages.GetSearchRes
 # --- web pages and media ---------------------------------------------------------------
 
 
-@rpc(functions.messages.GetWebPagePreview)
-async def get_web_page_preview(ctx, req: functions.messages.GetWebPagePreview):
-    """No link previews are fetched (the server never reaches out to the web)."""
-    viewer(ctx)
-    _text(req.message, req.entities)
-    return compat_tl.empty_web_page_preview_to_tl()
-
-
-@rpc(functions.messages.GetWebPage)
-async def get_web_page(ctx, req: functions.messages.GetWebPage):
-    viewer(ctx)
-    if not req.url or len(req.url) > URL_MAX:
-        raise UrlInvalidError()
-    return compat_tl.empty_web_page_to_tl(req.url)
-
-
 @rpc(functions.messages.GetExtendedMedia)
 async def get_extended_media(ctx, req: functions.messages.GetExtendedMedia):
     me = viewer(ctx)
     _ids(req.id)
     await resolve_peer(me, req.peer)
     return _empty_updates()  # no paid media to reveal
-
-
-# --- scheduled messages -------------------------------------------------------------------
-
-
-@rpc(functions.messages.GetScheduledHistory)
-async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_messages_to_tl()
-
-
-@rpc(functions.messages.GetScheduledMessages)
-async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessages):
-    me = viewer(ctx)
-    _ids(req.id)
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_messages_to_tl()
-
-
-@rpc(functions.messages.SendScheduledMessages)
-async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMessages):
-    me = viewer(ctx)
-    ids = _ids(req.id)
-    await resolve_peer(me, req.peer, preview=False)
-    if not ids:
-        raise MessageIdsEmptyError()
-    raise MessageIdInvalidError()  # no scheduled message has any of these ids
-
-
-@rpc(functions.messages.DeleteScheduledMessages)
-async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduledMessages):
-    me = viewer(ctx)
-    _ids(req.id)
-    await resolve_peer(me, req.peer)
-    return _empty_updates()  # nothing scheduled, nothing deleted
 
 
 # --- reports and telemetry ------------------------------------------------------------------

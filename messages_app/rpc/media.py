@@ -30,12 +30,11 @@ from tl.errors import (
     MediaInvalidError,
     MultiMediaTooLongError,
     PeerIdInvalidError,
-    ScheduleDateInvalidError,
 )
 
 from ..media_input import input_media
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
-from . import private_peer
+from . import private_peer, scheduled, webpages
 
 
 def _caption(message: str) -> None:
@@ -62,14 +61,16 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     me = viewer(ctx)
     if isinstance(req.media, types.InputMediaWebPage):
         return await _send_web_page(ctx, req)
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()  # no scheduled-message store
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
     _caption(req.message)
     user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
         send_as = send_as_id(me, req.send_as)
     media = await input_media(me, req.media)
+    if req.schedule_date is not None:
+        return await scheduled.schedule_media(ctx, req, media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     reply_to, top = _reply_ids(req.reply_to)
     markup = await bot_markup.markup_for_sender(me, req.reply_markup, resolve_input_user(me))
@@ -94,23 +95,30 @@ async def send_media(ctx, req: functions.messages.SendMedia):
 
 
 async def _send_web_page(ctx, req: functions.messages.SendMedia):
-    from .messages import send_message
+    """The page the client chose is fetched first (WEBPAGE_CURL_FAILED, nothing sent,
+    when it gives none), then sent as the text message it annotates."""
+    from .messages import send_text
 
-    if len(req.message) > limits.MESSAGE_MAX:
-        from tl.errors import MessageTooLongError
-
-        raise MessageTooLongError()
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()
+    webpages.check_text(req.message)
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
+    me = viewer(ctx)
+    if is_user_peer(req.peer):
+        peer_user_id(me, req.peer)
+    else:
+        await checked_channel(me, req.peer)
+    preview = await webpages.web_page_media(req)
     text = req.message if req.message.strip() else req.media.url[: limits.MESSAGE_MAX]
-    return await send_message(
+    return await send_text(
         ctx,
         functions.messages.SendMessage(
             silent=req.silent, background=req.background, clear_draft=req.clear_draft,
             noforwards=req.noforwards, invert_media=req.invert_media, peer=req.peer, reply_to=req.reply_to,
             message=text, random_id=req.random_id, reply_markup=req.reply_markup,
             entities=req.entities if req.message.strip() else None, send_as=req.send_as,
+            schedule_date=req.schedule_date, no_webpage=preview is None,
         ),
+        preview,
     )  # fmt: skip
 
 
@@ -118,8 +126,8 @@ async def _send_web_page(ctx, req: functions.messages.SendMedia):
 async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
     """An album: up to ten photos or documents, one grouped_id, one update batch."""
     me = viewer(ctx)
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
     if len(req.multi_media) > limits.ALBUM_MAX:
         raise MultiMediaTooLongError()
     for m in req.multi_media:
@@ -139,6 +147,8 @@ async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
                 "random_id": m.random_id,
             }
         )
+    if req.schedule_date is not None:
+        return await scheduled.schedule_album(ctx, req, items)
     if user_peer:
         change = await private_actions.do_send_private_album(
             me, user_peer, items, silent=req.silent, exclude=own_session(ctx)

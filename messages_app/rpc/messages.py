@@ -22,12 +22,11 @@ from tl.errors import (
     LimitInvalidError,
     MsgIdInvalidError,
     PeerIdInvalidError,
-    ScheduleDateInvalidError,
 )
 
 from ..media_input import edited_media
 from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, send_as_id
-from . import private_peer
+from . import private_peer, scheduled, webpages
 
 
 async def _sender_name(me: int) -> str:
@@ -47,11 +46,24 @@ async def _sender_name(me: int) -> str:
 
 @rpc(functions.messages.SendMessage)
 async def send_message(ctx, req: functions.messages.SendMessage):
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()  # no scheduled-message store: never send at once instead
-    if is_user_peer(req.peer):
-        return await private_peer.send_message(ctx, req)
+    return await send_text(ctx, req)
+
+
+async def send_text(ctx, req: functions.messages.SendMessage, preview: dict | None = None):
+    """A text message; ``preview``: the link preview the client chose (inputMediaWebPage),
+    else the server previews the first link of the text."""
     me = viewer(ctx)
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.peer)
+        webpages.check_text(req.message)
+        if preview is None:
+            preview = await _preview(me, req, wait=True)
+        return await scheduled.schedule_message(ctx, req, preview)
+    if preview is None:
+        webpages.check_text(req.message)
+        preview = await _preview(me, req)
+    if is_user_peer(req.peer):
+        return await private_peer.send_message(ctx, req, preview)
     cid, access_hash = channel_peer(req.peer)
     reply_to_msg_id = top_msg_id = 0
     quote_text = quote_entities = quote_offset = None
@@ -70,16 +82,25 @@ async def send_message(ctx, req: functions.messages.SendMessage):
         me, cid, req.message, req.random_id, entities=entities, reply_to_msg_id=reply_to_msg_id,
         top_msg_id=top_msg_id, quote_text=quote_text, quote_entities=quote_entities, quote_offset=quote_offset,
         silent=req.silent, sender_name=lambda: _sender_name(me), access_hash=access_hash,
-        send_as=send_as_id(me, req.send_as), reply_markup=markup,
+        send_as=send_as_id(me, req.send_as), reply_markup=markup, media=preview,
     )  # fmt: skip
+    if not change.duplicate:
+        await webpages.after_send(preview, webpages.channel_refs(change))
     return await change_to_updates(me, change)
+
+
+async def _preview(me: int, req, *, wait: bool = False) -> dict | None:
+    entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
+    return await webpages.preview_for(
+        req.message, entities, no_webpage=bool(req.no_webpage), invert_media=bool(req.invert_media), wait=wait
+    )
 
 
 @rpc(functions.messages.ForwardMessages)
 async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     me = viewer(ctx)
-    if req.schedule_date:
-        raise ScheduleDateInvalidError()
+    if req.schedule_date is not None:
+        scheduled.check_date(req.schedule_date, req.to_peer)
     if len(req.id) > limits.FORWARD_IDS_MAX or len(req.random_id) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
     src = None
@@ -91,6 +112,8 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     # Only what exists is forwarded; random ids follow their source message.
     by_id = {it["source"]["id"]: it for it in items}
     pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
+    if req.schedule_date is not None:
+        return await scheduled.schedule_forward(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
     if is_user_peer(req.to_peer):
         answer = await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
     else:
@@ -109,6 +132,8 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
 
 @rpc(functions.messages.EditMessage)
 async def edit_message(ctx, req: functions.messages.EditMessage):
+    if req.schedule_date is not None:
+        return await scheduled.edit_scheduled(ctx, req, await edited_media(viewer(ctx), req.media))
     if is_user_peer(req.peer):
         return await private_peer.edit_message(ctx, req)
     me = viewer(ctx)
@@ -116,9 +141,13 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     media = await edited_media(me, req.media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
+    relink = req.message is not None and req.media is None
+    preview = await _preview(me, req) if relink else None
     change = await actions.do_edit_message(
-        me, channel["id"], req.id, req.message, entities, media=media, **markup
-    )
+        me, channel["id"], req.id, req.message, entities, media=media, link_preview=preview, relink=relink,
+        **markup,
+    )  # fmt: skip
+    await webpages.after_send(preview, webpages.channel_refs(change))
     return await change_to_updates(me, change)
 
 

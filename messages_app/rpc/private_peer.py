@@ -28,7 +28,7 @@ async def sent_updates(me: int, change: actions.PrivateChange):
     return tl_convert.sent_updates_to_tl(change, users, chats, int(time.time()))
 
 
-async def send_message(ctx, req: functions.messages.SendMessage):
+async def send_message(ctx, req: functions.messages.SendMessage, preview: dict | None = None):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
     reply_to = 0
@@ -40,8 +40,12 @@ async def send_message(ctx, req: functions.messages.SendMessage):
     markup = await bot_markup.markup_for_sender(me, req.reply_markup, resolve_input_user(me))
     change = await actions.do_send_private_message(
         me, peer, req.message, req.random_id, entities=entities_from_tl(req.entities, resolve_input_user(me)),
-        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin, reply_markup=markup,
+        reply_to_msg_id=reply_to, silent=req.silent, exclude=origin, reply_markup=markup, media=preview,
     )  # fmt: skip
+    if preview is not None:
+        from .webpages import after_send, private_refs
+
+        await after_send(preview, private_refs(me, peer, change))
     return await sent_updates(me, change)
 
 
@@ -65,11 +69,24 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
     media = await edited_media(me, req.media)
+    entities = entities_from_tl(req.entities, resolve_input_user(me))
     markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
+    relink = req.message is not None and req.media is None
+    preview = None
+    if relink:
+        from .webpages import preview_for
+
+        preview = await preview_for(
+            req.message, entities, no_webpage=bool(req.no_webpage), invert_media=bool(req.invert_media)
+        )
     change = await actions.do_edit_private_message(
-        me, peer, req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)), exclude=origin,
-        media=media, **markup,
+        me, peer, req.id, req.message, entities, exclude=origin, media=media, link_preview=preview, relink=relink,
+        **markup,
     )  # fmt: skip
+    if preview is not None:
+        from .webpages import after_send, private_refs
+
+        await after_send(preview, private_refs(me, peer, change))
     users, chats = await context_for(me, change.messages)
     return tl_convert.edit_updates_to_tl(change, users, chats, int(time.time()))
 

@@ -397,7 +397,7 @@ async def test_send_media_web_page_is_a_text_message(users):
             with pytest.raises(RpcError) as e:
                 await call(a, req)
             assert e.value.message == error, req.TL_NAME
-    with pytest.raises(RpcError, match="SCHEDULE_DATE_INVALID"):
+    with pytest.raises(RpcError, match="SCHEDULE_DATE_TOO_LATE"):
         await call(
             a,
             M.SendMedia(peer=peer, media=types.InputMediaWebPage(url="https://e.org"), message="x", random_id=81,

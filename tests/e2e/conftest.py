@@ -76,6 +76,8 @@ def edge_env(django_db_setup, tmp_path_factory):
     return {
         "TELESRV_DB_NAME": settings.DATABASES["default"]["NAME"],
         "TELESRV_MEDIA_DIR": str(tmp_path_factory.mktemp("edge-media")),
+        # Link previews of pages the tests serve on this machine.
+        "TELESRV_LINK_PREVIEW_ALLOW": "127.0.0.1",
     }
 
 

@@ -353,14 +353,14 @@ async def test_rpc_private_methods_and_wrong_hash(users):
         functions.messages.GetMessages(id=[types.InputMessageReplyTo(id=2), types.InputMessageReplyTo(id=1)]),
     )
     assert got.messages[0].message == "hi" and isinstance(got.messages[1], types.MessageEmpty)
-    with pytest.raises(RpcError) as e:  # no scheduled store: refused, never sent at once
+    with pytest.raises(RpcError) as e:  # more than a year ahead: refused, never sent at once
         await call(
             a,
             functions.messages.SendMessage(
                 peer=peer(a, b), message="later", random_id=9, schedule_date=2**31 - 1
             ),
         )
-    assert rpc_error(e) == "SCHEDULE_DATE_INVALID"
+    assert rpc_error(e) == "SCHEDULE_DATE_TOO_LATE"
     with pytest.raises(RpcError) as e:
         await call(a, functions.messages.GetMessages(id=[types.InputMessageID(id=i) for i in range(101)]))
     assert rpc_error(e) == "LIMIT_INVALID"

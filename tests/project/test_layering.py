@@ -21,7 +21,7 @@ LAYERS = (
     ("media_app",),
     ("stickers_app",),
     ("channels_app", "private_app"),
-    ("bots_app",),
+    ("bots_app", "scheduling_app", "webpages_app"),
     ("messages_app",),
     ("console_app",),
     ("telesrv_project",),
@@ -33,6 +33,8 @@ NO_DJANGO = ("tl", "mtproto")
 DOMAIN = {
     "channels_app": ("channels_app/actions",),
     "private_app": ("private_app/actions.py", "private_app/dialogs.py"),
+    "scheduling_app": ("scheduling_app/actions.py",),
+    "webpages_app": ("webpages_app/actions.py",),
     "messages_app": ("messages_app/pins.py", "messages_app/drafts.py"),
     "stickers_app": tuple(
         f"stickers_app/{m}.py"

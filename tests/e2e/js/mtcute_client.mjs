@@ -92,6 +92,22 @@ const push = serve({
             media: m.media?.type ?? null,
         }
     },
+    async schedule({ chat, text: t, in_s }) {
+        const m = await tg.sendText(peerOf(chat), t, { schedule: new Date(Date.now() + in_s * 1000) })
+        return { id: m.id, date: Math.floor(m.date.getTime() / 1000), scheduled: m.isScheduled }
+    },
+    async scheduled({ chat }) {
+        const list = await tg.getAllScheduledMessages(peerOf(chat))
+        return list.map(m => ({ id: m.id, text: text(m), date: Math.floor(m.date.getTime() / 1000) }))
+    },
+    async send_scheduled({ chat, ids }) {
+        const sent = await tg.sendScheduled(peerOf(chat), ids)
+        return sent.map(m => ({ id: m.id, text: text(m) }))
+    },
+    async delete_scheduled({ chat, ids }) {
+        await tg.deleteScheduledMessages(peerOf(chat), ids)
+        return null
+    },
     async disconnect() {
         await tg.disconnect()
         return null
