@@ -23,6 +23,7 @@ from edge_app.serial_jobs import SerialJobs
 from message_core import db, limits
 from message_core.context import origin as push_origin
 from message_core.context import origin_request, users_for
+from polls_app import actions as polls
 from tl.runtime import Reader
 
 from . import notify, tl_convert
@@ -109,6 +110,19 @@ async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: di
             user_id, [channel["id"]], {channel["id"]: (channel, member)}
         )
     return list(chats)
+
+
+async def online_viewers(edge, channel_id: int) -> dict[int, list]:
+    """{user_id: [the channel as they see it]} of the active members online on this
+    edge: for updates of other apps that reach a channel's members (polls)."""
+    channel, members, rendered = await _local_members(edge, channel_id, [])
+    if channel is None:
+        return {}
+    return {
+        u: await _channel_chats(channel, u, m, rendered)
+        for u, m in members.items()
+        if m["status"] == "active"
+    }
 
 
 # Events of one channel are rendered in order by one worker task per channel, so the
@@ -325,6 +339,9 @@ async def _render_and_push(payload: dict, edge) -> None:
     refs_u, refs_c = set(), {ev.channel_id}
     from .actions.common import message_refs
 
+    if ev.message:
+        # A poll's current totals, the same for everyone (a min result).
+        await polls.attach_results_async(0, [ev.message])
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
     # In a big channel most viewers see the same update: rendered once per view.

@@ -9,6 +9,7 @@ from tl import types
 from tl.errors import MediaInvalidError
 
 from .actions import UploadRef, unb64
+from .tl_convert_kinds import value_media_to_tl
 
 # --- input ------------------------------------------------------------------------------------
 
@@ -111,7 +112,7 @@ def media_to_tl(m: dict | None):
             document=document_to_tl(m["document"]), spoiler=m.get("spoiler") or None,
             voice=(kind == "voice") or None, round=(kind == "round") or None, video=(kind == "video") or None,
         )  # fmt: skip
-    return types.MessageMediaEmpty()
+    return value_media_to_tl(m) or types.MessageMediaEmpty()
 
 
 def chat_photo_to_tl(p: dict | None):

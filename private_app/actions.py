@@ -33,9 +33,11 @@ from accounts_app.updates import (
 )
 from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
+from media_app.value_media import media_user_ids
 from message_core import limits
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
+from polls_app.actions import attach_results as attach_polls
 from tl.errors import (
     LimitInvalidError,
     MediaPrevInvalidError,
@@ -121,6 +123,7 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
     user_ids.update(reactor_ids(messages))
     for m in messages:
         user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
+        user_ids.update(media_user_ids(m.get("media")))
         fwd = m.get("fwd_from") or {}
         if fwd.get("from_user_id"):
             user_ids.add(fwd["from_user_id"])
@@ -344,6 +347,7 @@ def get_history(
         count = dialog.values("id")[:HISTORY_COUNT_MAX].count()
     shown = [box_to_dict(b) for b in messages]
     attach_reactions(owner_id, shown)
+    attach_polls(owner_id, shown)
     return PrivateHistory(shown, max(count, len(messages)))
 
 
@@ -384,6 +388,7 @@ def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozens
         found |= replied
     out = [found.get(i) or {"id": i, "empty": True} for i in ids]
     attach_reactions(owner_id, [m for m in out if not m.get("empty")])
+    attach_polls(owner_id, [m for m in out if not m.get("empty")])
     return out
 
 
@@ -506,6 +511,7 @@ def _edit(owner_id: int, peer_id: int, box_id: int, message: str | None, entitie
         theirs = [_pushing(e, b) for e, b in zip(logged[1:], others, strict=True)]
         shown = [box_to_dict(box)]
         attach_reactions(owner_id, shown)  # the editor's answer keeps the message's reactions
+        attach_polls(owner_id, shown)
         return PrivateChange(messages=shown, events=own, pts=own[0].pts), theirs
 
 

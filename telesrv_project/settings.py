@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "channels_app",
     "private_app",
     "media_app",
+    "polls_app",
     "messages_app",
     "console_app",
 ]

@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from edge_app import metrics
+from media_app.value_media import media_user_ids
 from message_core import db
 from message_core.clock import now
 from message_core.text import mention_user_ids
@@ -315,6 +316,7 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
             # is neither needed by nor shown to subscribers.
             user_ids.add(m["sender_user_id"])
         channel_ids.add(m["channel_id"])
+        user_ids.update(media_user_ids(m.get("media")))
         replies_refs(m, user_ids, channel_ids)
         for r in (m.get("reactions") or {}).get("recent") or ():
             user_ids.add(r["user_id"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from message_core import db, limits
+from polls_app import actions as polls
 
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
@@ -106,6 +107,7 @@ async def get_channel_difference(
     if not new_messages and not others:
         return Difference("empty", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT)
     await reactions.attach_fresh(viewer_id, channel, new_messages)
+    await polls.attach_results_async(viewer_id, new_messages + [e.message for e in others if e.message])
     users, chans = set(), {channel_id}
     message_refs(new_messages, users, chans)
     message_refs([e.message for e in others], users, chans)
@@ -173,6 +175,7 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
     messages = await page.fetchall()
     unread_count = (await unread.fetchone())["n"]
     await reactions.attach_fresh(member["user_id"], channel, messages, conn)
+    await polls.attach_results_async(member["user_id"], messages)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message

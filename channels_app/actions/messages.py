@@ -13,6 +13,7 @@ import json
 from media_app import actions as media_holders
 from message_core import db, limits
 from message_core.text import SEARCH_WINDOW, history_window, like_pattern, validate_caption, validate_text
+from polls_app import actions as polls
 from tl.errors import MediaPrevInvalidError
 
 from .. import notify
@@ -789,6 +790,7 @@ async def get_history(
         await mark_pinned(conn, channel_id, messages)
         await reactions.attach_fresh(viewer_id, channel, messages, conn)
     await discussion.attach_read_marks(viewer_id, messages)
+    await polls.attach_results_async(viewer_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
     if extra:
@@ -835,6 +837,7 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
     live = [m for m in messages if not m.get("empty")]
     await reactions.attach_fresh(viewer_id, channel, live)
     await discussion.attach_read_marks(viewer_id, live)
+    await polls.attach_results_async(viewer_id, live)
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)
     unread = await mentions.unread_among(viewer_id, channel_id, live)

@@ -41,7 +41,6 @@ from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
     OptionInvalidError,
-    OptionsTooMuchError,
     UrlInvalidError,
 )
 
@@ -52,7 +51,6 @@ from ..peers import Peer, is_user_peer, media_filter_kinds, peer_user_id, resolv
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
 SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media kinds
-POLL_OPTIONS_MAX = 12
 TODO_ITEMS_MAX = 30
 REPORT_COMMENT_MAX = 512
 READ_METRICS_MAX = 100
@@ -506,17 +504,14 @@ async def search_custom_emoji(ctx, req: functions.messages.SearchCustomEmoji):
 
 
 @rpc(
-    functions.messages.SendVote,
     functions.messages.AddPollAnswer,
     functions.messages.DeletePollAnswer,
     functions.messages.AppendTodoList,
     functions.messages.ToggleTodoCompleted,
 )
 async def poll_changes(ctx, req):
-    """No message carries a poll or a to-do list, so there is none to change."""
+    """Polls here take no answers after creation and no message carries a to-do list."""
     me = viewer(ctx)
-    if isinstance(req, functions.messages.SendVote) and len(req.options) > POLL_OPTIONS_MAX:
-        raise OptionsTooMuchError()
     if isinstance(req, functions.messages.AppendTodoList) and len(req.list) > TODO_ITEMS_MAX:
         raise LimitInvalidError()
     if isinstance(req, functions.messages.ToggleTodoCompleted) and (
@@ -525,23 +520,6 @@ async def poll_changes(ctx, req):
         raise LimitInvalidError()
     await resolve_peer(me, req.peer, preview=False)
     raise MessageIdInvalidError()
-
-
-@rpc(functions.messages.GetPollResults)
-async def get_poll_results(ctx, req: functions.messages.GetPollResults):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    return _empty_updates()  # no poll to refresh
-
-
-@rpc(functions.messages.GetPollVotes)
-async def get_poll_votes(ctx, req: functions.messages.GetPollVotes):
-    me = viewer(ctx)
-    _limit(req.limit, VOTES_LIMIT)
-    if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
-        raise OffsetInvalidError()
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_votes_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadPollVotes)

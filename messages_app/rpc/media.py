@@ -64,7 +64,7 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
         send_as = send_as_id(me, req.send_as)
-    media = await input_media(me, req.media)
+    media = await input_media(me, req.media, broadcast=not user_peer and channel["broadcast"])
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     reply_to, top = _reply_ids(req.reply_to)
     if user_peer:

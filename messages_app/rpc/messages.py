@@ -105,13 +105,23 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     return answer
 
 
+async def _current_media(me: int, channel_id: int, msg_id: int) -> dict | None:
+    h = await actions.get_messages(me, channel_id, [msg_id])
+    m = h.messages[0]
+    return None if not m or m.get("empty") else m.get("media")
+
+
 @rpc(functions.messages.EditMessage)
 async def edit_message(ctx, req: functions.messages.EditMessage):
     if is_user_peer(req.peer):
         return await private_peer.edit_message(ctx, req)
     me = viewer(ctx)
     channel, _ = await checked_channel(me, req.peer)
-    media = await edited_media(me, req.media)
+    media = await edited_media(me, req.media, current=lambda: _current_media(me, channel["id"], req.id))
+    if media and media.get("close_poll"):
+        from .polls import close_by_edit
+
+        return await close_by_edit(ctx, me, media["close_poll"])
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     change = await actions.do_edit_message(me, channel["id"], req.id, req.message, entities, media=media)
     return await change_to_updates(me, change)

@@ -62,7 +62,16 @@ async def forwardable(ctx, peer, ids: list[int]) -> list[dict]:
 async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
-    media = await edited_media(me, req.media)
+
+    async def current():
+        found = (await actions.get_messages(me, [req.id]))[0]
+        return None if found.get("empty") or found["peer_id"] != peer else found.get("media")
+
+    media = await edited_media(me, req.media, current=current)
+    if media and media.get("close_poll"):
+        from .polls import close_by_edit
+
+        return await close_by_edit(ctx, me, media["close_poll"])
     change = await actions.do_edit_private_message(
         me, peer, req.id, req.message, entities_from_tl(req.entities, resolve_input_user(me)), exclude=origin,
         media=media,

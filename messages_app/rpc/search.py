@@ -11,6 +11,7 @@ from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import chats_for, users_for, viewer
+from polls_app import actions as polls
 from private_app import actions as private_actions
 from private_app import search as private_search
 from private_app import tl_convert as private_tl
@@ -70,6 +71,7 @@ async def search_global(ctx, req: functions.messages.SearchGlobal):
     found.sort(key=lambda item: _rank_key(*item), reverse=True)
     more = len(found) > limit or len(found) == limit
     found = found[:limit]
+    await polls.attach_results_async(me, [m for _, m in found])
     user_ids, channel_ids = {me}, set()
     channel_message_refs([m for kind, m in found if kind == "c"], user_ids, channel_ids)
     private_actions.message_refs([m for kind, m in found if kind == "p"], user_ids, channel_ids)

@@ -18,6 +18,7 @@ LAYERS = (
     ("accounts_app",),
     ("message_core",),
     ("media_app",),
+    ("polls_app",),
     ("channels_app", "private_app"),
     ("messages_app",),
     ("console_app",),
