@@ -27,6 +27,7 @@ from polls_app import actions as polls
 from tl.runtime import Reader
 
 from . import notify, tl_convert
+from .actions import media_read
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .actions.mentions import mentioned_user_ids
 from .chat_context import chats_for
@@ -42,6 +43,7 @@ MEMBERS_CHANGED = "channels.members_changed"
 REACTIONS = "channels.reactions"
 REACTIONS_READ = "channels.reactions_read"
 TOPICS_PINNED = "channels.topics_pinned"
+CONTENTS_READ = "channels.contents_read"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -183,6 +185,10 @@ async def _sink(kind: str, payload: dict) -> None:
         await push_to_users([payload["user_id"]], REACTIONS_READ, payload, exclude=origin)
     elif kind == "channel.topics_pinned":
         await publish(TOPICS_PINNED, {**payload, "exclude": exclude})
+    elif kind == "channel.contents_read":
+        # The reader's other sessions; a sender whose message was first played: all.
+        mine = None if payload.get("other") else origin
+        await push_to_users([payload["user_id"]], CONTENTS_READ, payload, exclude=mine)
     elif kind == "channel.read_outbox":
         await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
     # read_inbox / available_messages travel through the account update log.
@@ -342,6 +348,8 @@ async def _render_and_push(payload: dict, edge) -> None:
     if ev.message:
         # A poll's current totals, the same for everyone (a min result).
         await polls.attach_results_async(0, [ev.message])
+        if ev.type == "new_message":
+            media_read.mark_fresh(ev.message)
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
     # In a big channel most viewers see the same update: rendered once per view.
@@ -500,6 +508,14 @@ async def _render_reactions_read(payload: dict, viewer_id: int):
     ]
     users = await users_for(viewer_id, reactions.reactor_ids(shown))
     return tl_convert.updates_to_tl(ups, users, await chats_for(viewer_id, [cid]))
+
+
+@renderer(CONTENTS_READ)
+async def _render_contents_read(payload: dict, viewer_id: int):
+    cid = payload["channel_id"]
+    return tl_convert.updates_to_tl(
+        [tl_convert.read_contents_to_tl(cid, payload["ids"])], [], await chats_for(viewer_id, [cid])
+    )
 
 
 @renderer(READ_OUTBOX)

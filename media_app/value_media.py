@@ -141,6 +141,14 @@ def contact_media(phone: str, first_name: str, last_name: str, vcard: str, user_
     }  # fmt: skip
 
 
+PLAYED_KINDS = ("voice", "round")
+
+
+def plays_once(media: dict | None) -> bool:
+    """A voice note or round video: unread for its recipients until played."""
+    return bool(media) and media.get("kind") in PLAYED_KINDS
+
+
 def media_user_ids(media: dict | None) -> set[int]:
     """Users a message's media names (a shared contact's account, a public poll's
     newest voters): every answer that shows the media names them too."""

@@ -33,7 +33,7 @@ from accounts_app.updates import (
 )
 from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
-from media_app.value_media import media_user_ids
+from media_app.value_media import media_user_ids, plays_once
 from message_core import limits
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, validate_caption, validate_text
@@ -105,6 +105,7 @@ def box_to_dict(box: MessageBox) -> dict:
         "reaction_unread": box.reaction_unread,
         "media": m.media,
         "grouped_id": m.grouped_id,
+        "media_unread": not m.media_read and box.owner_id != box.peer_id and plays_once(m.media),
     }
 
 

@@ -21,6 +21,9 @@ class PrivateMessage(models.Model):
     grouped_id = models.BigIntegerField(default=0)  # an album
     edit_date = models.IntegerField(default=0)
     silent = models.BooleanField(default=False)
+    # A voice note or round video the recipient has played (readMessageContents): both
+    # sides stop showing it unread, the sender sees it "listened".
+    media_read = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         db_table = "private_messages"

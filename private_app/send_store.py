@@ -29,6 +29,7 @@ from django.utils import timezone
 from accounts_app.models import Block, User, UserUpdateEvent
 from accounts_app.updates import UserUpdate
 from media_app import actions as media_actions
+from media_app.value_media import plays_once
 from message_core import db, limits
 from message_core.clock import now
 from tl.errors import (
@@ -214,6 +215,7 @@ async def write_messages(
                     "entities": item.get("entities") or [], "fwd_from": item.get("fwd_from"), "edit_date": 0,
                     "silent": silent, "reply_to_msg_id": b["reply_to_msg_id"], "message_pk": pks[b["ord"]],
                     "reaction_unread": False, "media": item.get("media"), "grouped_id": item.get("grouped_id", 0),
+                    "media_unread": b["owner_id"] != b["peer_id"] and plays_once(item.get("media")),
                 }  # fmt: skip
                 # The event as pushed carries the message its commit wrote, so a live
                 # session's render needs no query (the stored payload keeps the box id).

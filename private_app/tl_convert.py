@@ -41,6 +41,7 @@ def message_to_tl(m: dict):
         reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
+        media_unread=m.get("media_unread") or None,
     )
 
 

@@ -7,7 +7,7 @@ from polls_app import actions as polls
 
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
-from . import mentions, pts_repair, reactions
+from . import media_read, mentions, pts_repair, reactions
 from .common import (
     CHANNEL_WITH_MEMBER,
     MESSAGE_COLUMNS,
@@ -108,6 +108,7 @@ async def get_channel_difference(
         return Difference("empty", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT)
     await reactions.attach_fresh(viewer_id, channel, new_messages)
     await polls.attach_results_async(viewer_id, new_messages + [e.message for e in others if e.message])
+    await media_read.attach(viewer_id, channel_id, new_messages + [e.message for e in others if e.message])
     users, chans = set(), {channel_id}
     message_refs(new_messages, users, chans)
     message_refs([e.message for e in others], users, chans)
@@ -176,6 +177,7 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
     unread_count = (await unread.fetchone())["n"]
     await reactions.attach_fresh(member["user_id"], channel, messages, conn)
     await polls.attach_results_async(member["user_id"], messages)
+    await media_read.attach(member["user_id"], channel["id"], messages, conn)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message
