@@ -82,7 +82,8 @@ SELECT o AS id,
                   'entities', COALESCE(m.entities, '[]'), 'fwd_from', m.fwd_from,
                   'edit_date', m.edit_date, 'silent', m.silent, 'reply_to_msg_id', b.reply_to_box_id,
                   'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
-                  'grouped_id', m.grouped_id)))
+                  'grouped_id', m.grouped_id, 'media_unread', COALESCE(NOT m.media_read
+                  AND b.owner_id <> b.peer_id AND m.media->>'kind' IN ('voice', 'round'), FALSE))))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
