@@ -373,6 +373,13 @@ def count_media(owner_id: int, peer_id: int, kinds: tuple[str, ...]) -> tuple[in
 
 
 @in_thread
+def media_dates(owner_id: int, peer_id: int, kinds: tuple[str, ...], cap: int) -> list[tuple[int, int]]:
+    """(id, date) of the dialog's messages of these kinds, newest first, at most ``cap``."""
+    rows = live_boxes(owner_id).filter(media_q(kinds), peer_id=peer_id).order_by("-box_id")
+    return list(rows.values_list("box_id", "message__date")[:cap])
+
+
+@in_thread
 def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozenset()) -> list[dict]:
     """messages.getMessages: exact ids of the owner's private messages, in request order;
     for an id in ``reply_ids`` the message it replies to. A missing or deleted one is

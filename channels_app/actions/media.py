@@ -88,3 +88,26 @@ async def count_media(viewer_id: int, channel_id: int, kinds: tuple[str, ...]) -
         )
         n = (await cur.fetchone())["n"]
     return n, floor > 0 and channel["top_message_id"] > SEARCH_WINDOW
+
+
+async def media_dates(
+    viewer_id: int, channel_id: int, kinds: tuple[str, ...], cap: int
+) -> list[tuple[int, int]]:
+    """(id, date) of the visible messages of these kinds, newest first, at most ``cap``
+    (getSearchResultsCalendar / getSearchResultsPositions)."""
+    from message_core import db
+
+    from .common import is_active, load_channel, load_member, require_visible
+
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        floor = member["available_min_id"] if is_active(member) else 0
+        sql, params = media_condition(kinds)
+        cur = await conn.execute(
+            "SELECT id, date FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s"
+            f"{sql} ORDER BY id DESC LIMIT %s",
+            (channel_id, floor, *params, cap),
+        )
+        return [(r["id"], r["date"]) for r in await cur.fetchall()]

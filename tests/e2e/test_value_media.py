@@ -142,6 +142,16 @@ async def test_value_media_round_trip_in_every_chat_kind(edge_server, edge_db, c
             )
         )
         assert [c.count for c in counters] == [3, 1]
+        cal = await a(functions.messages.GetSearchResultsCalendarRequest(
+            peer=peer, filter=types.InputMessagesFilterGeo(), offset_id=0, offset_date=None,
+        ))  # fmt: skip
+        assert cal.count == 3 and len(cal.periods) == 1 and cal.periods[0].count == 3
+        assert (cal.periods[0].min_msg_id, cal.periods[0].max_msg_id) == (geo.id, live.id)
+        assert [m.id for m in cal.messages] == [live.id] and cal.min_msg_id == geo.id
+        pos = await a(functions.messages.GetSearchResultsPositionsRequest(
+            peer=peer, filter=types.InputMessagesFilterGeo(), offset_id=live.id, limit=10,
+        ))  # fmt: skip
+        assert pos.count == 3 and [(x.msg_id, x.offset) for x in pos.positions] == [(venue.id, 1), (geo.id, 2)]
         history = await a.get_messages(peer, ids=[dice.id, venue.id])
         assert (
             history[0].media.value == dice.media.value
