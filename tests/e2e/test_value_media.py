@@ -151,7 +151,10 @@ async def test_value_media_round_trip_in_every_chat_kind(edge_server, edge_db, c
         pos = await a(functions.messages.GetSearchResultsPositionsRequest(
             peer=peer, filter=types.InputMessagesFilterGeo(), offset_id=live.id, limit=10,
         ))  # fmt: skip
-        assert pos.count == 3 and [(x.msg_id, x.offset) for x in pos.positions] == [(venue.id, 1), (geo.id, 2)]
+        assert pos.count == 3 and [(x.msg_id, x.offset) for x in pos.positions] == [
+            (venue.id, 1),
+            (geo.id, 2),
+        ]
         history = await a.get_messages(peer, ids=[dice.id, venue.id])
         assert (
             history[0].media.value == dice.media.value

@@ -15,7 +15,9 @@ def test_days_grouped_newest_first_from_the_offset():
     ]
     assert (cal.count, cal.min_msg_id, cal.min_date, cal.offset_id_offset) == (5, 1, T0, None)
     older = calendar(dates, 8, 0, capped=True)
-    assert [p["max_msg_id"] for p in older.periods] == [5, 2] and older.offset_id_offset == 2 and older.inexact
+    assert (
+        [p["max_msg_id"] for p in older.periods] == [5, 2] and older.offset_id_offset == 2 and older.inexact
+    )
     by_date = calendar(dates, 0, T0 + DAY, capped=False)
     assert [p["max_msg_id"] for p in by_date.periods] == [2]
     empty = calendar([], 77, 123, capped=False)
