@@ -17,9 +17,17 @@ def poll_spec(media: types.InputMediaPoll) -> dict:
     p = media.poll
     question, q_entities = _text(p.question)
     answers = []
-    for a in p.answers or ():
+    for i, a in enumerate(p.answers or ()):
         text, entities = _text(a.text)
-        answers.append({"text": text, "entities": entities, "option": bytes(a.option or b"")})
+        # inputPollAnswer (layer 229 clients) leaves the option bytes to the server.
+        option = getattr(a, "option", None)
+        answers.append(
+            {
+                "text": text,
+                "entities": entities,
+                "option": bytes(option) if option is not None else str(i).encode(),
+            }
+        )
     correct = []
     for c in media.correct_answers or ():
         if isinstance(c, bytes | bytearray):  # before layer 204: the option bytes
