@@ -331,3 +331,77 @@ async def test_kurigram_poll_quiz_dice_venue_contact(edge_server, edge_db, clien
         )
     finally:
         await k.disconnect()
+
+
+async def test_polls_in_forum_topic_and_discussion_thread_and_difference(edge_server, edge_db, clients):
+    """A poll in a forum topic; a channel post's poll voted on in its discussion group
+    (the same poll: the post shows the vote); a member who was away gets the changed
+    poll from updates.getDifference."""
+    from telethon import functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
+
+    forum = await _group(a, alice, [bob])
+    await a(
+        functions.channels.ToggleForumRequest(
+            types.InputChannel(forum.id, forum.access_hash), True, tabs=False
+        )
+    )
+    upd = await a(functions.messages.CreateForumTopicRequest(peer=forum, title="Votes", random_id=77))
+    topic = next(u.message for u in upd.updates if isinstance(u, types.UpdateNewChannelMessage)).id
+    sent = await a(
+        functions.messages.SendMediaRequest(
+            peer=forum, media=poll_media("In the topic?", ["yes", "no"]), message="", random_id=78,
+            reply_to=types.InputReplyToMessage(reply_to_msg_id=topic, top_msg_id=topic),
+        )
+    )  # fmt: skip
+    in_topic = _sent(sent)
+    assert in_topic.reply_to.forum_topic and isinstance(in_topic.media, types.MessageMediaPoll)
+    await b.get_dialogs()
+    await b(functions.messages.SendVoteRequest(peer=forum, msg_id=in_topic.id, options=[b"0"]))
+    thread = await b(
+        functions.messages.GetRepliesRequest(
+            peer=forum,
+            msg_id=topic,
+            offset_id=0,
+            offset_date=None,
+            add_offset=0,
+            limit=10,
+            max_id=0,
+            min_id=0,
+            hash=0,
+        )
+    )
+    shown = next(m for m in thread.messages if m.id == in_topic.id)
+    assert shown.media.results.total_voters == 1 and [
+        r.option for r in shown.media.results.results if r.chosen
+    ] == [b"0"]
+
+    news = (await a(functions.channels.CreateChannelRequest("News", "", broadcast=True))).chats[0]
+    talk = await _group(a, alice, [bob])
+    await a(functions.channels.InviteToChannelRequest(news, [input_user(alice, carol)]))
+    assert await a(
+        functions.channels.SetDiscussionGroupRequest(
+            types.InputChannel(news.id, news.access_hash), types.InputChannel(talk.id, talk.access_hash)
+        )
+    )
+    await c.get_dialogs()
+    state = await c(functions.updates.GetStateRequest())
+    post = _sent(await _send_poll(a, news, poll_media("Weekend plans?", ["hike", "read"])))
+    await b.get_dialogs()
+    history = await b(
+        functions.messages.GetHistoryRequest(
+            peer=talk, offset_id=0, offset_date=None, add_offset=0, limit=5, max_id=0, min_id=0, hash=0
+        )
+    )
+    root = next(m for m in history.messages if m.fwd_from and m.fwd_from.saved_from_msg_id == post.id)
+    assert root.media.poll.id == post.media.poll.id
+    await b(functions.messages.SendVoteRequest(peer=talk, msg_id=root.id, options=[b"1"]))
+    seen = (await c(functions.channels.GetMessagesRequest(channel=news, id=[post.id]))).messages[0]
+    assert seen.media.results.total_voters == 1 and not any(r.chosen for r in seen.media.results.results)
+    # Carol did not watch: the changed poll comes with her difference.
+    diff = await c(functions.updates.GetDifferenceRequest(pts=state.pts, date=state.date, qts=0))
+    polls_seen = [u for u in diff.other_updates if isinstance(u, types.UpdateMessagePoll)]
+    assert any(u.poll_id == post.media.poll.id and u.results.total_voters == 1 for u in polls_seen)
