@@ -30,10 +30,37 @@ def _thumb(stripped_b64: str) -> str:
     )
 
 
+def value_summary(media: dict) -> str:
+    """Dice, places, contacts and polls: what they say (a poll's question and answers,
+    never its voters)."""
+    kind = media.get("kind")
+    if kind == "dice":
+        return f"dice {media['dice']['emoticon']} = {media['dice']['value']}"
+    if kind in ("geo", "venue", "geo_live"):
+        g = media["geo"]
+        where = f"{g['lat']:.5f}, {g['long']:.5f}"
+        if kind == "venue":
+            return f"venue {media['venue']['title']} ({media['venue']['address']}) at {where}"
+        if kind == "geo_live":
+            return f"live location at {where} for {media['live']['period']} s"
+        return f"location {where}"
+    if kind == "contact":
+        c = media["contact"]
+        return f"contact {c['first_name']} {c['last_name']} {c['phone_number']}".replace("  ", " ")
+    if kind == "poll":
+        p = media["poll"]
+        label = "quiz" if p.get("quiz") else "poll"
+        return f"{label} {p['question']} [{' / '.join(a['text'] for a in p['answers'])}]"
+    return ""
+
+
 def media_summary(media: dict | None) -> str:
     """e.g. "photo 1500x1000, 210.3 KB" or "voice audio/ogg, 4.9 KB"."""
     if not media:
         return ""
+    value = value_summary(media)
+    if value:
+        return value
     if media.get("photo"):
         big = (media["photo"].get("sizes") or [{}])[-1]
         return f"photo {big.get('w', 0)}x{big.get('h', 0)}, {_size(big.get('size', 0))}"
