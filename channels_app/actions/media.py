@@ -17,13 +17,22 @@ KIND_RIGHT = {
     "gif": "send_gifs",
     "sticker": "send_stickers",
     "document": "send_docs",
+    "poll": "send_polls",
+    "dice": "send_stickers",  # Telegram files dice with stickers, GIFs and games
 }
+# Kinds a text sender may post without the media right (as the Bot API's
+# can_send_messages says: contacts, locations and venues).
+PLAIN_KINDS = ("geo", "venue", "geo_live", "contact")
 
 
 def check_media_rights(channel: dict, member: dict, media: dict) -> None:
     if channel["broadcast"] or is_admin(member):
         return
     banned = effective_banned(member, channel, now())
+    if media.get("kind") in PLAIN_KINDS:
+        if banned & banned_bit("send_plain"):
+            raise ChatSendMediaForbiddenError()
+        return
     right = KIND_RIGHT.get(media.get("kind") or "document", "send_docs")
     if banned & (banned_bit("send_media") | banned_bit(right)):
         raise ChatSendMediaForbiddenError()

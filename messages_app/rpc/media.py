@@ -29,6 +29,7 @@ from tl.errors import (
 )
 
 from ..media_input import input_media
+from ..media_input_kinds import VALUE_MEDIA
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
 from . import private_peer
 
@@ -111,6 +112,8 @@ async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
         raise MultiMediaTooLongError()
     for m in req.multi_media:
         _caption(m.message)
+        if isinstance(m.media, VALUE_MEDIA):
+            raise MediaInvalidError()  # an album holds photos, videos, audio and files
     user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
@@ -144,8 +147,8 @@ async def upload_media(ctx, req: functions.messages.UploadMedia):
         peer_user_id(me, req.peer)
     else:
         await checked_channel(me, req.peer)
-    if isinstance(req.media, types.InputMediaWebPage):
-        raise MediaInvalidError()
+    if isinstance(req.media, (types.InputMediaWebPage, *VALUE_MEDIA)):
+        raise MediaInvalidError()  # only files are uploaded ahead of a send
     return media_tl.media_to_tl(await input_media(me, req.media))
 
 
