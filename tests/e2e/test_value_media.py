@@ -224,3 +224,18 @@ async def test_voice_note_listened_private_and_group(edge_server, edge_db, clien
     await wait_for(lambda: any(note.id in u.messages for u in read_group_a))
     mine = (await a(functions.channels.GetMessagesRequest(channel=group, id=[note.id]))).messages[0]
     assert not mine.media_unread
+
+    # A mention (a reply to Bob) is unread until Bob reads its contents.
+    own = await b.send_message(group, "question")
+    reply = await a.send_message(group, "answer", reply_to=own.id)
+    shown = (await b(functions.channels.GetMessagesRequest(channel=group, id=[reply.id]))).messages[0]
+    assert shown.mentioned and shown.media_unread
+    assert await b(functions.channels.ReadMessageContentsRequest(channel=group, id=[reply.id]))
+    shown = (await b(functions.channels.GetMessagesRequest(channel=group, id=[reply.id]))).messages[0]
+    assert shown.mentioned and not shown.media_unread
+    dialogs = await b(
+        functions.messages.GetPeerDialogsRequest(
+            peers=[types.InputDialogPeer(await b.get_input_entity(group))]
+        )
+    )
+    assert dialogs.dialogs[0].unread_mentions_count == 0
