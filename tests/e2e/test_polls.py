@@ -153,6 +153,16 @@ async def test_poll_in_group_concurrent_votes_exact_live(edge_server, edge_db, c
     shown = hist.messages[0].media.results
     assert _counts(shown) == final and [r.option for r in shown.results if r.chosen] == [b"1"]
 
+    # The dialog list's top message shows the same view.
+    v2 = voters[2][1]
+    peer_dialogs = await v2(
+        functions.messages.GetPeerDialogsRequest(
+            peers=[types.InputDialogPeer(await v2.get_input_entity(channel))]
+        )
+    )
+    top = peer_dialogs.messages[0].media.results
+    assert _counts(top) == final and [r.option for r in top.results if r.chosen] == [b"1"]
+
     # Retract (empty list), then vote again for another option.
     v0 = voters[0][1]
     retract = await v0(functions.messages.SendVoteRequest(peer=channel, msg_id=msg.id, options=[]))
