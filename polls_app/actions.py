@@ -18,6 +18,7 @@ from message_core.text import validate_text
 from tl.errors import (
     BroadcastForbiddenError,
     MediaInvalidError,
+    MessageAuthorRequiredError,
     MessagePollClosedError,
     MessageTooLongError,
     OptionInvalidError,
@@ -188,8 +189,10 @@ def do_close_poll(poll_id: int, actor_id: int) -> bool:
     closed already."""
     with transaction.atomic():
         p = Poll.objects.select_for_update().filter(id=poll_id).first()
-        if p is None or p.creator_id != actor_id:
+        if p is None:
             raise MediaInvalidError()
+        if p.creator_id != actor_id:
+            raise MessageAuthorRequiredError()
         if p.closed:
             return False
         Poll.objects.filter(id=poll_id).update(closed=True, updated_at=_stamp())
