@@ -362,10 +362,11 @@ def get_votes(
 
 def changed_for(user_id: int, channel_ids: list[int], since: datetime, limit: int = 100) -> list[int]:
     """Polls the user can see (held by their private chats or by these channels) whose
-    results changed after ``since``, newest first, at most ``limit``."""
+    results changed since ``since`` (its second included: a client's state date is whole
+    seconds), newest first, at most ``limit``."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT p.id FROM polls p WHERE p.updated_at > %s AND EXISTS (SELECT 1 FROM media_holders h"
+            "SELECT p.id FROM polls p WHERE p.updated_at >= %s AND EXISTS (SELECT 1 FROM media_holders h"
             " WHERE h.kind = 'l' AND h.media_id = p.id AND ((h.holder = 'u' AND h.holder_id = %s)"
             " OR (h.holder = 'c' AND h.holder_id = ANY(%s)))) ORDER BY p.updated_at DESC LIMIT %s",
             [since, user_id, list(channel_ids), limit],
