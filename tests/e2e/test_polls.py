@@ -13,6 +13,7 @@ import random
 import pytest
 
 from tests.e2e.test_channels import collect, input_user, logged_in, wait_for
+from tests.e2e.test_workers import two_workers  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -415,3 +416,22 @@ async def test_polls_in_forum_topic_and_discussion_thread_and_difference(edge_se
     diff = await c(functions.updates.GetDifferenceRequest(pts=state.pts, date=state.date, qts=0))
     polls_seen = [u for u in diff.other_updates if isinstance(u, types.UpdateMessagePoll)]
     assert any(u.poll_id == post.media.poll.id and u.results.total_voters == 1 for u in polls_seen)
+
+
+async def test_close_date_announced_once_with_two_workers(two_workers, edge_db, clients):  # noqa: F811
+    """Two listener processes both run the closing job: the poll closes once and its
+    members hear it once."""
+    from telethon import events, types
+
+    alice, a, _, _ = await logged_in(two_workers, "Alice", clients)
+    bob, b, _, _ = await logged_in(two_workers, "Bob", clients)
+    channel = await _group(a, alice, [bob])
+    seen: list = []
+    b.add_event_handler(collect(seen), events.Raw(types.UpdateMessagePoll))
+    await b.get_dialogs()
+    msg = _sent(await _send_poll(a, channel, poll_media("Soon closed?", ["yes", "no"], close_period=5)))
+    await wait_for(lambda: any(u.poll is not None and u.poll.closed for u in seen), timeout=15)
+    await asyncio.sleep(2)  # a second close would have arrived by now
+    assert sum(1 for u in seen if u.poll is not None and u.poll.closed) == 1
+    shown = await a.get_messages(channel, ids=msg.id)
+    assert shown.media.poll.closed
