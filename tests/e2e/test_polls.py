@@ -189,6 +189,22 @@ async def test_poll_in_group_concurrent_votes_exact_live(edge_server, edge_db, c
     )
     assert only_zero.count == 1 and [v.peer.user_id for v in only_zero.votes] == [voters[1][0].id]
 
+    # Forwarded to Saved Messages: the same poll, the same totals, still votable there.
+    v3 = voters[3][1]
+    fwd = await v3(
+        functions.messages.ForwardMessagesRequest(
+            from_peer=await v3.get_input_entity(channel), id=[msg.id], to_peer=types.InputPeerSelf(),
+            random_id=[random.getrandbits(62)],
+        )
+    )  # fmt: skip
+    copy = next(u.message for u in fwd.updates if isinstance(u, types.UpdateNewMessage))
+    assert copy.media.poll.id == poll_id
+    moved = await v3(
+        functions.messages.SendVoteRequest(peer=types.InputPeerSelf(), msg_id=copy.id, options=[b"0"])
+    )
+    assert _counts(moved.updates[0].results) == {b"0": 2, b"1": 1, b"2": 1}
+    await v3(functions.messages.SendVoteRequest(peer=types.InputPeerSelf(), msg_id=copy.id, options=[b"2"]))
+
     # Closing by edit: the creator only; then no more votes, everyone told.
     closed_poll = poll_media("Lunch?", ["pizza", "sushi", "salad"], public_voters=True, closed=True)
     with rpc_error("MESSAGE_AUTHOR_REQUIRED"):
