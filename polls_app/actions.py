@@ -11,6 +11,7 @@ import secrets
 from datetime import UTC, datetime
 
 from django.db import connection, transaction
+from django.db.models import Max, Q
 
 from edge_app.orm_threads import in_thread
 from message_core.clock import now
@@ -21,12 +22,14 @@ from tl.errors import (
     MessageAuthorRequiredError,
     MessagePollClosedError,
     MessageTooLongError,
+    OffsetInvalidError,
     OptionInvalidError,
     OptionsTooMuchError,
     PollAnswerInvalidError,
     PollAnswersInvalidError,
     PollOptionDuplicateError,
     PollOptionInvalidError,
+    PollPublicVotersForbiddenError,
     PollQuestionInvalidError,
     PollVoteRequiredError,
     QuizCorrectAnswerInvalidError,
@@ -104,8 +107,6 @@ def check_poll(spec: dict, *, broadcast: bool = False) -> dict:
         raise MessageTooLongError()
     s_entities = validate_text(solution, spec.get("solution_entities"), allow_empty=True) if solution else []
     if spec.get("public_voters") and broadcast:
-        from tl.errors import PollPublicVotersForbiddenError
-
         raise PollPublicVotersForbiddenError()
     if spec.get("closed"):
         raise MediaInvalidError()  # a poll is created open
@@ -334,18 +335,12 @@ def get_votes(
             count = cur.fetchone()[0]
     # One entry per voter: their newest row's date, all their options.
     voters = rows.values("user_id").order_by()
-    from django.db.models import Max
-
     voters = voters.annotate(d=Max("date")).order_by("-d", "-user_id")
     if offset:
         try:
             d, u = (int(x) for x in offset.split(":", 1))
         except ValueError:
-            from tl.errors import OffsetInvalidError
-
             raise OffsetInvalidError() from None
-        from django.db.models import Q
-
         voters = voters.filter(Q(d__lt=d) | Q(d=d, user_id__lt=u))
     page = list(voters[: limit + 1])
     more = len(page) > limit
