@@ -67,8 +67,9 @@ def _wrap(error):
 def check_poll(spec: dict, *, broadcast: bool = False) -> dict:
     """Telegram's rules for a new poll (``spec`` from ``tl_convert.poll_spec``); the
     clean spec, close_period turned into a close_date. Nothing is written."""
-    question = (spec.get("question") or "").strip()
-    if not question or len(question) > QUESTION_MAX:
+    # Kept as sent (entity offsets count from its first character); blank is empty.
+    question = spec.get("question") or ""
+    if not question.strip() or len(question) > QUESTION_MAX:
         raise PollQuestionInvalidError()
     q_entities = _wrap(PollQuestionInvalidError)(question, spec.get("question_entities"))
     answers = spec.get("answers") or []
@@ -76,8 +77,8 @@ def check_poll(spec: dict, *, broadcast: bool = False) -> dict:
         raise PollAnswersInvalidError()
     seen, clean = set(), []
     for a in answers:
-        text = (a.get("text") or "").strip()
-        if not text or len(text) > ANSWER_MAX:
+        text = a.get("text") or ""
+        if not text.strip() or len(text) > ANSWER_MAX:
             raise PollAnswerInvalidError()
         option = a.get("option") or b""
         if not 0 < len(option) <= OPTION_BYTES_MAX:
