@@ -8,6 +8,7 @@ import time
 
 from message_core.context import own_session, resolve_input_user, viewer
 from message_core.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
+from polls_app import actions as polls
 from private_app import actions, tl_convert
 from private_app.context import context_for
 from private_app.typing import push_typing
@@ -23,6 +24,7 @@ def _viewer(ctx) -> tuple[int, tuple[int, int]]:
 
 
 async def sent_updates(me: int, change: actions.PrivateChange):
+    await polls.attach_results_async(me, change.messages)  # a sent or forwarded poll's totals
     users, chats = await context_for(me, change.messages)
     return tl_convert.sent_updates_to_tl(change, users, chats, int(time.time()))
 

@@ -127,6 +127,7 @@ async def test_poll_in_group_concurrent_votes_exact_live(edge_server, edge_db, c
         await _send_poll(a, channel, poll_media("Lunch?", ["pizza", "sushi", "salad"], public_voters=True))
     )
     assert isinstance(msg.media, types.MessageMediaPoll) and len(msg.media.poll.answers) == 3
+    assert msg.media.results.total_voters == 0 and not msg.media.results.min  # the sender's own view
     poll_id = msg.media.poll.id
 
     # Four members vote at the same moment (two for "0", one "1", one "2").
