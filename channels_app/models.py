@@ -422,6 +422,25 @@ class ChannelMessageViewer(PostgresPartitionedModel):
         db_table = "channel_message_viewers"
 
 
+class ChannelMediaRead(PostgresPartitionedModel):
+    """Who has played a voice note or round video (channels.readMessageContents): for
+    them it is no longer ``media_unread``; for its sender it is "listened" once anyone
+    else has played it. Only plays are stored, never one row per member and message."""
+
+    class PartitioningMeta:
+        method = PostgresPartitioningMethod.HASH
+        key = ["channel_id"]
+
+    pk = models.CompositePrimaryKey("channel_id", "message_id", "user_id")
+    channel_id = models.BigIntegerField()
+    message_id = models.IntegerField()
+    user_id = models.BigIntegerField()
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "channel_media_reads"
+
+
 class ChannelMessageReaction(PostgresPartitionedModel):
     """One user's current reaction to one channel message (a user has at most
     the per-user cap of them). ``author_user_id`` is the message's sender, whose

@@ -23,9 +23,11 @@ from edge_app.serial_jobs import SerialJobs
 from message_core import db, limits
 from message_core.context import origin as push_origin
 from message_core.context import origin_request, users_for
+from polls_app import actions as polls
 from tl.runtime import Reader
 
 from . import notify, tl_convert, viewer_hooks
+from .actions import media_read
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .actions.mentions import mentioned_user_ids
 from .chat_context import chats_for
@@ -42,6 +44,7 @@ REACTIONS = "channels.reactions"
 REACTIONS_READ = "channels.reactions_read"
 TOPICS_PINNED = "channels.topics_pinned"
 WEB_PAGE = "channels.web_page"
+CONTENTS_READ = "channels.contents_read"
 
 
 def _local_user_ids(edge) -> list[int]:
@@ -112,6 +115,19 @@ async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: di
     return list(chats)
 
 
+async def online_viewers(edge, channel_id: int) -> dict[int, list]:
+    """{user_id: [the channel as they see it]} of the active members online on this
+    edge: for updates of other apps that reach a channel's members (polls)."""
+    channel, members, rendered = await _local_members(edge, channel_id, [])
+    if channel is None:
+        return {}
+    return {
+        u: await _channel_chats(channel, u, m, rendered)
+        for u, m in members.items()
+        if m["status"] == "active"
+    }
+
+
 # Events of one channel are rendered in order by one worker task per channel, so the
 # edge's single subscriber loop is not held up and channels proceed side by side.
 _channel_jobs = SerialJobs("channel push")
@@ -172,6 +188,10 @@ async def _sink(kind: str, payload: dict) -> None:
         await publish(TOPICS_PINNED, {**payload, "exclude": exclude})
     elif kind == "channel.web_page":
         await publish(WEB_PAGE, payload)
+    elif kind == "channel.contents_read":
+        # The reader's other sessions; a sender whose message was first played: all.
+        mine = None if payload.get("other") else origin
+        await push_to_users([payload["user_id"]], CONTENTS_READ, payload, exclude=mine)
     elif kind == "channel.read_outbox":
         await push_to_users([payload["user_id"]], READ_OUTBOX, payload)
     # read_inbox / available_messages travel through the account update log.
@@ -328,6 +348,11 @@ async def _render_and_push(payload: dict, edge) -> None:
     refs_u, refs_c = set(), {ev.channel_id}
     from .actions.common import message_refs
 
+    if ev.message:
+        # A poll's current totals, the same for everyone (a min result).
+        await polls.attach_results_async(0, [ev.message])
+        if ev.type == "new_message":
+            media_read.mark_fresh(ev.message)
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
     # In a big channel most viewers see the same update: rendered once per view.
@@ -509,6 +534,14 @@ async def _render_reactions_read(payload: dict, viewer_id: int):
     ]
     users = await users_for(viewer_id, reactions.reactor_ids(shown))
     return tl_convert.updates_to_tl(ups, users, await chats_for(viewer_id, [cid]))
+
+
+@renderer(CONTENTS_READ)
+async def _render_contents_read(payload: dict, viewer_id: int):
+    cid = payload["channel_id"]
+    return tl_convert.updates_to_tl(
+        [tl_convert.read_contents_to_tl(cid, payload["ids"])], [], await chats_for(viewer_id, [cid])
+    )
 
 
 @renderer(READ_OUTBOX)

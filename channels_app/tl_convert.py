@@ -189,6 +189,10 @@ def _action_to_tl(a: dict):
     return types.MessageActionEmpty()
 
 
+def read_contents_to_tl(channel_id: int, ids: list[int]):
+    return types.UpdateChannelReadMessagesContents(channel_id=channel_id, messages=list(ids))
+
+
 def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread_mentions=()):
     peer = types.PeerChannel(channel_id=m["channel_id"])
     if m.get("empty"):
@@ -213,7 +217,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         reactions=reactions_of(m, viewer_id, is_post),
         out=out,
         mentioned=mentioned,
-        media_unread=mentioned and m["id"] in unread_mentions,
+        media_unread=(mentioned and m["id"] in unread_mentions) or bool(m.get("media_unread")),
         silent=bool(m.get("silent")),
         post=is_post,
         noforwards=bool(m.get("noforwards")),

@@ -54,6 +54,30 @@ def preview_size(sizes: list[dict]) -> dict | None:
     return (fitting or sizes[:1] or [None])[-1]
 
 
+def value_summary(media: dict) -> str:
+    """Dice, places, contacts and polls: what they say (a poll's question and answers,
+    never its voters)."""
+    kind = media.get("kind")
+    if kind == "dice":
+        return f"dice {media['dice']['emoticon']} = {media['dice']['value']}"
+    if kind in ("geo", "venue", "geo_live"):
+        g = media["geo"]
+        where = f"{g['lat']:.5f}, {g['long']:.5f}"
+        if kind == "venue":
+            return f"venue {media['venue']['title']} ({media['venue']['address']}) at {where}"
+        if kind == "geo_live":
+            return f"live location at {where} for {media['live']['period']} s"
+        return f"location {where}"
+    if kind == "contact":
+        c = media["contact"]
+        return f"contact {c['first_name']} {c['last_name']} {c['phone_number']}".replace("  ", " ")
+    if kind == "poll":
+        p = media["poll"]
+        label = "quiz" if p.get("quiz") else "poll"
+        return f"{label} {p['question']} [{' / '.join(a['text'] for a in p['answers'])}]"
+    return ""
+
+
 def media_summary(media: dict | None) -> str:
     """e.g. "photo 1500x1000, 210.3 KB" or "voice audio/ogg, 4.9 KB"."""
     if not media:
@@ -62,6 +86,9 @@ def media_summary(media: dict | None) -> str:
         w = media["webpage"]
         state = "pending" if w.get("pending") else ("no preview" if w.get("empty") else w.get("title") or "")
         return f"link preview {w.get('url', '')}: {state}"
+    value = value_summary(media)
+    if value:
+        return value
     if media.get("photo"):
         big = (media["photo"].get("sizes") or [{}])[-1]
         return f"photo {big.get('w', 0)}x{big.get('h', 0)}, {_size(big.get('size', 0))}"

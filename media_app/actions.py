@@ -251,9 +251,12 @@ def photos_by_id(ids: list[int]) -> dict[int, dict]:
 
 
 def media_keys(media: dict | None) -> list[tuple[str, int]]:
-    """(kind, id) of the files a message's media holds."""
+    """(kind, id) of the files a message's media holds ("l": a poll, whose holders
+    are who may see and vote in it)."""
     if not media:
         return []
+    if media.get("poll"):
+        return [("l", media["poll"]["id"])]
     if media.get("photo"):
         return [("p", media["photo"]["id"])]
     if media.get("document"):

@@ -41,7 +41,7 @@ class MediaHolder(models.Model):
     holds it ("u"), or everyone who can see a user's profile photo ("public")."""
 
     id = models.BigAutoField(primary_key=True)
-    kind = models.CharField(max_length=1)  # "p" photo, "d" document
+    kind = models.CharField(max_length=1)  # "p" photo, "d" document, "l" poll (polls_app)
     media_id = models.BigIntegerField()
     holder = models.CharField(max_length=8)  # "c", "u", "public"
     holder_id = models.BigIntegerField(default=0)

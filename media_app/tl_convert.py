@@ -9,6 +9,7 @@ from tl import types
 from tl.errors import MediaInvalidError
 
 from .actions import UploadRef, unb64
+from .tl_convert_kinds import value_media_to_tl
 
 # --- input ------------------------------------------------------------------------------------
 
@@ -134,7 +135,7 @@ def media_to_tl(m: dict | None):
         )  # fmt: skip
     if m.get("webpage") is not None:
         return web_page_media_to_tl(m)
-    return types.MessageMediaEmpty()
+    return value_media_to_tl(m) or types.MessageMediaEmpty()
 
 
 def web_page_to_tl(w: dict):

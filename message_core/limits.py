@@ -54,6 +54,9 @@ MEDIA_FILTER_KINDS = {
     "round_video": ("round",),
     "gif": ("gif",),
     "url": ("url",),
+    "geo": ("geo", "venue", "geo_live"),
+    "contacts": ("contact",),
+    "poll": ("poll",),
 }
 FORUM_TOPICS_LIMIT = 100  # a getForumTopics page / a getForumTopicsByID vector
 FORUM_TOPIC_TITLE_MAX = 128

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 RPC_MODULES = (
     "messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics", "reports",
-    "scheduled", "webpages",
+    "scheduled", "webpages", "polls",
 )  # fmt: skip
 
 
@@ -18,3 +18,6 @@ class MessagesConfig(AppConfig):
         from messages_app import update_kinds
 
         update_kinds.install()
+        from messages_app import poll_push
+
+        poll_push.install()

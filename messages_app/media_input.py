@@ -9,6 +9,8 @@ from stickers_app import attached
 from tl import types
 from tl.errors import MediaEmptyError, MediaInvalidError
 
+from .media_input_kinds import VALUE_MEDIA, edited_value_media, value_media
+
 
 def media_kind(attributes: list[dict], mime_type: str) -> str:
     """The media kind a document is filed under (search filters, send rights)."""
@@ -32,8 +34,11 @@ async def _attach(media_kind: str, media_id: int, stickers) -> bool:
     return bool(ids) and await attached.do_attach(media_kind, media_id, ids)
 
 
-async def input_media(me: int, media) -> dict:
-    """A message's media from the client's InputMedia (uploads assembled and processed)."""
+async def input_media(me: int, media, *, broadcast: bool = False) -> dict:
+    """A message's media from the client's InputMedia (uploads assembled and processed;
+    ``broadcast``: it goes to a broadcast channel, whose polls cannot show voters)."""
+    if isinstance(media, VALUE_MEDIA):
+        return await value_media(me, media, broadcast=broadcast)
     if isinstance(media, types.InputMediaUploadedPhoto):
         photo = await media_actions.do_upload_photo(me, media_tl.upload_ref(media.file))
         if await _attach("p", photo["id"], media.stickers):
@@ -73,9 +78,14 @@ async def input_media(me: int, media) -> dict:
     raise MediaInvalidError()
 
 
-async def edited_media(me: int, media) -> dict | None:
+async def edited_media(me: int, media, current=None) -> dict | None:
     """The new media of messages.editMessage (None: keep the message's media; a web
-    page preview is not stored)."""
+    page preview is not stored). ``current``: ``async () -> media dict`` of the edited
+    message, read only for the kinds that change in place (live locations, polls)."""
     if media is None or isinstance(media, types.InputMediaEmpty | types.InputMediaWebPage):
         return None
+    if isinstance(media, VALUE_MEDIA):
+        if not isinstance(media, types.InputMediaGeoLive | types.InputMediaPoll):
+            raise MediaInvalidError()
+        return await edited_value_media(media, await current() if current else None)
     return await input_media(me, media)

@@ -116,6 +116,9 @@ _FILTER_NAMES = {
     types.InputMessagesFilterRoundVideo: "round_video",
     types.InputMessagesFilterGif: "gif",
     types.InputMessagesFilterUrl: "url",
+    types.InputMessagesFilterGeo: "geo",
+    types.InputMessagesFilterContacts: "contacts",
+    types.InputMessagesFilterPoll: "poll",
 }
 
 

@@ -91,6 +91,21 @@ def empty_search_positions_to_tl():
     return types.messages.SearchResultsPositions(count=0, positions=[])
 
 
+def search_calendar_to_tl(cal, messages: list, chats: list, users: list):
+    return types.messages.SearchResultsCalendar(
+        inexact=cal.inexact or None, count=cal.count, min_date=cal.min_date, min_msg_id=cal.min_msg_id,
+        offset_id_offset=cal.offset_id_offset,
+        periods=[types.SearchResultsCalendarPeriod(**p) for p in cal.periods],
+        messages=messages, chats=chats, users=users,
+    )  # fmt: skip
+
+
+def search_positions_to_tl(count: int, found: list[tuple[int, int, int]]):
+    return types.messages.SearchResultsPositions(
+        count=count, positions=[types.SearchResultPosition(msg_id=m, date=d, offset=o) for m, d, o in found]
+    )
+
+
 # --- web pages, message lists --------------------------------------------------------------
 
 

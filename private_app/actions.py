@@ -33,9 +33,11 @@ from accounts_app.updates import (
 )
 from edge_app.orm_threads import in_thread
 from media_app import actions as media_actions
+from media_app.value_media import media_user_ids, plays_once
 from message_core import limits, send_hooks
 from message_core.clock import now
 from message_core.text import SEARCH_WINDOW, history_window, is_caption, validate_caption, validate_text
+from polls_app.actions import attach_results as attach_polls
 from tl.errors import (
     LimitInvalidError,
     MediaPrevInvalidError,
@@ -106,6 +108,7 @@ def box_to_dict(box: MessageBox) -> dict:
         "grouped_id": m.grouped_id,
         "reply_markup": m.reply_markup,
         "via_bot_id": m.via_bot_id,
+        "media_unread": not m.media_read and box.owner_id != box.peer_id and plays_once(m.media),
     }
 
 
@@ -126,6 +129,7 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
         user_ids.update((m["owner_id"], m["peer_id"], m["sender_id"]))
         if m.get("via_bot_id"):
             user_ids.add(m["via_bot_id"])
+        user_ids.update(media_user_ids(m.get("media")))
         fwd = m.get("fwd_from") or {}
         if fwd.get("from_user_id"):
             user_ids.add(fwd["from_user_id"])
@@ -360,6 +364,7 @@ def get_history(
         count = dialog.values("id")[:HISTORY_COUNT_MAX].count()
     shown = [box_to_dict(b) for b in messages]
     attach_reactions(owner_id, shown)
+    attach_polls(owner_id, shown)
     return PrivateHistory(shown, max(count, len(messages)))
 
 
@@ -384,6 +389,13 @@ def count_media(owner_id: int, peer_id: int, kinds: tuple[str, ...]) -> tuple[in
 
 
 @in_thread
+def media_dates(owner_id: int, peer_id: int, kinds: tuple[str, ...], cap: int) -> list[tuple[int, int]]:
+    """(id, date) of the dialog's messages of these kinds, newest first, at most ``cap``."""
+    rows = live_boxes(owner_id).filter(media_q(kinds), peer_id=peer_id).order_by("-box_id")
+    return list(rows.values_list("box_id", "message__date")[:cap])
+
+
+@in_thread
 def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozenset()) -> list[dict]:
     """messages.getMessages: exact ids of the owner's private messages, in request order;
     for an id in ``reply_ids`` the message it replies to. A missing or deleted one is
@@ -400,6 +412,7 @@ def get_messages(owner_id: int, ids: list[int], *, reply_ids: set[int] = frozens
         found |= replied
     out = [found.get(i) or {"id": i, "empty": True} for i in ids]
     attach_reactions(owner_id, [m for m in out if not m.get("empty")])
+    attach_polls(owner_id, [m for m in out if not m.get("empty")])
     return out
 
 
@@ -543,6 +556,7 @@ def _edit(
         theirs = [_pushing(e, b) for e, b in zip(logged[1:], others, strict=True)]
         shown = [box_to_dict(box)]
         attach_reactions(owner_id, shown)  # the editor's answer keeps the message's reactions
+        attach_polls(owner_id, shown)
         return PrivateChange(messages=shown, events=own, pts=own[0].pts), theirs
 
 

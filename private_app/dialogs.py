@@ -19,6 +19,7 @@ from edge_app.orm_threads import in_thread
 from message_core import limits
 from message_core.clock import now
 from message_core.folder_rule import PRIVATE, FolderRule
+from polls_app.actions import attach_results as attach_polls
 from tl.errors import FolderIdInvalidError
 
 from .actions import box_to_dict, count_unread, live_boxes
@@ -48,6 +49,7 @@ def _entries(owner_id: int, dialogs: list[PrivateDialog]) -> list[PrivateDialogE
     }
     # A dialog's top message shows its reactions as history does.
     attach_reactions(owner_id, list(tops.values()))
+    attach_polls(owner_id, list(tops.values()))
     reactions = unread_reaction_counts(owner_id, [d.peer_id for d in dialogs]) if dialogs else {}
     return [
         PrivateDialogEntry(

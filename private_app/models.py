@@ -25,6 +25,9 @@ class PrivateMessage(models.Model):
     via_bot_id = models.BigIntegerField(default=0, db_default=0)
     edit_date = models.IntegerField(default=0)
     silent = models.BooleanField(default=False)
+    # A voice note or round video the recipient has played (readMessageContents): both
+    # sides stop showing it unread, the sender sees it "listened".
+    media_read = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         db_table = "private_messages"

@@ -16,13 +16,14 @@ from django.db import transaction
 
 from accounts_app.updates import UserUpdate, append_user_update, append_user_updates, get_state
 from edge_app.orm_threads import in_thread
+from media_app.value_media import plays_once
 from message_core import limits
 from message_core import reactions as rx
 from message_core.clock import now
 from tl.errors import LimitInvalidError, MessageIdInvalidError
 
 from .actions import READ_DATE_EXPIRE, _lock_users, _push, box_to_dict, live_boxes
-from .models import MessageBox, PrivateMessageReaction, PrivateReadDate
+from .models import MessageBox, PrivateMessage, PrivateMessageReaction, PrivateReadDate
 from .reaction_view import attach
 
 MESSAGE_REACTIONS = "private.message_reactions"
@@ -182,15 +183,55 @@ async def do_read_reactions(owner_id: int, peer_id: int, *, exclude=None) -> tup
     return pts, len(own), n >= READ_BATCH
 
 
+def _read_contents(owner_id: int, ids: list[int]) -> tuple[int, list[UserUpdate], list[UserUpdate]]:
+    """The owner's reactions among ``ids`` read, and the voice notes / round videos they
+    received among them played: one READ_CONTENTS event for the owner, and one for
+    each sender whose message is now "listened" (with the sender's own ids)."""
+    with transaction.atomic():
+        rows = list(
+            live_boxes(owner_id)
+            .select_for_update(of=("self",))
+            .filter(box_id__in=ids)
+            .values_list("id", "box_id", "reaction_unread", "out", "peer_id", "message_id", "message__media",
+                         "message__media_read")
+        )  # fmt: skip
+        reacted = [(pk, b) for pk, b, unread, *_ in rows if unread]
+        played = [
+            (b, peer, mid)
+            for _, b, _, out, peer, mid, media, read in rows
+            if not out and not read and peer != owner_id and plays_once(media)
+        ]
+        if reacted:
+            MessageBox.objects.filter(id__in=[pk for pk, _ in reacted]).update(reaction_unread=False)
+        theirs = []
+        if played:
+            PrivateMessage.objects.filter(id__in=[mid for *_, mid in played]).update(media_read=True)
+            senders: dict[int, list[int]] = {}
+            for sender, box_id in (
+                MessageBox.objects.filter(message_id__in=[mid for *_, mid in played], deleted=False)
+                .exclude(owner_id=owner_id)
+                .values_list("owner_id", "box_id")
+            ):
+                senders.setdefault(sender, []).append(box_id)
+            theirs = [
+                append_user_update(s, READ_CONTENTS, {"ids": sorted(b)}) for s, b in sorted(senders.items())
+            ]
+        changed = sorted({b for _, b in reacted} | {b for b, *_ in played})
+        if not changed:
+            return get_state(owner_id).pts, [], []
+        event = append_user_update(owner_id, READ_CONTENTS, {"ids": changed})
+        return event.pts, [event], theirs
+
+
 async def do_read_message_contents(owner_id: int, ids: list[int], *, exclude=None) -> tuple[int, int]:
     """messages.readMessageContents: the contents of the owner's messages ``ids`` were
-    seen; their reactions are read. Logged (and takes a pts) only when something
+    seen: their reactions are read, received voice notes and round videos played (the
+    sender's copy shows "listened"). Logged (and takes a pts) only when something
     changed. Returns (pts, pts_count)."""
     if len(ids) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
-    boxes = live_boxes(owner_id).filter(box_id__in=list(ids), reaction_unread=True)
-    pts, _, own = await in_thread(_read)(owner_id, boxes)
-    await _push(own, [], exclude)
+    pts, own, theirs = await in_thread(_read_contents)(owner_id, list(ids))
+    await _push(own, theirs, exclude)
     return pts, len(own)
 
 

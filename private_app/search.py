@@ -9,6 +9,7 @@ from django.db.models import Q
 from edge_app.orm_threads import in_thread
 from message_core import limits
 from message_core.text import SEARCH_WINDOW
+from polls_app.actions import attach_results as attach_polls
 
 from .actions import box_to_dict, live_boxes, media_q
 from .reaction_view import attach as attach_reactions
@@ -59,4 +60,5 @@ def search_global(
         rows = rows.filter(message__date__lte=max_date)
     found = [box_to_dict(b) for b in rows.order_by("-message__date", "-peer_id", "-box_id")[:limit]]
     attach_reactions(owner_id, found)
+    attach_polls(owner_id, found)
     return found

@@ -29,6 +29,7 @@ from django.utils import timezone
 from accounts_app.models import Block, User, UserUpdateEvent
 from accounts_app.updates import UserUpdate
 from media_app import actions as media_actions
+from media_app.value_media import plays_once
 from message_core import db, limits
 from message_core.clock import now
 from tl.errors import (
@@ -82,7 +83,8 @@ SELECT o AS id,
                   'edit_date', m.edit_date, 'silent', m.silent, 'reply_to_msg_id', b.reply_to_box_id,
                   'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
                   'grouped_id', m.grouped_id, 'reply_markup', m.reply_markup,
-                  'via_bot_id', m.via_bot_id)))
+                  'via_bot_id', m.via_bot_id, 'media_unread', COALESCE(NOT m.media_read
+                  AND b.owner_id <> b.peer_id AND m.media->>'kind' IN ('voice', 'round'), FALSE))))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
@@ -220,6 +222,7 @@ async def write_messages(
                     "silent": silent, "reply_to_msg_id": b["reply_to_msg_id"], "message_pk": pks[b["ord"]],
                     "reaction_unread": False, "media": item.get("media"), "grouped_id": item.get("grouped_id", 0),
                     "reply_markup": item.get("reply_markup"), "via_bot_id": item.get("via_bot_id", 0),
+                    "media_unread": b["owner_id"] != b["peer_id"] and plays_once(item.get("media")),
                 }  # fmt: skip
                 # The event as pushed carries the message its commit wrote, so a live
                 # session's render needs no query (the stored payload keeps the box id).

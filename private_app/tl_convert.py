@@ -45,6 +45,7 @@ def message_to_tl(m: dict):
         grouped_id=m.get("grouped_id") or None,
         reply_markup=reply_markup_to_tl(m.get("reply_markup")),
         via_bot_id=m.get("via_bot_id") or None,
+        media_unread=m.get("media_unread") or None,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from accounts_app.updates import Rendered, UserUpdate, register_update_renderer, update_renderer
 from message_core.context import chats_for, users_for
+from polls_app.actions import attach_results_async as attach_polls
 
 from . import actions, dialogs, reactions, tl_convert
 from .reaction_view import attach
@@ -48,6 +49,7 @@ async def _render_many(
     pushed = all("message" in e.payload for e in events)
     if not (fresh and pushed):
         await actions.in_thread(attach)(viewer_id, [m for m in shown if m is not None])
+    await attach_polls(viewer_id, [m for m in shown if m is not None])
     parts = [part(m, e) if m is not None else None for m, e in zip(shown, events, strict=True)]
     live = [m for m in shown if m is not None]
     if live:

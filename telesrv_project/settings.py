@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "bots_app",
     "scheduling_app",
     "webpages_app",
+    "polls_app",
     "messages_app",
     "console_app",
 ]

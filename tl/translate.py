@@ -190,6 +190,10 @@ def _same_kind(a: Param, b: Param) -> bool:
     # int that became a RecentStory, a string that became a vector) is a different
     # field under the old name: not carried across.
     ta, tb = str(a.type), str(b.type)
+    if a.name == "correct_answers" and {ta, tb} == {"Vector<int>", "Vector<bytes>"}:
+        # inputMediaPoll (client to server only): before layer 204 a quiz named its
+        # correct answer by option bytes, since by index; polls_app reads either.
+        return True
     return ta == tb or {ta, tb} == {"true", "Bool"}
 
 
@@ -201,6 +205,37 @@ def _common_attrs(pc: Combinator, oc: Combinator) -> dict[str, str]:
         for p in oc.params
         if not p.is_flags and p.name in prim and _same_kind(prim[p.name], p)
     }
+
+
+class _PlainText:
+    """An object as a layer that had plain strings for some of its TextWithEntities
+    fields sees it: those read as their text ("" when unset)."""
+
+    __slots__ = ("_names", "_obj")
+
+    def __init__(self, obj, names: frozenset) -> None:
+        self._obj, self._names = obj, names
+
+    def __getattr__(self, name: str):
+        value = getattr(self._obj, name)
+        if name in self._names:
+            return value.text if value is not None else ""
+        return value
+
+
+def _plain_texts(pc: Combinator, oc: Combinator) -> list[str]:
+    """Required fields that were a plain string in ``oc`` and are a TextWithEntities in
+    the primary layer (a poll's question and answers before layer 179): carried as the
+    text, without entities."""
+    prim = {p.name: p for p in pc.params if not p.is_flags and p.flag_field is None}
+    return [
+        p.name
+        for p in oc.params
+        if p.flag_field is None
+        and str(p.type) == "string"
+        and p.name in prim
+        and str(prim[p.name].type) == "TextWithEntities"
+    ]
 
 
 def _replies_by_id(pc: Combinator, oc: Combinator) -> bool:
@@ -339,9 +374,15 @@ class LayerTables:
             body = [f"raise EncodeError({f'{pc.name} has no equivalent in layer {self.layer}'!r})"]
         else:
             attrs = _common_attrs(pc, oc)
+            plain = _plain_texts(pc, oc)
+            for name in plain:
+                attrs[name] = attr_name(name)
             body = self._emitter(
                 mod, oc, attrs, optional_attrs=optional, true_attrs=_true_attrs(pc)
             ).write_body(oc.id) or ["pass"]
+            if plain:
+                self.ns["_PlainText"] = _PlainText
+                body = [f"_o = _PlainText(_o, {frozenset(attr_name(n) for n in plain)!r})", *body]
         src = "def _w(_o, _b):\n" + "".join(f"    {s}\n" for s in body)
         return self._function(mod, src, "_w")
 
@@ -378,6 +419,9 @@ class LayerTables:
                 "if _o.reply_to is not None:",
                 "    _o.reply_to = _t.InputReplyToMessage(reply_to_msg_id=_o.reply_to)",
             ]
+        for name in _plain_texts(pc, oc):
+            a = attrs[name] = attr_name(name)
+            extra.append(f"_o.{a} = _t.TextWithEntities(text=_o.{a}, entities=[])")
         body = self._emitter(mod, oc, attrs, true_attrs=_true_attrs(pc)).read_body(defaults) + extra
         cref = "_C_" + pc.name.replace(".", "_")
         self.ns[cref] = primary_classes()[pc.name]

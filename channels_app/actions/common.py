@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from edge_app import metrics
+from media_app.value_media import media_user_ids
 from message_core import db
 from message_core.clock import now
 from message_core.text import mention_user_ids
@@ -318,6 +319,7 @@ def message_refs(messages, user_ids: set[int], channel_ids: set[int]) -> None:
         channel_ids.add(m["channel_id"])
         if m.get("via_bot_id"):
             user_ids.add(m["via_bot_id"])
+        user_ids.update(media_user_ids(m.get("media")))
         replies_refs(m, user_ids, channel_ids)
         for r in (m.get("reactions") or {}).get("recent") or ():
             user_ids.add(r["user_id"])

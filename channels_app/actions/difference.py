@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from message_core import db, limits
+from polls_app import actions as polls
 
 from .. import viewer_hooks
 from ..domain import ChannelEvent, Difference
 from ..errors import ChannelInvalidError, ChannelPrivateError, PersistentTimestampInvalidError
-from . import mentions, pts_repair, reactions
+from . import media_read, mentions, pts_repair, reactions
 from .common import (
     CHANNEL_WITH_MEMBER,
     MESSAGE_COLUMNS,
@@ -112,6 +113,8 @@ async def get_channel_difference(
     if not new_messages and not others:
         return Difference("empty", channel, member, new_pts, final=final, timeout=limits.DIFFERENCE_TIMEOUT)
     await reactions.attach_fresh(viewer_id, channel, new_messages)
+    await polls.attach_results_async(viewer_id, new_messages + [e.message for e in others if e.message])
+    await media_read.attach(viewer_id, channel_id, new_messages + [e.message for e in others if e.message])
     users, chans = set(), {channel_id}
     message_refs(new_messages, users, chans)
     message_refs([e.message for e in others], users, chans)
@@ -179,6 +182,8 @@ async def _too_long(conn, channel: dict, member: dict, floor: int, cap: int) -> 
     messages = await page.fetchall()
     unread_count = (await unread.fetchone())["n"]
     await reactions.attach_fresh(member["user_id"], channel, messages, conn)
+    await polls.attach_results_async(member["user_id"], messages)
+    await media_read.attach(member["user_id"], channel["id"], messages, conn)
     users, chans = set(), {channel["id"]}
     message_refs(messages, users, chans)
     top = messages[0]["id"] if messages else 0  # the newest live, visible message

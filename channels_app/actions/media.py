@@ -17,14 +17,23 @@ KIND_RIGHT = {
     "gif": "send_gifs",
     "sticker": "send_stickers",
     "document": "send_docs",
+    "poll": "send_polls",
+    "dice": "send_stickers",  # Telegram files dice with stickers, GIFs and games
 }
 KIND_ERROR = {"send_stickers": ChatSendStickersForbiddenError, "send_gifs": ChatSendGifsForbiddenError}
+# Kinds a text sender may post without the media right (as the Bot API's
+# can_send_messages says: contacts, locations and venues).
+PLAIN_KINDS = ("geo", "venue", "geo_live", "contact")
 
 
 def check_media_rights(channel: dict, member: dict, media: dict) -> None:
     if channel["broadcast"] or is_admin(member):
         return
     banned = effective_banned(member, channel, now())
+    if media.get("kind") in PLAIN_KINDS:
+        if banned & banned_bit("send_plain"):
+            raise ChatSendMediaForbiddenError()
+        return
     right = KIND_RIGHT.get(media.get("kind") or "document", "send_docs")
     if banned & banned_bit("send_media"):
         raise ChatSendMediaForbiddenError()
@@ -108,3 +117,26 @@ async def do_fill_web_page(channel_id: int, msg_ids: list[int], page: dict) -> l
         (json.dumps(page), channel_id, msg_ids, page["url"]),
     )
     return [r["id"] for r in rows]
+
+
+async def media_dates(
+    viewer_id: int, channel_id: int, kinds: tuple[str, ...], cap: int
+) -> list[tuple[int, int]]:
+    """(id, date) of the visible messages of these kinds, newest first, at most ``cap``
+    (getSearchResultsCalendar / getSearchResultsPositions)."""
+    from message_core import db
+
+    from .common import is_active, load_channel, load_member, require_visible
+
+    async with db.connection() as conn:
+        channel = await load_channel(conn, channel_id)
+        member = await load_member(conn, channel_id, viewer_id)
+        require_visible(channel, member, allow_public_preview=True)
+        floor = member["available_min_id"] if is_active(member) else 0
+        sql, params = media_condition(kinds)
+        cur = await conn.execute(
+            "SELECT id, date FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s"
+            f"{sql} ORDER BY id DESC LIMIT %s",
+            (channel_id, floor, *params, cap),
+        )
+        return [(r["id"], r["date"]) for r in await cur.fetchall()]

@@ -20,6 +20,7 @@ from message_core.text import (
     validate_caption,
     validate_text,
 )
+from polls_app import actions as polls
 from tl.errors import MediaPrevInvalidError
 
 from .. import notify
@@ -47,7 +48,7 @@ from ..errors import (
     TopicIdInvalidError,
 )
 from ..rights import banned_bit, effective_banned, has_admin_right, is_admin
-from . import admin_log, discussion, mentions, reactions, topics
+from . import admin_log, discussion, media_read, mentions, reactions, topics
 from . import send_as as send_as_rules
 from .admin import load_for_actor, require_right
 from .common import (
@@ -858,6 +859,8 @@ async def get_history(
         await mark_pinned(conn, channel_id, messages)
         await reactions.attach_fresh(viewer_id, channel, messages, conn)
     await discussion.attach_read_marks(viewer_id, messages)
+    await polls.attach_results_async(viewer_id, messages)
+    await media_read.attach(viewer_id, channel_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
     if extra:
@@ -904,6 +907,8 @@ async def get_messages(viewer_id: int, channel_id: int, ids: list) -> History:
     live = [m for m in messages if not m.get("empty")]
     await reactions.attach_fresh(viewer_id, channel, live)
     await discussion.attach_read_marks(viewer_id, live)
+    await polls.attach_results_async(viewer_id, live)
+    await media_read.attach(viewer_id, channel_id, live)
     users, chans = set(), {channel_id}
     message_refs(live, users, chans)
     unread = await mentions.unread_among(viewer_id, channel_id, live)

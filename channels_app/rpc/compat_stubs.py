@@ -77,15 +77,18 @@ async def report_antispam_false_positive(ctx, req):
 @rpc(functions.channels.ReadMessageContents)
 async def read_message_contents(ctx, req: functions.channels.ReadMessageContents):
     """The contents of these messages were seen: their reactions are no longer unread
-    for their author (no media or voice notes exist, so nothing else is unread); the
-    author's other sessions get the messages' reactions without the unread marks."""
-    from ..actions import reactions
+    for their author (the author's other sessions get the messages' reactions without
+    the unread marks); voice notes and round videos among them are played and mentions
+    read (updateChannelReadMessagesContents to the reader's other sessions, and to a
+    sender whose message was played for the first time: "listened")."""
+    from ..actions import media_read, reactions
 
     me = viewer(ctx)
     if len(req.id) > limits.GET_IDS_MAX:
         raise LimitInvalidError()
     channel, _ = await checked_channel(me, req.channel)
     await reactions.do_read_contents(me, channel["id"], list(req.id))
+    await media_read.do_read_media(me, channel["id"], list(req.id))
     return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from message_core.context import users_for
+from polls_app import actions as polls
 
 from .. import tl_convert
 from ..actions.common import message_refs
@@ -21,5 +22,6 @@ async def change_to_updates(me: int, change, *, extra=(), known=None):
     if known is None and change.member is not None:
         known = {channel["id"]: (channel, change.member)}
     msgs = [e.message for e in change.events if e.message]
+    await polls.attach_results_async(me, msgs)  # a sent or forwarded poll: its totals, the sender's choice
     users, chats = await context_for(me, msgs, change.user_ids, [channel["id"]], known)
     return tl_convert.sent_updates_to_tl(change.events, me, users, chats, extra=extra)

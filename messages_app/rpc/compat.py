@@ -19,7 +19,7 @@ from channels_app import account_updates, actions, tl_convert
 from channels_app.actions import media as channel_media
 from channels_app.actions import peer_stats
 from channels_app.actions import send_as as send_as_actions
-from channels_app.actions.common import is_active
+from channels_app.actions.common import is_active, message_refs
 from channels_app.actions.messages import require_editable
 from channels_app.chat_context import chats_for
 from channels_app.errors import (
@@ -36,20 +36,19 @@ from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import own_session, resolve_input_user, users_for, viewer
 from private_app import actions as private_actions
+from private_app import tl_convert as private_tl
 from tl import functions, types
 from tl.errors import (
     MediaInvalidError,
-    OptionsTooMuchError,
 )
 
-from .. import drafts, update_kinds
+from .. import drafts, search_calendar, update_kinds
 from .. import tl_convert as compat_tl
 from ..peers import Peer, media_filter_kinds, resolve_peer, send_as_id
 
 # Input caps (Telegram's where it has one, else the design's "bounded input" rule).
 IDS_MAX = limits.GET_IDS_MAX
 SEARCH_FILTERS_MAX = 32  # getSearchCounters: TDesktop asks for about ten media kinds
-POLL_OPTIONS_MAX = 12
 TODO_ITEMS_MAX = 30
 READ_METRICS_MAX = 100
 VOTES_LIMIT = 50
@@ -276,25 +275,63 @@ async def get_search_counters(ctx, req: functions.messages.GetSearchCounters):
     return compat_tl.search_counters_to_tl(out)
 
 
+async def _media_dates(me: int, p: Peer, kinds: tuple[str, ...]) -> tuple[list[tuple[int, int]], bool]:
+    cap = search_calendar.SCAN_MAX
+    if p.channel is not None:
+        dates = await channel_media.media_dates(me, p.channel_id, kinds, cap + 1)
+    else:
+        dates = await private_actions.media_dates(me, p.user_id, kinds, cap + 1)
+    return dates[:cap], len(dates) > cap
+
+
 @rpc(functions.messages.GetSearchResultsCalendar)
 async def get_search_results_calendar(ctx, req: functions.messages.GetSearchResultsCalendar):
-    """Calendars are asked for media filters: none match. The answer echoes the
-    request's offsets so the client does not ask for the same empty month again."""
+    """The days with messages of a shared-media filter, newest first from the offset,
+    with each day's newest message. Other filters have no calendar: the request's
+    offsets are echoed so the client does not ask for the same empty month again."""
     me = viewer(ctx)
-    await resolve_peer(me, req.peer)
+    p = await resolve_peer(me, req.peer)
     if req.saved_peer_id is not None:
         await resolve_peer(me, req.saved_peer_id)
-    return compat_tl.empty_search_calendar_to_tl(req.offset_date, req.offset_id)
+    kinds = media_filter_kinds(req.filter)
+    if kinds is None or req.saved_peer_id is not None:
+        return compat_tl.empty_search_calendar_to_tl(req.offset_date, req.offset_id)
+    dates, capped = await _media_dates(me, p, kinds)
+    cal = search_calendar.calendar(dates, req.offset_id, req.offset_date, capped=capped)
+    ids = [period["max_msg_id"] for period in cal.periods][: limits.GET_IDS_MAX]
+    if p.channel is not None:
+        h = await actions.get_messages(me, p.channel_id, ids) if ids else None
+        shown = [m for m in (h.messages if h else []) if m and not m.get("empty")]
+        user_ids, channel_ids = set(), {p.channel_id}
+        message_refs(shown, user_ids, channel_ids)
+        messages = [tl_convert.message_to_tl(m, me) for m in shown]
+    else:
+        shown = [
+            m for m in (await private_actions.get_messages(me, ids) if ids else []) if not m.get("empty")
+        ]
+        user_ids, channel_ids = {me}, set()
+        private_actions.message_refs(shown, user_ids, channel_ids)
+        messages = [private_tl.message_to_tl(m) for m in shown]
+    users, chats = await users_for(me, user_ids), await chats_for(me, sorted(channel_ids))
+    return compat_tl.search_calendar_to_tl(cal, messages, chats, users)
 
 
 @rpc(functions.messages.GetSearchResultsPositions)
 async def get_search_results_positions(ctx, req: functions.messages.GetSearchResultsPositions):
+    """Where each message of a shared-media filter stands (its index from the newest),
+    older than offset_id; other filters list none."""
     me = viewer(ctx)
-    _limit(req.limit, limits.HISTORY_LIMIT)
-    await resolve_peer(me, req.peer)
+    limit = _limit(req.limit, limits.HISTORY_LIMIT)
+    p = await resolve_peer(me, req.peer)
     if req.saved_peer_id is not None:
         await resolve_peer(me, req.saved_peer_id)
-    return compat_tl.empty_search_positions_to_tl()
+    kinds = media_filter_kinds(req.filter)
+    if kinds is None or req.saved_peer_id is not None:
+        return compat_tl.empty_search_positions_to_tl()
+    dates, _ = await _media_dates(me, p, kinds)
+    return compat_tl.search_positions_to_tl(
+        len(dates), search_calendar.positions(dates, req.offset_id, limit)
+    )
 
 
 # --- web pages and media ---------------------------------------------------------------
@@ -354,17 +391,14 @@ async def default_tag_reactions(ctx, req: functions.messages.GetDefaultTagReacti
 
 
 @rpc(
-    functions.messages.SendVote,
     functions.messages.AddPollAnswer,
     functions.messages.DeletePollAnswer,
     functions.messages.AppendTodoList,
     functions.messages.ToggleTodoCompleted,
 )
 async def poll_changes(ctx, req):
-    """No message carries a poll or a to-do list, so there is none to change."""
+    """Polls here take no answers after creation and no message carries a to-do list."""
     me = viewer(ctx)
-    if isinstance(req, functions.messages.SendVote) and len(req.options) > POLL_OPTIONS_MAX:
-        raise OptionsTooMuchError()
     if isinstance(req, functions.messages.AppendTodoList) and len(req.list) > TODO_ITEMS_MAX:
         raise LimitInvalidError()
     if isinstance(req, functions.messages.ToggleTodoCompleted) and (
@@ -373,23 +407,6 @@ async def poll_changes(ctx, req):
         raise LimitInvalidError()
     await resolve_peer(me, req.peer, preview=False)
     raise MessageIdInvalidError()
-
-
-@rpc(functions.messages.GetPollResults)
-async def get_poll_results(ctx, req: functions.messages.GetPollResults):
-    me = viewer(ctx)
-    await resolve_peer(me, req.peer)
-    return _empty_updates()  # no poll to refresh
-
-
-@rpc(functions.messages.GetPollVotes)
-async def get_poll_votes(ctx, req: functions.messages.GetPollVotes):
-    me = viewer(ctx)
-    _limit(req.limit, VOTES_LIMIT)
-    if req.offset is not None and len(req.offset) > OFFSET_STRING_MAX:
-        raise OffsetInvalidError()
-    await resolve_peer(me, req.peer)
-    return compat_tl.empty_votes_list_to_tl()
 
 
 @rpc(functions.messages.GetUnreadPollVotes)

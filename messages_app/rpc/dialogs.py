@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from channels_app import account_updates, actions, tl_convert
 from channels_app.access import channel_ref, dialog_peer_channel, is_channel_peer
+from channels_app.actions import media_read
 from channels_app.chat_context import chats_for
 from channels_app.rpc.context import context_for
 from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import own_session, users_for, viewer
 from message_core.folder_rule import FolderRule
+from polls_app import actions as polls
 from private_app import actions as private_actions
 from private_app import dialogs as private_dialogs
 from private_app import tl_convert as private_tl
@@ -54,6 +56,10 @@ async def _dialogs_response(me: int, merged: list[tuple[str, object]], *, count:
     """``merged``: ("c", channel DialogEntry) / ("p", PrivateDialogEntry) in answer order."""
     channel_entries = [e for kind, e in merged if kind == "c"]
     private_entries = [e for kind, e in merged if kind == "p"]
+    tops = [e for e in channel_entries if e.top_message]
+    await polls.attach_results_async(me, [e.top_message for e in tops])
+    for e in tops:  # a query only for a top message that is a voice note or round video
+        await media_read.attach(me, e.channel["id"], [e.top_message])
     user_ids, channel_ids = {e.peer_id for e in private_entries}, {e.channel["id"] for e in channel_entries}
     private_actions.message_refs(
         [e.top_message for e in private_entries if e.top_message], user_ids, channel_ids

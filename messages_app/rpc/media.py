@@ -33,6 +33,7 @@ from tl.errors import (
 )
 
 from ..media_input import input_media
+from ..media_input_kinds import VALUE_MEDIA
 from ..peers import channel_peer, checked_channel, is_user_peer, peer_user_id, send_as_id
 from . import private_peer, scheduled, webpages
 
@@ -68,7 +69,7 @@ async def send_media(ctx, req: functions.messages.SendMedia):
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
         send_as = send_as_id(me, req.send_as)
-    media = await input_media(me, req.media)
+    media = await input_media(me, req.media, broadcast=not user_peer and channel["broadcast"])
     if req.schedule_date is not None:
         return await scheduled.schedule_media(ctx, req, media)
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
@@ -132,6 +133,8 @@ async def send_multi_media(ctx, req: functions.messages.SendMultiMedia):
         raise MultiMediaTooLongError()
     for m in req.multi_media:
         _caption(m.message)
+        if isinstance(m.media, VALUE_MEDIA):
+            raise MediaInvalidError()  # an album holds photos, videos, audio and files
     user_peer = peer_user_id(me, req.peer) if is_user_peer(req.peer) else 0
     if not user_peer:
         channel, _ = await checked_channel(me, req.peer)
@@ -167,8 +170,8 @@ async def upload_media(ctx, req: functions.messages.UploadMedia):
         peer_user_id(me, req.peer)
     else:
         await checked_channel(me, req.peer)
-    if isinstance(req.media, types.InputMediaWebPage):
-        raise MediaInvalidError()
+    if isinstance(req.media, (types.InputMediaWebPage, *VALUE_MEDIA)):
+        raise MediaInvalidError()  # only files are uploaded ahead of a send
     return media_tl.media_to_tl(await input_media(me, req.media))
 
 

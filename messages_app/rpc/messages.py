@@ -130,6 +130,12 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     return answer
 
 
+async def _current_media(me: int, channel_id: int, msg_id: int) -> dict | None:
+    h = await actions.get_messages(me, channel_id, [msg_id])
+    m = h.messages[0]
+    return None if not m or m.get("empty") else m.get("media")
+
+
 @rpc(functions.messages.EditMessage)
 async def edit_message(ctx, req: functions.messages.EditMessage):
     if req.schedule_date is not None:
@@ -138,7 +144,11 @@ async def edit_message(ctx, req: functions.messages.EditMessage):
         return await private_peer.edit_message(ctx, req)
     me = viewer(ctx)
     channel, _ = await checked_channel(me, req.peer)
-    media = await edited_media(me, req.media)
+    media = await edited_media(me, req.media, current=lambda: _current_media(me, channel["id"], req.id))
+    if media and media.get("close_poll"):
+        from .polls import close_by_edit
+
+        return await close_by_edit(ctx, me, media["close_poll"])
     entities = core_tl.entities_from_tl(req.entities, resolve_input_user(me))
     markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
     relink = req.message is not None and req.media is None

@@ -9,6 +9,7 @@ import time
 from bots_app import markup as bot_markup
 from message_core.context import own_session, resolve_input_user, viewer
 from message_core.tl_convert import affected_history_to_tl, affected_messages_to_tl, entities_from_tl
+from polls_app import actions as polls
 from private_app import actions, tl_convert
 from private_app.context import context_for
 from private_app.typing import push_typing
@@ -24,6 +25,7 @@ def _viewer(ctx) -> tuple[int, tuple[int, int]]:
 
 
 async def sent_updates(me: int, change: actions.PrivateChange):
+    await polls.attach_results_async(me, change.messages)  # a sent or forwarded poll's totals
     users, chats = await context_for(me, change.messages)
     return tl_convert.sent_updates_to_tl(change, users, chats, int(time.time()))
 
@@ -68,7 +70,16 @@ async def forwardable(ctx, peer, ids: list[int]) -> list[dict]:
 async def edit_message(ctx, req: functions.messages.EditMessage):
     me, origin = _viewer(ctx)
     peer = peer_user_id(me, req.peer)
-    media = await edited_media(me, req.media)
+
+    async def current():
+        found = (await actions.get_messages(me, [req.id]))[0]
+        return None if found.get("empty") or found["peer_id"] != peer else found.get("media")
+
+    media = await edited_media(me, req.media, current=current)
+    if media and media.get("close_poll"):
+        from .polls import close_by_edit
+
+        return await close_by_edit(ctx, me, media["close_poll"])
     entities = entities_from_tl(req.entities, resolve_input_user(me))
     markup = await bot_markup.edit_markup_args(me, req.reply_markup, resolve_input_user(me))
     relink = req.message is not None and req.media is None

@@ -5,12 +5,14 @@ memberships and the user's private chats, merged newest first under one seek cur
 from __future__ import annotations
 
 from channels_app import tl_convert as channels_tl
+from channels_app.actions import media_read
 from channels_app.actions import search as channel_search
 from channels_app.actions.common import message_refs as channel_message_refs
 from edge_app.registry import rpc
 from message_core import limits
 from message_core import tl_convert as core_tl
 from message_core.context import chats_for, users_for, viewer
+from polls_app import actions as polls
 from private_app import actions as private_actions
 from private_app import search as private_search
 from private_app import tl_convert as private_tl
@@ -70,6 +72,10 @@ async def search_global(ctx, req: functions.messages.SearchGlobal):
     found.sort(key=lambda item: _rank_key(*item), reverse=True)
     more = len(found) > limit or len(found) == limit
     found = found[:limit]
+    await polls.attach_results_async(me, [m for _, m in found])
+    for kind, m in found:  # a query only for a channel's voice note or round video
+        if kind == "c":
+            await media_read.attach(me, m["channel_id"], [m])
     user_ids, channel_ids = {me}, set()
     channel_message_refs([m for kind, m in found if kind == "c"], user_ids, channel_ids)
     private_actions.message_refs([m for kind, m in found if kind == "p"], user_ids, channel_ids)

@@ -144,7 +144,8 @@ async def test_channel_peer_answers_and_wrong_hash(users):
     assert (await answer(b, M.GetMessageReactionsList(peer=peer, id=root.id, limit=10))).count == 0
     refreshed = await answer(b, M.GetMessagesReactions(peer=peer, id=[root.id]))
     assert [(u.msg_id, u.reactions.results) for u in refreshed.updates] == [(root.id, [])]
-    assert (await answer(b, M.GetPollVotes(peer=peer, id=root.id, limit=10))).count == 0
+    with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):  # a message without a poll
+        await answer(b, M.GetPollVotes(peer=peer, id=root.id, limit=10))
     with pytest.raises(RpcError, match="MESSAGE_ID_INVALID"):
         await answer(b, M.SendVote(peer=peer, msg_id=root.id, options=[b"0"]))
     assert await answer(b, M.GetMessageReadParticipants(peer=peer, msg_id=root.id)) == []
@@ -440,7 +441,12 @@ NO_STORE_ERRORS = {
     "messages.uploadMedia": "MEDIA_EMPTY",
 }
 # Methods that look the message up for real: message 1 may not be the viewer's there.
-MESSAGE_LOOKUPS = {"messages.getMessageReactionsList", "messages.sendReaction"}
+MESSAGE_LOOKUPS = {
+    "messages.getMessageReactionsList",
+    "messages.sendReaction",
+    "messages.getPollResults",
+    "messages.getPollVotes",
+}
 
 
 async def test_every_peer_method_answers_its_result_type(users):

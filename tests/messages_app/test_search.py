@@ -270,4 +270,4 @@ async def test_search_global_media_filters_across_groups_and_private_chats_with_
     assert len(seen) == 4 and len(set(seen)) == 4
     assert [d for *_, d in seen] == sorted((d for *_, d in seen), reverse=True)
     with pytest.raises(SearchQueryEmptyError):
-        await call(a, _global("", filter=types.InputMessagesFilterGeo()))
+        await call(a, _global("", filter=types.InputMessagesFilterChatPhotos()))

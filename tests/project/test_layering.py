@@ -19,7 +19,7 @@ LAYERS = (
     ("reports_app",),
     ("message_core",),
     ("media_app",),
-    ("stickers_app",),
+    ("stickers_app", "polls_app"),
     ("channels_app", "private_app"),
     ("bots_app", "scheduling_app", "webpages_app"),
     ("messages_app",),

@@ -278,6 +278,16 @@ def build_ours(tree: dict, layer: int):
         t = theirs.get(p.name)
         if p.name in tree and (t == str(p.type) or {t, str(p.type)} == {"true", "Bool"}):
             kwargs[a] = _build_value(tree[p.name], layer)
+        elif p.name in tree and t == "string" and str(p.type) == "TextWithEntities" and p.flag_field is None:
+            # A plain string where the primary layer has a TextWithEntities (a poll's
+            # question and answers before layer 179): the text, no entities.
+            kwargs[a] = types.TextWithEntities(text=tree[p.name], entities=[])
+        elif (
+            p.name == "correct_answers"
+            and p.name in tree
+            and {t, str(p.type)} == {"Vector<bytes>", "Vector<int>"}
+        ):
+            kwargs[a] = _build_value(tree[p.name], layer)  # a quiz's answer by its option bytes
         elif p.is_true_flag:
             kwargs[a] = False
         elif p.flag_field is not None:

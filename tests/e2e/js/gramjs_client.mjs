@@ -54,7 +54,19 @@ function makeClient() {
     c.addEventHandler(e => push({ kind: 'new', id: e.message.id, text: e.message.message }), new NewMessage({}))
     c.addEventHandler(e => push({ kind: 'edit', id: e.message.id, text: e.message.message }), new EditedMessage({}))
     c.addEventHandler(e => push({ kind: 'delete', ids: e.deletedIds }), new DeletedMessage({}))
+    c.addEventHandler(u => {
+        if (u instanceof Api.UpdateMessagePoll) push({ kind: 'poll', poll_id: u.pollId.toString(), ...pollView(u.results) })
+    })
     return c
+}
+
+function pollView(results) {
+    return {
+        total: results.totalVoters ?? null,
+        counts: (results.results ?? []).map(r => r.voters),
+        chosen: (results.results ?? []).filter(r => r.chosen).map(r => r.option[0] - 48),
+        correct: (results.results ?? []).filter(r => r.correct).map(r => r.option[0] - 48),
+    }
 }
 
 const marked = chat => `-100${chat.id.toString()}`
@@ -169,6 +181,35 @@ push = serve({
             }
         }
         return null
+    },
+    // Polls (tests/e2e/test_js_polls.py): GramJS's own TL classes, layer 198.
+    async send_poll({ chat, question, answers, quiz, correct }) {
+        const text = t => new Api.TextWithEntities({ text: t, entities: [] })
+        const poll = new Api.Poll({
+            id: bigInt(0), question: text(question), quiz: !!quiz,
+            answers: answers.map((a, i) => new Api.PollAnswer({ text: text(a), option: Buffer.from([48 + i]) })),
+        })
+        const media = new Api.InputMediaPoll({ poll, correctAnswers: quiz ? [Buffer.from([48 + correct])] : undefined })
+        const r = await client.invoke(new Api.messages.SendMedia({
+            peer: await entity(chat), media, message: '', randomId: bigInt.randBetween('1', '1e17'),
+        }))
+        const m = r.updates.find(u => u.message)?.message
+        return { id: m.id, poll_id: m.media.poll.id.toString(), answers: m.media.poll.answers.length, quiz: !!m.media.poll.quiz }
+    },
+    async vote({ chat, id, options }) {
+        try {
+            const r = await client.invoke(new Api.messages.SendVote({
+                peer: await entity(chat), msgId: id, options: options.map(o => Buffer.from([48 + o])),
+            }))
+            const u = r.updates.find(x => x instanceof Api.UpdateMessagePoll)
+            return pollView(u.results)
+        } catch (e) {
+            return { error: e.errorMessage ?? String(e) }
+        }
+    },
+    async poll_results({ chat, id }) {
+        const r = await client.invoke(new Api.messages.GetPollResults({ peer: await entity(chat), msgId: id, pollHash: bigInt(0) }))
+        return pollView(r.updates[0].results)
     },
     async quit() {
         if (client) await client.destroy()
