@@ -53,6 +53,37 @@ async def _wait_sync_standby(primary: pg_cluster.Cluster) -> None:
         await wait_until(synchronous, 10, "the standby to be synchronous")
 
 
+async def _client_sessions(port: int) -> int:
+    async with await psycopg.AsyncConnection.connect(
+        f"host=127.0.0.1 port={port} dbname={DB} user=postgres", autocommit=True
+    ) as db:
+        cur = await db.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (DB,)
+        )
+        return (await cur.fetchone())[0]
+
+
+async def search_reads_the_standby(client, peer, standby: pg_cluster.Cluster) -> None:
+    """messages.searchGlobal finds a message through the standby (replayed there
+    within a moment) and the listener holds sessions on it."""
+    from telethon import functions, types
+
+    assert await _client_sessions(standby.port) == 0
+    await client.send_message(peer, "findable before the failover")
+
+    request = functions.messages.SearchGlobalRequest(
+        q="findable", filter=types.InputMessagesFilterEmpty(), min_date=None, max_date=None,
+        offset_rate=0, offset_peer=types.InputPeerEmpty(), offset_id=0, limit=10,
+    )  # fmt: skip
+
+    async def found():
+        result = await client(request)
+        return [m.message for m in result.messages] == ["findable before the failover"]
+
+    await wait_until(found, 10, "search to find the message")
+    assert await _client_sessions(standby.port) > 0
+
+
 @pytest.fixture
 def primary_and_standby(django_db_setup):
     from django.conf import settings
@@ -74,6 +105,8 @@ def primary_and_standby(django_db_setup):
         env = {
             "TELESRV_DB_HOSTS": f"127.0.0.1:{primary.port},127.0.0.1:{standby.port}",
             "TELESRV_DB_NAME": DB,
+            # Lag-tolerant reads (search here) go to the standby while it is one.
+            "TELESRV_DB_REPLICA_HOSTS": f"127.0.0.1:{standby.port}",
             "TELESRV_DB_CONNECT_TIMEOUT": "2",
             "TELESRV_REDIS_PREFIX": prefix,
             **FAST_REPAIR,
@@ -102,6 +135,7 @@ async def test_sends_follow_a_promoted_standby_and_lose_nothing(primary_and_stan
             await c.connect()
             users.append(await harness.login_telethon(c))
         channel, peers = await group_of(clients, users, "failover")
+        await search_reads_the_standby(clients[1], peers[0], standby)
         load = Load(clients, peers)
         load.start()
         await asyncio.sleep(2)
