@@ -28,6 +28,7 @@ POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
 # The lag-tolerant read pool (TELESRV_DB_REPLICA_HOSTS), when one is configured.
 _read_pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+metrics.watch_pool("messages_read", lambda: next(iter(_read_pools.values()), None))
 # The listener runs one loop: its pool is the one to report.
 metrics.watch_pool("messages", lambda: next(iter(_pools.values()), None))
 

@@ -110,7 +110,7 @@ DATABASES = {
             env("DB_HOST", "127.0.0.1"),
             env("DB_PORT", "5432"),
             session_attrs="read-write",
-            connect_timeout=env("DB_CONNECT_TIMEOUT", "5"),
+            connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
         ),
     }
 }
@@ -124,7 +124,7 @@ if env("DB_REPLICA_HOSTS", "").strip():
             "",
             env("DB_PORT", "5432"),
             session_attrs="prefer-standby",
-            connect_timeout=env("DB_CONNECT_TIMEOUT", "5"),
+            connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
         ),
         "TEST": {"MIRROR": "default"},
     }

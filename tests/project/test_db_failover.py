@@ -126,3 +126,24 @@ def test_a_refused_write_wrapped_by_django_counts_as_a_lost_database():
         assert db_connection_lost(exc)
     else:
         pytest.fail("the write was not refused")
+
+
+def test_settings_turn_host_lists_into_the_primary_and_replica_aliases():
+    from tests.project.test_settings import _setting
+
+    got = _setting(
+        "([(a, d['HOST'], d['PORT'], d['OPTIONS']['target_session_attrs'])"
+        " for a, d in sorted(settings.DATABASES.items())], settings.READ_DATABASE)",
+        TELESRV_DB_HOSTS="10.0.0.5:5432,10.0.0.7:5433",
+        TELESRV_DB_REPLICA_HOSTS="10.0.0.7:5433,10.0.0.8",
+        TELESRV_DB_PORT="6000",
+    )
+    assert got == repr(
+        (
+            [
+                ("default", "10.0.0.5,10.0.0.7", "5432,5433", "read-write"),
+                ("replica", "10.0.0.7,10.0.0.8", "5433,6000", "prefer-standby"),
+            ],
+            "replica",
+        )
+    )
