@@ -91,6 +91,8 @@ def primary_and_standby(django_db_setup):
     reason = pg_cluster.unavailable()
     if reason:
         pytest.skip(reason)
+    if not (pg_cluster._bindir() / "pg_basebackup").exists():
+        pytest.skip("PostgreSQL's pg_basebackup is not installed")
     primary = pg_cluster.Cluster(harness.free_port())
     standby: pg_cluster.Cluster | None = None
     prefix = f"{os.environ.get('TELESRV_REDIS_PREFIX', 'telesrv')}-failover{os.getpid()}"
