@@ -14,6 +14,7 @@ Three pieces, used together by the console's ModelAdmins:
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import PAGE_VAR, ChangeList
@@ -129,6 +130,14 @@ class KeysetChangeList(ChangeList):
 
     # ChangeList drops the page parameter ("p") from filter_params itself; never pass it
     # to get_query_string's ``remove``, which matches by prefix (it would drop pts__lt).
+
+    def get_queryset(self, request, exclude_parameters=None):
+        qs = super().get_queryset(request, exclude_parameters)
+        # Listing (and its bounded count) tolerates seconds of lag: a standby's, when
+        # there is one (docs/operations.md). Actions and list edits are POSTs on the primary.
+        if request.method in ("GET", "HEAD"):
+            qs = qs.using(settings.READ_DATABASE)
+        return qs
 
     def get_results(self, request):
         super().get_results(request)

@@ -67,6 +67,10 @@ def db_connection_lost(exc: BaseException) -> bool:
         django.db.OperationalError,
         django.db.InterfaceError,
     )
+    from edge_app.db_backend.liveness import is_read_only_error
+
+    if is_read_only_error(exc):  # a write reached a demoted primary: nothing was written
+        return True
     seen = 0
     while exc is not None and seen < 8:
         if isinstance(exc, lost):

@@ -13,11 +13,12 @@ import time
 from collections import OrderedDict
 from datetime import UTC, datetime
 
-from django.conf import settings
 from psycopg_pool import AsyncConnectionPool
 
 from edge_app import metrics
-from edge_app.db_backend.liveness import pool_options
+from edge_app.db_backend.conninfo import conninfo as db_conninfo
+from edge_app.db_backend.conninfo import writes_only
+from edge_app.db_backend.liveness import PrimaryPool, pool_options
 from mtproto.dispatch import ClientInfo
 from mtproto.keys import AuthKey
 
@@ -29,16 +30,7 @@ UNKNOWN_TTL = 2.0  # a client retrying with a dropped key should not hammer the 
 
 
 def conninfo() -> str:
-    db = settings.DATABASES["default"]
-    parts = {
-        "host": db["HOST"],
-        "port": db["PORT"],
-        "user": db["USER"],
-        "password": db["PASSWORD"],
-        "dbname": db["NAME"],
-        "application_name": "telesrv-edge",
-    }
-    return " ".join(f"{k}='{v}'" for k, v in parts.items() if v not in ("", None))
+    return db_conninfo("default", application_name="telesrv-edge")
 
 
 def _ts(value: datetime | None) -> int | None:
@@ -56,8 +48,8 @@ class PostgresAuthKeyStore:
 
     @classmethod
     async def open(cls, min_size: int = 1, max_size: int = 8) -> PostgresAuthKeyStore:
-        options, check = pool_options()
-        pool = AsyncConnectionPool(
+        options, check = pool_options(writes_only())
+        pool = PrimaryPool(
             conninfo(),
             min_size=min_size,
             max_size=max_size,

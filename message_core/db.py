@@ -18,29 +18,19 @@ from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool
 
 from edge_app import metrics
-from edge_app.db_backend.liveness import pool_options
+from edge_app.db_backend.conninfo import conninfo, writes_only
+from edge_app.db_backend.liveness import PrimaryPool, pool_options
 
 from .eager_reads import EagerReadConnection
 
 POOL_SIZE = int(os.environ.get("TELESRV_CHANNEL_DB_POOL", "8"))
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+# The lag-tolerant read pool (TELESRV_DB_REPLICA_HOSTS), when one is configured.
+_read_pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+metrics.watch_pool("messages_read", lambda: next(iter(_read_pools.values()), None))
 # The listener runs one loop: its pool is the one to report.
 metrics.watch_pool("messages", lambda: next(iter(_pools.values()), None))
-
-
-def _conninfo() -> str:
-    from django.db import connections
-
-    s = connections["default"].settings_dict
-    parts = {
-        "dbname": s["NAME"],
-        "user": s.get("USER") or "",
-        "password": s.get("PASSWORD") or "",
-        "host": s.get("HOST") or "",
-        "port": str(s.get("PORT") or ""),
-    }
-    return " ".join(f"{k}='{v}'" for k, v in parts.items() if v)
 
 
 # Prepared statements keep one generic plan. Every hot statement names its partition key
@@ -71,28 +61,49 @@ async def _configure(conn) -> None:
     set_json_loads(orjson.loads, conn)
 
 
+def _new_pool(alias: str) -> AsyncConnectionPool:
+    writes = writes_only(alias)
+    options, check = pool_options(writes)
+    pool = (PrimaryPool if writes else AsyncConnectionPool)(
+        conninfo(alias),
+        connection_class=EagerReadConnection,
+        min_size=1,
+        max_size=POOL_SIZE,
+        kwargs={
+            "row_factory": dict_row,
+            "autocommit": True,
+            "prepare_threshold": 2,
+            "options": POOL_OPTIONS,
+        },
+        configure=_configure,
+        open=False,
+        **options,
+    )
+    check.pool = pool
+    return pool
+
+
 async def get_pool() -> AsyncConnectionPool:
     loop = asyncio.get_running_loop()
     pool = _pools.get(loop)
     if pool is None:
-        options, check = pool_options()
-        pool = AsyncConnectionPool(
-            _conninfo(),
-            connection_class=EagerReadConnection,
-            min_size=1,
-            max_size=POOL_SIZE,
-            kwargs={
-                "row_factory": dict_row,
-                "autocommit": True,
-                "prepare_threshold": 2,
-                "options": POOL_OPTIONS,
-            },
-            configure=_configure,
-            open=False,
-            **options,
-        )
-        check.pool = pool
-        _pools[loop] = pool
+        pool = _pools[loop] = _new_pool("default")
+        await pool.open()
+    return pool
+
+
+async def get_read_pool() -> AsyncConnectionPool:
+    """The pool for reads that tolerate seconds of lag: a standby's when
+    ``TELESRV_DB_REPLICA_HOSTS`` is set, else the primary's. Never for pts,
+    differences or anything a client catches up with (docs/operations.md)."""
+    from django.conf import settings
+
+    if settings.READ_DATABASE == "default":
+        return await get_pool()
+    loop = asyncio.get_running_loop()
+    pool = _read_pools.get(loop)
+    if pool is None:
+        pool = _read_pools[loop] = _new_pool(settings.READ_DATABASE)
         await pool.open()
     return pool
 
@@ -117,9 +128,31 @@ async def fetchall(sql: str, params=()):
         return await cur.fetchall()
 
 
+@asynccontextmanager
+async def read_connection():
+    """:func:`connection` on the read pool (:func:`get_read_pool`): lag-tolerant reads only."""
+    pool = await get_read_pool()
+    async with pool.connection() as conn:
+        yield conn
+
+
+async def fetchall_lagging(sql: str, params=()):
+    """:func:`fetchall` on the read pool: lag-tolerant reads only."""
+    async with read_connection() as conn:
+        cur = await conn.execute(sql, params)
+        return await cur.fetchall()
+
+
+async def fetchone_lagging(sql: str, params=()):
+    async with read_connection() as conn:
+        cur = await conn.execute(sql, params)
+        return await cur.fetchone()
+
+
 async def close_pools() -> None:
-    """Close this loop's pool (tests and benchmarks call it before their loop ends)."""
+    """Close this loop's pools (tests and benchmarks call it before their loop ends)."""
     loop = asyncio.get_running_loop()
-    pool = _pools.pop(loop, None)
-    if pool is not None:
-        await pool.close()
+    for pools in (_pools, _read_pools):
+        pool = pools.pop(loop, None)
+        if pool is not None:
+            await pool.close()

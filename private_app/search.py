@@ -4,6 +4,7 @@ the owner's newest messages scanned; ILIKE is served by private_messages_body_tr
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Q
 
 from edge_app.orm_threads import in_thread
@@ -43,7 +44,8 @@ def search_global(
 ) -> list[dict]:
     """The owner's messages containing ``q`` (any text when empty) and of one of
     ``media_kinds`` (when given), newest first past ``cursor``."""
-    boxes = live_boxes(owner_id)
+    # Search tolerates seconds of lag: a standby's, when there is one (docs/operations.md).
+    boxes = live_boxes(owner_id).using(settings.READ_DATABASE)
     newest = boxes.order_by("-box_id").values_list("box_id", flat=True).first()
     if newest is None or limit <= 0 or not (q or media_kinds):
         return []

@@ -24,6 +24,8 @@ def ensure_database() -> bool:
         "password": db["PASSWORD"] or None,
         "dbname": "postgres",
         "autocommit": True,
+        # On the primary of a host list (TELESRV_DB_HOSTS).
+        **{k: (db.get("OPTIONS") or {}).get(k) for k in ("target_session_attrs", "connect_timeout")},
     }
     with psycopg.connect(**params) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db["NAME"],)).fetchone()

@@ -11,6 +11,7 @@ development secret key while ``DEBUG`` is off (``edge_app.startup``).
 import os
 from pathlib import Path
 
+from telesrv_project.db_hosts import database_hosts
 from telesrv_project.dotenv import load_env_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -108,11 +109,32 @@ DATABASES = {
         "NAME": env("DB_NAME", "telesrv"),
         "USER": env("DB_USER", "postgres"),
         "PASSWORD": env("DB_PASSWORD", ""),
-        "HOST": env("DB_HOST", "127.0.0.1"),
-        "PORT": env("DB_PORT", "5432"),
         "CONN_MAX_AGE": 60,
+        # Every node that may be the primary; connections go to the one accepting writes.
+        **database_hosts(
+            env("DB_HOSTS", ""),
+            env("DB_HOST", "127.0.0.1"),
+            env("DB_PORT", "5432"),
+            session_attrs="read-write",
+            connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
+        ),
     }
 }
+# Standbys for reads that tolerate seconds of lag (console lists, search, stats.*;
+# docs/operations.md): the alias READ_DATABASE names, the primary when none is set.
+if env("DB_REPLICA_HOSTS", "").strip():
+    DATABASES["replica"] = {
+        **DATABASES["default"],
+        **database_hosts(
+            env("DB_REPLICA_HOSTS", ""),
+            "",
+            env("DB_PORT", "5432"),
+            session_attrs="prefer-standby",
+            connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
+        ),
+        "TEST": {"MIRROR": "default"},
+    }
+READ_DATABASE = "replica" if "replica" in DATABASES else "default"
 # psqlextra's backend sits on this one, which replaces connections a PostgreSQL restart
 # killed before they are used (the listener has no requests to recycle them).
 POSTGRES_EXTRA_DB_BACKEND_BASE = "edge_app.db_backend"

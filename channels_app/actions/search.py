@@ -116,7 +116,8 @@ async def search_member_channels(
         + _dates_sql(min_date, max_date, params)
         + " ORDER BY m.date DESC, m.channel_id DESC, m.id DESC LIMIT %(limit)s"
     )
-    return await db.fetchall(sql, params)
+    # Search tolerates seconds of lag: a standby's, when there is one (docs/operations.md).
+    return await db.fetchall_lagging(sql, params)
 
 
 async def search_public_posts(
@@ -138,7 +139,7 @@ async def search_public_posts(
         + _cursor_sql(cursor, params)
         + " ORDER BY m.date DESC, m.channel_id DESC, m.id DESC LIMIT %(limit)s"
     )
-    rows = await db.fetchall(sql, params)
+    rows = await db.fetchall_lagging(sql, params)
     if not rows:
         return []
     # A user the channel banned does not see its posts in search either.

@@ -72,7 +72,8 @@ async def get_channel_stats(viewer_id: int, channel_id: int, *, megagroup: bool)
     end = now()
     start, before = end - PERIOD_DAYS * DAY, end - 2 * PERIOD_DAYS * DAY
     s = ChannelStats(channel=channel, min_date=start, max_date=end, members=channel["participants_count"])
-    async with db.connection() as conn:
+    # Statistics tolerate seconds of lag: a standby's reads, when there is one.
+    async with db.read_connection() as conn:
         cur = await conn.execute(
             "SELECT date, sender_user_id, char_length(message) AS chars, post FROM channel_messages"
             " WHERE channel_id = %s AND id > %s AND date >= %s AND NOT deleted AND action IS NULL",

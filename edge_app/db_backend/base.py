@@ -13,12 +13,17 @@ from __future__ import annotations
 
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 
-from .liveness import looks_dead
+from .liveness import looks_dead, on_read_only_node
 
 
 class DatabaseWrapper(PostgresDatabaseWrapper):
     def _replace_if_dead(self) -> None:
         if self.connection is None or self.in_atomic_block:
+            return
+        if self._writes_only() and on_read_only_node(self.connection):
+            # The node was demoted (a failover): reconnecting lets libpq's
+            # target_session_attrs=read-write find the new primary.
+            self.close()
             return
         if not (self.errors_occurred or looks_dead(self.connection)):
             return
@@ -34,3 +39,6 @@ class DatabaseWrapper(PostgresDatabaseWrapper):
     def close_if_health_check_failed(self):
         self._replace_if_dead()
         super().close_if_health_check_failed()
+
+    def _writes_only(self) -> bool:
+        return (self.settings_dict.get("OPTIONS") or {}).get("target_session_attrs") == "read-write"

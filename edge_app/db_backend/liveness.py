@@ -17,7 +17,10 @@ import contextlib
 import logging
 import os
 import select
+from contextlib import asynccontextmanager
 from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
 
 log = logging.getLogger("telesrv.db")
 
@@ -49,18 +52,59 @@ def looks_dead(conn: Any) -> bool:
         return True
 
 
+def on_read_only_node(conn: Any) -> bool:
+    """The server said (no round trip: PostgreSQL 14+ reports both settings to every
+    session whenever they change) that this session cannot write: a standby, or a node
+    made read-only. libpq's ``target_session_attrs=read-write`` decides on the same
+    two settings when connecting."""
+    try:
+        status = conn.info.parameter_status
+        return status("in_hot_standby") == "on" or status("default_transaction_read_only") == "on"
+    except Exception:
+        return False
+
+
+def is_read_only_error(exc: BaseException | None) -> bool:
+    """``exc`` (or what it was raised from) is SQLSTATE 25006, a write refused because
+    the session is read-only: the node this connection reaches is no longer the
+    primary."""
+    from psycopg.errors import ReadOnlySqlTransaction
+
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ReadOnlySqlTransaction):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+class ReadOnlyNode(Exception):
+    """A pooled connection of a primary pool reaches a read-only node (dropped)."""
+
+
 class _PoolCheck:
     """psycopg_pool ``check=`` callback: the cheap test, a round trip only when the socket
     is readable; on a dead connection the pool's other idle connections are checked in
     the background too (a restart kills them all, and the pool would otherwise meet them
     one by one with backoff sleeps in between)."""
 
-    def __init__(self) -> None:
+    def __init__(self, writes: bool = False) -> None:
         self.pool: Any = None
         self._purging: asyncio.Task | None = None
         self.replaced = 0
+        # A pool of the primary also drops connections to a node that became read-only
+        # (a failover demoted it), and libpq's target_session_attrs then finds the new
+        # primary for the replacement.
+        self.writes = writes
 
     async def __call__(self, conn: Any) -> None:
+        if self.writes and on_read_only_node(conn):
+            # Closed, or the pool would put it back: it is not broken, only on the
+            # wrong node.
+            await conn.close()
+            self.dropped_read_only()
+            raise ReadOnlyNode("connection to a read-only PostgreSQL node")
         if not looks_dead(conn):
             return
         try:
@@ -70,6 +114,11 @@ class _PoolCheck:
             self.replaced += 1
             self._purge()
             raise
+
+    def dropped_read_only(self) -> None:
+        self.replaced += 1
+        log.warning("PostgreSQL node became read-only: dropping its connections")
+        self._purge()
 
     def _purge(self) -> None:
         if self.pool is None or (self._purging is not None and not self._purging.done()):
@@ -100,10 +149,11 @@ async def _ask_for_connection(pool: Any) -> None:
             pass
 
 
-def pool_options() -> tuple[dict, _PoolCheck]:
+def pool_options(writes: bool = False) -> tuple[dict, _PoolCheck]:
     """Keyword arguments for a listener AsyncConnectionPool that replaces dead
-    connections; call ``check.pool = pool`` once the pool exists."""
-    check = _PoolCheck()
+    connections (and, for a pool of the primary, ``writes``, connections to a read-only
+    node); call ``check.pool = pool`` once the pool exists."""
+    check = _PoolCheck(writes)
     options = {
         "check": check,
         "reconnect_timeout": RECONNECT_TIMEOUT,
@@ -111,3 +161,33 @@ def pool_options() -> tuple[dict, _PoolCheck]:
         "timeout": WAIT_TIMEOUT,
     }
     return options, check
+
+
+class PrimaryPool(AsyncConnectionPool):
+    """A pool of the primary: a connection whose write was refused as read-only
+    (SQLSTATE 25006; the node was demoted while the connection was open) is closed
+    instead of going back to the pool, and the other idle ones are checked. The error
+    still reaches the caller, where the dispatcher's retry after a lost database
+    (edge_app/dispatcher.py) runs the request again on the new primary. The check of
+    the idle connections that follows (``pool.check()``) drops every other connection
+    to a read-only node: the round trip brings the node's new settings."""
+
+    @staticmethod
+    async def check_connection(conn: Any) -> None:
+        await AsyncConnectionPool.check_connection(conn)
+        if on_read_only_node(conn):
+            await conn.close()
+            raise ReadOnlyNode("connection to a read-only PostgreSQL node")
+
+    @asynccontextmanager
+    async def connection(self, timeout: float | None = None):
+        async with super().connection(timeout) as conn:
+            try:
+                yield conn
+            except Exception as exc:
+                if is_read_only_error(exc):
+                    await conn.close()  # a closed connection is replaced, not reused
+                    check = self._check
+                    if isinstance(check, _PoolCheck):
+                        check.dropped_read_only()
+                raise

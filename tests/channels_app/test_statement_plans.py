@@ -53,13 +53,13 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     await actions.do_send_message(21, g["id"], "quarterly report", random_id=1)
     await add_active_members(g["id"], 3000, 21)
     seen = []
-    real = db.fetchall
+    real = db.fetchall_lagging  # search reads a standby's, when there is one
 
     async def capture(sql, params=None):
         seen.append((sql, params))
         return await real(sql, params)
 
-    monkeypatch.setattr(search.db, "fetchall", capture)
+    monkeypatch.setattr(search.db, "fetchall_lagging", capture)
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
     sql, params = next((q, p) for q, p in seen if "ILIKE" in q)

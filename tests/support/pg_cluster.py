@@ -65,10 +65,12 @@ class Cluster:
             "-E", "UTF8",
         )  # fmt: skip
 
-    def start(self) -> None:
+    def start(self, extra: str = "") -> None:
+        """``extra``: more ``-c name=value`` options (later ones win)."""
         options = (
             f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
             " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+            f" {extra}"
         )
         self._run(
             str(self.bindir / "pg_ctl"),
@@ -86,6 +88,21 @@ class Cluster:
         """``fast`` (what a restart does: sessions are terminated) or ``immediate`` (a
         crash: no shutdown checkpoint)."""
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def promote(self) -> None:
+        """A standby becomes a primary (what a failover manager does)."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-w", "promote")
+
+    @classmethod
+    def standby_of(cls, primary: Cluster, port: int) -> Cluster:
+        """A streaming standby of the running ``primary`` (``pg_basebackup -R`` writes
+        its ``standby.signal`` and ``primary_conninfo``); start it with :meth:`start`."""
+        standby = cls(port)
+        standby._run(
+            str(standby.bindir / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(primary.port),
+            "-U", "postgres", "-D", str(standby.data), "-R", "-X", "stream", "-c", "fast", "--no-sync",
+        )  # fmt: skip
+        return standby
 
     def create_database_like(self, name: str, source: dict) -> None:
         """A database ``name`` with the schema of the Django database ``source`` (its
