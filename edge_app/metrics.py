@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 RPC_CALLS = Counter(
     "telesrv_rpc_calls",
@@ -86,6 +86,11 @@ class _LiveCollector:
             "telesrv_connections", "Open MTProto connections, by transport", labels=["transport"]
         )
         sessions = GaugeMetricFamily("telesrv_sessions", "Live MTProto sessions in this process")
+        refusals = CounterMetricFamily(
+            "telesrv_connection_refusals",
+            "Connections the listener refused or cut, by reason",
+            labels=["reason"],
+        )
         edge = current.get()
         if edge is not None:
             by_kind: dict[str, int] = {}
@@ -100,8 +105,11 @@ class _LiveCollector:
             for kind, n in sorted(by_kind.items()):
                 conns.add_metric([kind], n)
             sessions.add_metric([], len(edge.sessions))
+            for reason, n in sorted(getattr(edge, "refusals", {}).items()):
+                refusals.add_metric([reason], n)
         yield conns
         yield sessions
+        yield refusals
         size = GaugeMetricFamily(
             "telesrv_pg_pool_connections", "PostgreSQL pool connections", labels=["pool"]
         )

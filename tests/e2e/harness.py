@@ -136,7 +136,11 @@ def telethon_trust(pem: bytes) -> None:
 
 
 def make_telethon(
-    server: EdgeServer, transport_name: str = "full", session=None, receive_updates: bool = False
+    server: EdgeServer,
+    transport_name: str = "full",
+    session=None,
+    receive_updates: bool = False,
+    local_addr: tuple[str, int] | None = None,
 ):
     """A not yet connected ``TelegramClient`` pointing at ``server``. Without
     ``receive_updates`` Telethon wraps every call in invokeWithoutUpdates, so the server
@@ -158,6 +162,7 @@ def make_telethon(
         timeout=10,
         request_retries=1,
         auto_reconnect=False,
+        local_addr=local_addr,
     )
 
 
