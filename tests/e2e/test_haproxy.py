@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from mtproto.session import wire
 from mtproto.transport.proxy_protocol import V2_SIGNATURE
 from tests.e2e import harness
 from tests.e2e.test_operations import get, health_url, sample
@@ -143,3 +144,28 @@ async def test_a_proxy_header_from_elsewhere_is_refused_and_counted(behind_hapro
     log = listener.log()
     assert f"{untrusted!r}: transport error: a PROXY header from a peer that is not a trusted balancer" in log
     assert f"{bypassing!r}: no PROXY header" in log
+
+
+async def test_websocket_clients_come_through_the_balancer_as_themselves(behind_haproxy, telethon_client):
+    listener, balancer = behind_haproxy
+    # An auth key made through the balancer, then used by a web client (MTProto over
+    # WebSocket, on the same port) from 127.0.0.5.
+    creator = await telethon_client("full", server=balancer)
+    key = creator.session.auth_key.key
+    await creator.disconnect()
+    web = await harness.RawClient(
+        "127.0.0.1", balancer.port, key, obfuscated=True, websocket=True, local_host=CLIENT_ADDRESS
+    ).connect()
+    await web.handshake()
+    await web.ping()
+    web.close()
+    # A key the listener does not know: its log line names the web client, not HAProxy.
+    stranger = await harness.RawClient(
+        "127.0.0.1", balancer.port, os.urandom(256), websocket=True, local_host=CLIENT_ADDRESS
+    ).connect()
+    source = stranger._writer.get_extra_info("sockname")
+    stranger.send(struct.pack("<Iq", wire.PING, 1))
+    with pytest.raises(harness.TransportErrorReceived):
+        await stranger.recv(10)
+    stranger.close()
+    assert f"{source!r}: unknown auth key" in listener.log()
