@@ -100,6 +100,9 @@ class Transport:
         except BadProxyHeader:
             self.close()
             raise
+        except ConnectionError as exc:
+            self.close()
+            raise TransportClosed(str(exc)) from exc
         self.proxied_by = self._writer.get_extra_info("peername")
         self._source = header.source
         self._early = received[header.length :]

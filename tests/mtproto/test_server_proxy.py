@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import struct
 
 import pytest
@@ -148,6 +149,23 @@ async def test_a_trusted_peer_that_sends_no_header_in_time_is_cut(make_server):
     assert await closed_by_server(reader)
     assert srv.refusals == {"proxy_header_timeout": 1}
     writer.close()
+
+
+async def test_a_balancer_that_resets_before_its_header_costs_nothing(make_server, caplog):
+    srv = await make_server(trusted_proxies="127.0.0.1")
+    sock = socket.create_connection(("127.0.0.1", srv.port))
+    sock.sendall(V2_SIGNATURE[:6])
+    await asyncio.sleep(0.1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()  # RST
+    with caplog.at_level(logging.ERROR):
+        await asyncio.sleep(0.3)
+        c = await client(srv).connect()  # a header-less client from the trusted address...
+        c.send(struct.pack("<Iq", wire.PING, 1))
+        with pytest.raises(ConnectionResetError):
+            await c.recv()  # ...is cut
+    assert not caplog.records and not srv._connections
+    assert srv.refusals == {"proxy_header_missing": 1}
 
 
 @pytest.mark.parametrize("trusted", ["", "127.0.0.1"])
