@@ -413,6 +413,7 @@ class MTProtoServer:
                 self.refuse(_refusal_kind(exc))
                 log.info("%s: %s", stream.peer, exc)
                 return
+            log.debug("%s: through the balancer %s", stream.peer, stream.proxied_by)
         if len(self._connections) >= self.max_connections:
             self.refuse("connections")
             await self._refuse(stream)
