@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser node
+.PHONY: serve test lint services db venv regen clean browser haproxy node
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser node lint
+test: venv services browser haproxy node lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -54,3 +54,8 @@ clean:
 # skips without them). Debian packages; run as root or with sudo.
 browser:
 	test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || (apt-get update && apt-get install -y chromium chromium-driver)
+
+# HAProxy in front of a listener with the PROXY protocol (tests/e2e/test_haproxy.py skips
+# without it). Debian package; run as root or with sudo.
+haproxy:
+	test -x /usr/sbin/haproxy || (apt-get update && apt-get install -y haproxy)

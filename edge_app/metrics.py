@@ -132,6 +132,12 @@ LISTENER_REFUSALS = (
     "frame_too_large",
     "bad_frame",
     "exchange_timeout",  # a key-exchange step not answered in time: closed, the client starts over
+    # PROXY protocol (docs/operations.md, HAProxy): a header from a peer that is no trusted
+    # balancer; a trusted balancer's connection without one, with a bad one, or too late.
+    "proxy_untrusted",
+    "proxy_header_missing",
+    "proxy_header_bad",
+    "proxy_header_timeout",
 )
 DISPATCHER_REFUSALS = ("flood_wait", "db_retry")
 

@@ -49,6 +49,9 @@ MAX_CONNECTIONS_PER_IP = 1000
 # client's next step, and each retry can leave one more permanent key behind. Closed
 # instead, the client starts over on a fresh connection.
 EXCHANGE_STEP_DEADLINE = 4.0
+# A trusted balancer sends its PROXY header as it connects; one that has not within this
+# many seconds is cut (it would otherwise hold a connection no limit counts yet).
+PROXY_HEADER_TIMEOUT = 5.0
 
 
 def _key_bytes(key: Any) -> bytes:
@@ -324,6 +327,8 @@ class MTProtoServer:
         frame_deadline: float = FRAME_DEADLINE,
         max_frame_bytes: int = transport.MAX_PACKET,
         exchange_step_deadline: float = EXCHANGE_STEP_DEADLINE,
+        trusted_proxies: str | transport.TrustedProxies = "",
+        proxy_header_timeout: float = PROXY_HEADER_TIMEOUT,
     ) -> None:
         self.exchange_step_deadline = exchange_step_deadline
         self.dispatcher = dispatcher
@@ -334,8 +339,18 @@ class MTProtoServer:
         self.max_connections_per_ip = max_connections_per_ip
         self.frame_deadline = frame_deadline
         self.max_frame_bytes = max_frame_bytes
+        # Balancers whose connections start with a PROXY header naming the real client
+        # (which the per-address limit, logs and authorizations then see).
+        self.trusted_proxies = (
+            trusted_proxies
+            if isinstance(trusted_proxies, transport.TrustedProxies)
+            else transport.TrustedProxies(trusted_proxies)
+        )
+        self.proxy_header_timeout = proxy_header_timeout
         # Connections refused or cut, by reason ("connections", "connections_per_ip",
-        # "frame_deadline", "frame_too_large", "bad_frame"): for a metrics exporter.
+        # "frame_deadline", "frame_too_large", "bad_frame", and for PROXY headers
+        # "proxy_untrusted", "proxy_header_missing", "proxy_header_bad",
+        # "proxy_header_timeout"): for a metrics exporter.
         self.refusals: collections.Counter[str] = collections.Counter()
         if salt_secret is None:
             # Replay protection across restarts: the processed msg_ids of a session live
@@ -418,6 +433,17 @@ class MTProtoServer:
         stream = transport.Transport(
             reader, writer, max_packet=self.max_frame_bytes, frame_deadline=self.frame_deadline
         )
+        if self.trusted_proxies and _address(stream.peer) in self.trusted_proxies:
+            # Before the limits: they count the client the header names, not the balancer.
+            try:
+                await stream.accept_proxy_header(self.proxy_header_timeout)
+            except transport.TransportClosed:
+                return
+            except transport.TransportError as exc:
+                self.refuse(_refusal_kind(exc))
+                log.info("%s: %s", stream.peer, exc)
+                return
+            log.debug("%s: through the balancer %s", stream.peer, stream.proxied_by)
         if len(self._connections) >= self.max_connections:
             self.refuse("connections")
             await self._refuse(stream)
@@ -516,7 +542,13 @@ class MTProtoServer:
         return struct.pack("<I", wire.DESTROY_AUTH_KEY_OK)
 
 
+def _address(peer: Any) -> str:
+    return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+
 def _refusal_kind(exc: Exception) -> str:
+    if isinstance(exc, transport.BadProxyHeader):
+        return exc.refusal
     if isinstance(exc, transport.FrameTimeout):
         return "frame_deadline"
     if isinstance(exc, transport.FrameTooLarge):

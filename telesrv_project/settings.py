@@ -239,6 +239,9 @@ MTPROTO_HEALTH_PORT = int(env("MTPROTO_HEALTH_PORT", "9430"))
 MTPROTO_MAX_CONNECTIONS_PER_IP = int(env("MTPROTO_MAX_CONNECTIONS_PER_IP", "1000"))
 MTPROTO_FRAME_DEADLINE = float(env("MTPROTO_FRAME_DEADLINE", "30"))
 MTPROTO_MAX_FRAME_BYTES = int(env("MTPROTO_MAX_FRAME_BYTES", str(4 * 1024 * 1024)))
+# Load balancers (addresses or networks, comma-separated) whose connections open with a
+# PROXY protocol v1/v2 header naming the client; empty: a PROXY header is refused.
+MTPROTO_TRUSTED_PROXIES = env("MTPROTO_TRUSTED_PROXIES", "")
 RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
 RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")

@@ -21,6 +21,7 @@ from .errors import (
     UnsupportedProtocol,
 )
 from .obfuscated import ObfuscatedInit, make_init, parse_init
+from .proxy_protocol import BadProxyHeader, ProxyHeader, TrustedProxies
 from .stream import ClientStream, ServerStream
 from .tcp import Transport
 
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_PACKET",
     "AbridgedCodec",
     "BadFrame",
+    "BadProxyHeader",
     "ClientStream",
     "Codec",
     "FrameTimeout",
@@ -46,10 +48,12 @@ __all__ = [
     "ObfuscatedInit",
     "Packet",
     "PaddedIntermediateCodec",
+    "ProxyHeader",
     "ServerStream",
     "Transport",
     "TransportClosed",
     "TransportError",
+    "TrustedProxies",
     "UnsupportedProtocol",
     "make_init",
     "parse_init",

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from .codecs import MAX_PACKET, Packet
 from .errors import FrameTimeout, TransportClosed, TransportError
+from .proxy_protocol import BadProxyHeader, ProxyHeader, parse, sniff
 from .stream import ServerStream
 from .websocket import WebSocketServerStream, is_http_request_start
 
@@ -46,6 +47,9 @@ class Transport:
         self._options = {"max_packet": max_packet, "rand": rand, "secret": secret}
         self._stream: ServerStream | WebSocketServerStream | None = None
         self._head = bytearray()  # first bytes, until they tell TCP from WebSocket
+        self._early = b""  # read with a PROXY header, not yet taken
+        self._source: tuple[str, int] | None = None  # the client a PROXY header named
+        self.proxied_by = None  # the balancer's address, on a connection that came through one
         self._ready: deque[Packet] = deque()
         self.closed = False
 
@@ -68,7 +72,41 @@ class Transport:
 
     @property
     def peer(self):
-        return self._writer.get_extra_info("peername")
+        """The client's address: the one a trusted balancer's PROXY header named, else
+        the connection's own."""
+        return self._source or self._writer.get_extra_info("peername")
+
+    async def accept_proxy_header(self, timeout: float) -> ProxyHeader:
+        """On a connection from a trusted balancer: read its PROXY header, which must come
+        first and within ``timeout`` seconds; the client it names becomes :attr:`peer`.
+        Raises :class:`BadProxyHeader` (after closing) when the header is malformed,
+        missing or late, :class:`TransportClosed` when the balancer hangs up first."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        received = b""
+        try:
+            while (header := parse(received)) is None:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise TimeoutError
+                data = await asyncio.wait_for(self._reader.read(READ_SIZE), left)
+                if not data:
+                    self.close()
+                    raise TransportClosed("the balancer closed the connection before its PROXY header")
+                received += data
+        except TimeoutError:
+            self.close()
+            raise BadProxyHeader(f"no PROXY header within {timeout:g} s", "proxy_header_timeout") from None
+        except BadProxyHeader:
+            self.close()
+            raise
+        except ConnectionError as exc:
+            self.close()
+            raise TransportClosed(str(exc)) from exc
+        self.proxied_by = self._writer.get_extra_info("peername")
+        self._source = header.source
+        self._early = received[header.length :]
+        return header
 
     async def read_packet(self) -> Packet:
         """The next packet. Raises :class:`TransportClosed` at EOF and a
@@ -76,7 +114,9 @@ class Transport:
         while not self._ready:
             if self.closed:
                 raise TransportClosed("transport closed")
-            if self._frame_started is None or not self.frame_deadline:
+            if self._early:
+                data, self._early = self._early, b""
+            elif self._frame_started is None or not self.frame_deadline:
                 data = await self._reader.read(READ_SIZE)
             else:
                 data = await self._read_before_deadline()
@@ -114,8 +154,16 @@ class Transport:
         transport; then pick the stream and return everything buffered."""
         self._head += data
         head = bytes(self._head)
-        if len(head) < 4 and b"GET ".startswith(head):
+        proxy_header = sniff(head)
+        if proxy_header is None or (len(head) < 4 and b"GET ".startswith(head)):
             return b""
+        if proxy_header:
+            # Only a trusted balancer may name the client (accept_proxy_header), and only
+            # once; from anyone else it is an address the limits must not believe.
+            self.close()
+            raise BadProxyHeader(
+                "a PROXY header from a peer that is not a trusted balancer", "proxy_untrusted"
+            )
         if is_http_request_start(head):
             self._stream = WebSocketServerStream(**self._options)
         else:

@@ -136,7 +136,11 @@ def telethon_trust(pem: bytes) -> None:
 
 
 def make_telethon(
-    server: EdgeServer, transport_name: str = "full", session=None, receive_updates: bool = False
+    server: EdgeServer,
+    transport_name: str = "full",
+    session=None,
+    receive_updates: bool = False,
+    local_addr: tuple[str, int] | None = None,
 ):
     """A not yet connected ``TelegramClient`` pointing at ``server``. Without
     ``receive_updates`` Telethon wraps every call in invokeWithoutUpdates, so the server
@@ -158,6 +162,7 @@ def make_telethon(
         timeout=10,
         request_retries=1,
         auto_reconnect=False,
+        local_addr=local_addr,
     )
 
 
@@ -265,8 +270,14 @@ class RawClient:
         obfuscated: bool = False,
         session_id: int | None = None,
         websocket: bool = False,
+        preamble: bytes = b"",
+        local_host: str | None = None,
     ) -> None:
         self.websocket = websocket
+        # Bytes sent before anything else (a PROXY protocol header), and the address to
+        # connect from.
+        self.preamble = preamble
+        self.local_host = local_host
         self._ws = None
         self.host = host
         self.port = port
@@ -284,7 +295,12 @@ class RawClient:
         self._packets: list = []
 
     async def connect(self) -> RawClient:
-        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        local_addr = (self.local_host, 0) if self.local_host else None
+        self._reader, self._writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=local_addr
+        )
+        if self.preamble:
+            self._writer.write(self.preamble)
         self._stream = transport.ClientStream(self.kind, obfuscated=self.obfuscated)
         if self.websocket:
             self._ws = WebSocketLink(self._reader, self._writer)

@@ -25,6 +25,7 @@ from edge_app.dispatcher import EdgeDispatcher
 from edge_app.keystore import PostgresAuthKeyStore
 from edge_app.management.commands.rsakey import key_path, load_key
 from edge_app.startup import refuse_unsafe_settings
+from mtproto import transport
 from mtproto.server import MTProtoServer
 
 log = logging.getLogger("telesrv.mtproto")
@@ -140,6 +141,10 @@ class Command(BaseCommand):
         worker_index: int | None = None,
     ) -> None:
         try:
+            trusted_proxies = transport.TrustedProxies(settings.MTPROTO_TRUSTED_PROXIES)
+        except ValueError as exc:
+            raise CommandError(f"TELESRV_MTPROTO_TRUSTED_PROXIES: {exc}") from None
+        try:
             store = await PostgresAuthKeyStore.open()
         except Exception as exc:
             db = settings.DATABASES["default"]
@@ -156,6 +161,7 @@ class Command(BaseCommand):
             max_connections_per_ip=settings.MTPROTO_MAX_CONNECTIONS_PER_IP,
             frame_deadline=settings.MTPROTO_FRAME_DEADLINE,
             max_frame_bytes=settings.MTPROTO_MAX_FRAME_BYTES,
+            trusted_proxies=trusted_proxies,
         )
         # Bound now (the port is known and taken), accepting only once start-up is over:
         # a client that connected during it met a process that stopped its loop for the
