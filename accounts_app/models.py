@@ -223,4 +223,5 @@ class TwoStepPassword(models.Model):
         db_table = "two_step_passwords"
 
 
+from .models_login_tokens import *  # noqa: E402, F403
 from .models_reactions import *  # noqa: E402, F403  (so Django sees the reaction lists)

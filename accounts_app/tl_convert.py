@@ -228,29 +228,41 @@ def login_token_to_tl(token: bytes, expires: int):
     return types.auth.LoginToken(expires=expires, token=token)
 
 
+def authorization_row_to_tl(a: Authorization, current_key_id: int):
+    current = a.perm_auth_key_id == current_key_id
+    return types.Authorization(
+        current=current,
+        official_app=False,
+        password_pending=a.password_pending,
+        hash=0 if current else a.hash,
+        device_model=a.device_model or "Unknown",
+        platform=a.platform or "",
+        system_version=a.system_version or "",
+        api_id=a.api_id,
+        app_name=a.app_name or "Unknown",
+        app_version=a.app_version or "",
+        date_created=_ts(a.created),
+        date_active=_ts(a.active),
+        ip=a.ip or "",
+        country="",
+        region="",
+    )
+
+
 def authorizations_to_tl(rows: list[Authorization], current_key_id: int, ttl_days: int):
     return types.account.Authorizations(
         authorization_ttl_days=ttl_days,
-        authorizations=[
-            types.Authorization(
-                current=a.perm_auth_key_id == current_key_id,
-                official_app=False,
-                hash=0 if a.perm_auth_key_id == current_key_id else a.hash,
-                device_model=a.device_model or "Unknown",
-                platform=a.platform or "",
-                system_version=a.system_version or "",
-                api_id=a.api_id,
-                app_name=a.app_name or "Unknown",
-                app_version=a.app_version or "",
-                date_created=_ts(a.created),
-                date_active=_ts(a.active),
-                ip=a.ip or "",
-                country="",
-                region="",
-            )
-            for a in rows
-        ],
+        authorizations=[authorization_row_to_tl(a, current_key_id) for a in rows],
     )
+
+
+def login_token_success_to_tl(self_user):
+    return types.auth.LoginTokenSuccess(authorization=authorization_to_tl(self_user))
+
+
+def login_token_update_to_tl():
+    """What a key waiting on its QR code hears when a device accepted the token."""
+    return update_short_to_tl(types.UpdateLoginToken())
 
 
 # --- contacts ------------------------------------------------------------------------
