@@ -30,3 +30,6 @@ class AccountsConfig(AppConfig):
         from accounts_app.authorizer import authorize
 
         registry.set_authorizer(authorize)
+        from accounts_app import app_config, tl_convert
+
+        app_config.contribute(tl_convert.APP_CONFIG)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import secrets
 from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
 
-from accounts_app import blocking, privacy, user_views
+from accounts_app import app_config, blocking, privacy, user_views
 from accounts_app.access import user_access_hash
 from accounts_app.models import Authorization, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
@@ -407,7 +408,6 @@ def updates_to_tl(updates: list, users: list, chats: list = (), date: datetime |
 # What clients ask right after connecting and on their first screen, answered with the
 # "nothing here" form of each type. docs/startup-calls.md lists them and says why.
 
-APP_CONFIG_HASH = 2  # clients send 0 first; any other value means they hold this config
 # The limits the server applies, so clients offer what it accepts (reactions: the
 # per-user and per-message caps of message_core.reactions; read receipts: the windows
 # of channels_app.actions.read_receipts and private_app's read dates).
@@ -427,13 +427,30 @@ def _later(seconds: int) -> int:
     return int(timezone.now().timestamp()) + seconds
 
 
+def json_to_tl(value):
+    """A JSON value (what json.loads gives) as TL's JSONValue."""
+    if value is None:
+        return types.JsonNull()
+    if isinstance(value, bool):
+        return types.JsonBool(value=value)
+    if isinstance(value, int | float):
+        return types.JsonNumber(value=float(value))
+    if isinstance(value, str):
+        return types.JsonString(value=value)
+    if isinstance(value, list | tuple):
+        return types.JsonArray(value=[json_to_tl(v) for v in value])
+    if isinstance(value, dict):
+        return types.JsonObject(
+            value=[types.JsonObjectValue(key=str(k), value=json_to_tl(v)) for k, v in value.items()]
+        )
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
 def app_config_to_tl(client_hash: int):
-    if client_hash == APP_CONFIG_HASH:
+    config, config_hash = app_config.current()
+    if client_hash == config_hash:
         return types.help.AppConfigNotModified()
-    values = [
-        types.JsonObjectValue(key=k, value=types.JsonNumber(value=float(v))) for k, v in APP_CONFIG.items()
-    ]
-    return types.help.AppConfig(hash=APP_CONFIG_HASH, config=types.JsonObject(value=values))
+    return types.help.AppConfig(hash=config_hash, config=json_to_tl(config))
 
 
 def english_language_to_tl():
@@ -503,6 +520,20 @@ def emoji_keywords_to_tl(lang_code: str, from_version: int = 0):
     )
 
 
+def passkey_login_options_to_tl():
+    """No account can register a passkey here, so the WebAuthn request lists none: the
+    web apps' passkey autofill on the login screen simply finds nothing to offer."""
+    options = {
+        "publicKey": {
+            "challenge": base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode(),
+            "timeout": 60000,
+            "userVerification": "preferred",
+            "allowCredentials": [],
+        }
+    }
+    return types.auth.PasskeyLoginOptions(options=types.DataJSON(data=json.dumps(options)))
+
+
 # tl_name -> fn(request) -> answer. Registered by accounts_app.rpc.startup; each name
 # is in docs/startup-calls.md.
 STARTUP_ANSWERS_NO_AUTH = {
@@ -518,9 +549,14 @@ STARTUP_ANSWERS_NO_AUTH = {
     "langpack.getStrings": lambda req: [],
     "langpack.getLanguages": lambda req: [english_language_to_tl()],
     "langpack.getLanguage": lambda req: english_language_to_tl(),
+    "auth.initPasskeyLogin": lambda req: passkey_login_options_to_tl(),
 }
 
 STARTUP_ANSWERS = {
+    "payments.getStarsStatus": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
+    "payments.getPremiumGiftCodeOptions": lambda req: [],
     "help.acceptTermsOfService": lambda req: True,
     "help.getPromoData": lambda req: types.help.PromoDataEmpty(expires=_later(PROMO_EXPIRES)),
     "help.getInviteText": lambda req: types.help.InviteText(message="Join me on this Telegram server."),

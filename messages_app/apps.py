@@ -2,7 +2,17 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics")
+RPC_MODULES = (
+    "messages",
+    "dialogs",
+    "dialog_filters",
+    "search",
+    "compat",
+    "reactions",
+    "media",
+    "topics",
+    "stories",
+)
 
 
 class MessagesConfig(AppConfig):
@@ -15,3 +25,6 @@ class MessagesConfig(AppConfig):
         from messages_app import update_kinds
 
         update_kinds.install()
+        from messages_app import app_config_limits
+
+        app_config_limits.install()
