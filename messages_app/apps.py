@@ -12,6 +12,7 @@ RPC_MODULES = (
     "media",
     "topics",
     "stories",
+    "saved",
 )
 
 

@@ -81,7 +81,7 @@ SELECT o AS id,
                   'entities', COALESCE(m.entities, '[]'), 'fwd_from', m.fwd_from,
                   'edit_date', m.edit_date, 'silent', m.silent, 'reply_to_msg_id', b.reply_to_box_id,
                   'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
-                  'grouped_id', m.grouped_id)))
+                  'grouped_id', m.grouped_id, 'saved_peer', b.saved_peer)))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
@@ -98,15 +98,16 @@ WITH msg AS (
 ), box AS (
   SELECT * FROM jsonb_to_recordset(%(boxes)s::jsonb)
          AS b(ord int, owner_id bigint, box_id int, peer_id bigint, "out" bool, reply_to int,
-              random_id bigint, pts bigint)
+              random_id bigint, pts bigint, saved_peer bigint)
 ), ins_msg AS (
   INSERT INTO {MESSAGES} (id, sender_id, date, message, entities, fwd_from, media, grouped_id,
                           edit_date, silent)
   SELECT id, %(s)s, %(date)s, message, entities, fwd_from, media, grouped_id, 0, %(silent)s FROM msg
 ), ins_box AS (
   INSERT INTO {BOXES} (owner_id, box_id, peer_id, message_id, "out", reply_to_box_id, random_id,
-                       deleted, reaction_unread)
-  SELECT box.owner_id, box.box_id, box.peer_id, msg.id, box."out", box.reply_to, box.random_id, false, false
+                       deleted, reaction_unread, saved_peer)
+  SELECT box.owner_id, box.box_id, box.peer_id, msg.id, box."out", box.reply_to, box.random_id, false, false,
+         box.saved_peer
     FROM box JOIN msg USING (ord)
 ), ins_event AS (
   INSERT INTO {EVENTS} (user_id, pts, pts_count, type, payload, date)
@@ -184,6 +185,7 @@ async def write_messages(
                     boxes.append({
                         "ord": ord_, "index": i, "owner_id": owner, "id": next_box[owner], "peer_id": other,
                         "out": out, "reply_to_msg_id": reply, "random_id": box_rid, "pts": pts[owner],
+                        "saved_peer": (item.get("saved_peer") or sender_id) if saved else 0,
                     })  # fmt: skip
                     next_box[owner] += 1
             contents = [items[i] for i, _ in fresh]
@@ -194,7 +196,8 @@ async def write_messages(
             ]  # fmt: skip
             rows = [
                 {"ord": b["ord"], "owner_id": b["owner_id"], "box_id": b["id"], "peer_id": b["peer_id"], "out": b["out"],
-                 "reply_to": b["reply_to_msg_id"], "random_id": b["random_id"], "pts": b["pts"]}
+                 "reply_to": b["reply_to_msg_id"], "random_id": b["random_id"], "pts": b["pts"],
+                 "saved_peer": b["saved_peer"]}
                 for b in boxes
             ]  # fmt: skip
             cur = await conn.execute(
@@ -214,6 +217,7 @@ async def write_messages(
                     "entities": item.get("entities") or [], "fwd_from": item.get("fwd_from"), "edit_date": 0,
                     "silent": silent, "reply_to_msg_id": b["reply_to_msg_id"], "message_pk": pks[b["ord"]],
                     "reaction_unread": False, "media": item.get("media"), "grouped_id": item.get("grouped_id", 0),
+                    "saved_peer": b["saved_peer"],
                 }  # fmt: skip
                 # The event as pushed carries the message its commit wrote, so a live
                 # session's render needs no query (the stored payload keeps the box id).

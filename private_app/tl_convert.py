@@ -41,7 +41,17 @@ def message_to_tl(m: dict):
         reactions=message_reactions_to_tl(m.get("reactions"), m["owner_id"], can_see_list=True),
         media=media_to_tl(m.get("media")),
         grouped_id=m.get("grouped_id") or None,
+        saved_peer_id=saved_peer_to_tl(m.get("saved_peer") or 0),
     )
+
+
+def saved_peer_to_tl(saved_peer: int):
+    """A Saved Messages sublist's peer (MessageBox.saved_peer); None outside them."""
+    if saved_peer > 0:
+        return _peer(saved_peer)
+    if saved_peer < 0:
+        return types.PeerChannel(channel_id=-saved_peer)
+    return None
 
 
 def message_reactions_to_update(m: dict):
@@ -156,3 +166,29 @@ def dialog_pinned_update_to_tl(peer_id: int, pinned: bool, folder_id: int = 0):
 
 def dialog_peer_to_tl(peer_id: int):
     return types.DialogPeer(peer=_peer(peer_id))
+
+
+# --- Saved Messages sublists (private_app.saved_dialogs) ----------------------------------
+
+
+def saved_dialogs_to_tl(page, users: list, chats: list):
+    dialogs = [
+        types.SavedDialog(pinned=d.pinned, peer=saved_peer_to_tl(d.saved_peer), top_message=d.top["id"])
+        for d in page.dialogs
+    ]
+    msgs = [message_to_tl(d.top) for d in page.dialogs]
+    if page.complete and page.count <= len(dialogs):
+        return types.messages.SavedDialogs(dialogs=dialogs, messages=msgs, chats=chats, users=users)
+    return types.messages.SavedDialogsSlice(
+        count=page.count, dialogs=dialogs, messages=msgs, chats=chats, users=users
+    )
+
+
+def saved_dialog_pinned_update_to_tl(saved_peer: int, pinned: bool):
+    return types.UpdateSavedDialogPinned(
+        pinned=pinned, peer=types.DialogPeer(peer=saved_peer_to_tl(saved_peer))
+    )
+
+
+def pinned_saved_dialogs_update_to_tl(order: list[int]):
+    return types.UpdatePinnedSavedDialogs(order=[types.DialogPeer(peer=saved_peer_to_tl(k)) for k in order])

@@ -257,15 +257,6 @@ async def get_top_reactions(ctx, req: functions.messages.GetTopReactions):
     return rx_tl.reactions_list_to_tl(filled[:limit], req.hash)
 
 
-@rpc(functions.messages.GetSavedReactionTags)
-async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionTags):
-    """Tag titles (per-peer counts are not modelled: every tag counts 0)."""
-    me = viewer(ctx)
-    if req.peer is not None:
-        await resolve_peer(me, req.peer)
-    return rx_tl.saved_tags_to_tl(await reaction_lists.saved_tags(me), req.hash)
-
-
 @rpc(functions.messages.UpdateSavedReactionTag)
 async def update_saved_reaction_tag(ctx, req: functions.messages.UpdateSavedReactionTag):
     me = viewer(ctx)
