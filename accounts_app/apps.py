@@ -13,6 +13,7 @@ RPC_MODULES = (
     "privacy",
     "password",
     "login_email",
+    "settings",
 )
 
 
@@ -33,3 +34,7 @@ class AccountsConfig(AppConfig):
         from accounts_app import app_config, tl_convert
 
         app_config.contribute(tl_convert.APP_CONFIG)
+        from accounts_app import account_deletion
+        from edge_app import background
+
+        background.register("accounts.self_destruct", account_deletion.run_self_destruct_job)

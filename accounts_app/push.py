@@ -100,3 +100,18 @@ async def _login_token_accepted(payload: dict, edge) -> None:
         update = tl_convert.login_token_update_to_tl()
         for session in sessions:
             await deliver(session, update)
+
+
+CONFIG_CHANGED = "accounts.config_changed"
+
+
+async def push_config_changed(user_id: int, exclude=None) -> None:
+    """The user's other sessions re-read help.getConfig (a new default reaction)."""
+    await push_to_users([user_id], CONFIG_CHANGED, {}, exclude=exclude)
+
+
+@renderer(CONFIG_CHANGED)
+async def _render_config_changed(payload: dict, viewer_user_id: int):
+    from accounts_app.tl_convert_account import config_changed_to_tl
+
+    return config_changed_to_tl()

@@ -68,6 +68,8 @@ def user_to_tl(
     show_phone: bool | None = None,
     show_status: bool = True,
     blocked_viewer: bool = False,
+    color: dict | None = None,
+    profile_color: dict | None = None,
 ):
     """One ``user`` as ``viewer_id`` sees it.
 
@@ -100,7 +102,15 @@ def user_to_tl(
         photo=profile_photo_to_tl(user.photo),
         status=status,
         lang_code=(user.lang_code or None) if is_self else None,
+        color=peer_color_to_tl(color),
+        profile_color=peer_color_to_tl(profile_color),
     )
+
+
+def peer_color_to_tl(c: dict | None):
+    if not c:
+        return None
+    return types.PeerColor(color=c.get("color"), background_emoji_id=c.get("background_emoji_id") or None)
 
 
 def _views_to_tl(views: list[UserView], viewer_id: int) -> list:
@@ -115,6 +125,8 @@ def _views_to_tl(views: list[UserView], viewer_id: int) -> list:
             show_phone=v.show_phone,
             show_status=v.show_status,
             blocked_viewer=v.blocked_viewer,
+            color=v.color,
+            profile_color=v.profile_color,
         )
         for v in views
     ]
@@ -140,13 +152,24 @@ async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:
     return await in_thread(users_to_tl_sync)(list(user_ids), viewer_id)
 
 
-def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+def user_full_to_tl_sync(
+    user_id: int,
+    viewer_id: int,
+    *,
+    common_chats_count: int = 0,
+    chats=(),
+    settings=None,
+    personal_channel=None,
+):
+    """``settings``: the user's AccountSettings (birthday); ``personal_channel``: its
+    (channel id, top message id) when the viewer may see it (the channel in ``chats``)."""
     user = User.objects.filter(id=user_id).first()
     if user is None:
         return None
     users = users_to_tl_sync([user_id], viewer_id)
     blocked = blocking.is_blocked(viewer_id, user_id)
-    seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES))
+    seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES, privacy.BIRTHDAY))
+    birthday = settings.birthday if settings is not None and user_id in seen[privacy.BIRTHDAY] else None
     full = types.UserFull(
         id=user.id,
         blocked=blocked,
@@ -156,15 +179,29 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         notify_settings=peer_notify_settings_to_tl(get_settings(viewer_id, USER, user_id)),
         profile_photo=_photo_renderer(user.photo) if user.photo and _photo_renderer else None,
         common_chats_count=common_chats_count,
+        birthday=types.Birthday(day=birthday["day"], month=birthday["month"], year=birthday.get("year"))
+        if birthday
+        else None,
+        personal_channel_id=personal_channel[0] if personal_channel else None,
+        personal_channel_message=personal_channel[1] if personal_channel else None,
     )
     return types.users.UserFull(full_user=full, chats=list(chats), users=users)
 
 
-async def user_full_to_tl(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+async def user_full_to_tl(
+    user_id: int,
+    viewer_id: int,
+    *,
+    common_chats_count: int = 0,
+    chats=(),
+    settings=None,
+    personal_channel=None,
+):
     """``users.userFull`` of ``user_id`` for ``viewer_id`` (None for an unknown id)."""
     return await in_thread(user_full_to_tl_sync)(
-        user_id, viewer_id, common_chats_count=common_chats_count, chats=chats
-    )
+        user_id, viewer_id, common_chats_count=common_chats_count, chats=chats, settings=settings,
+        personal_channel=personal_channel,
+    )  # fmt: skip
 
 
 # --- login ---------------------------------------------------------------------------
@@ -473,23 +510,6 @@ def lang_pack_difference_to_tl(lang_code: str, from_version: int = 0):
     )
 
 
-def auto_download_settings_to_tl():
-    def level(photo: int, video: int, file: int):
-        return types.AutoDownloadSettings(
-            photo_size_max=photo,
-            video_size_max=video,
-            file_size_max=file,
-            video_upload_maxbitrate=100,
-            small_queue_active_operations_max=5,
-            large_queue_active_operations_max=2,
-        )
-
-    mb = 1024 * 1024
-    return types.account.AutoDownloadSettings(
-        low=level(mb, 0, 0), medium=level(mb, 10 * mb, mb), high=level(mb, 15 * mb, 3 * mb)
-    )
-
-
 def empty_all_stickers():
     return types.messages.AllStickers(hash=0, sets=[])
 
@@ -567,7 +587,6 @@ STARTUP_ANSWERS = {
     "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
     "account.getContentSettings": lambda req: types.account.ContentSettings(),
-    "account.getGlobalPrivacySettings": lambda req: types.GlobalPrivacySettings(),
     "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
@@ -581,13 +600,11 @@ STARTUP_ANSWERS = {
     "account.getChannelRestrictedStatusEmojis": lambda req: empty_emoji_list(),
     "account.getContactSignUpNotification": lambda req: False,
     "account.getSavedRingtones": lambda req: types.account.SavedRingtones(hash=0, ringtones=[]),
-    "account.getAutoDownloadSettings": lambda req: auto_download_settings_to_tl(),
     "account.getWebAuthorizations": lambda req: types.account.WebAuthorizations(authorizations=[], users=[]),
     "account.getConnectedBots": lambda req: types.account.ConnectedBots(connected_bots=[], users=[]),
     "account.getReactionsNotifySettings": lambda req: types.ReactionsNotifySettings(
         sound=types.NotificationSoundDefault(), show_previews=True
     ),
-    "account.getAccountTTL": lambda req: types.AccountDaysTTL(days=365),
     "account.registerDevice": lambda req: True,
     "account.unregisterDevice": lambda req: True,
     "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(

@@ -222,6 +222,14 @@ LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
 # development, off in production unless asked (the console's login codes page has it).
 LOG_LOGIN_CODES = env_bool("LOG_LOGIN_CODES", DEBUG)
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
+# help.getSupport: the phone of the account that answers users' questions (empty: the
+# built-in service account "Telegram", 777000).
+SUPPORT_PHONE = env("SUPPORT_PHONE", "")
+# account.deleteAccount without the password of an account that has one waits this long
+# (Telegram: a week); the self-destruct job (inactive accounts past their TTL, waited-for
+# deletions) runs this often in each listener process.
+ACCOUNT_DELETE_WAIT_SECONDS = int(env("ACCOUNT_DELETE_WAIT_SECONDS", str(7 * 86400)))
+ACCOUNT_TTL_JOB_INTERVAL = float(env("ACCOUNT_TTL_JOB_INTERVAL", "3600"))
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).

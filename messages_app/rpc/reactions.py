@@ -333,3 +333,21 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
     if date is None:
         raise MessageNotReadYetError()
     return rx_tl.outbox_read_date_to_tl(date)
+
+
+@rpc(functions.messages.SetDefaultReaction)
+async def set_default_reaction(ctx, req: functions.messages.SetDefaultReaction):
+    """The double-tap reaction of all the user's devices (help.getConfig's
+    reactions_default): the others re-read their config."""
+    from asgiref.sync import sync_to_async
+
+    from accounts_app import account_settings
+    from accounts_app.push import push_config_changed
+
+    me = viewer(ctx)
+    reaction = rx.canonical(core_tl.reaction_from_tl(req.reaction))
+    if reaction not in rx.STANDARD_SET:
+        raise ReactionInvalidError()
+    await sync_to_async(account_settings.do_set_default_reaction)(me, reaction)
+    await push_config_changed(me, exclude=own_session(ctx))
+    return True
