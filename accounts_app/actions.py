@@ -221,6 +221,11 @@ def do_import_contacts(owner_id: int, contacts: list[PhoneContact]) -> list[tupl
         .exclude(id=owner_id)
         .values_list("phone", "id")
     )
+    # Only those whose "find me by my number" rule lets the importer find them.
+    from accounts_app.contact_links import findable_by_phone
+
+    findable = findable_by_phone(owner_id, list(users.values()))
+    users = {phone: uid for phone, uid in users.items() if uid in findable}
     imported = []
     with transaction.atomic():
         for phone, user_id in users.items():

@@ -306,6 +306,10 @@ def login_token_update_to_tl():
 # --- contacts ------------------------------------------------------------------------
 
 
+def exported_contact_token_to_tl(token: str, expires: int):
+    return types.ExportedContactToken(url=f"tg://contact?token={token}", expires=expires)
+
+
 def contacts_to_tl(contact_rows: list[tuple[int, bool]], users: list, saved_count: int = 0):
     return types.contacts.Contacts(
         contacts=[types.Contact(user_id=uid, mutual=mutual) for uid, mutual in contact_rows],
