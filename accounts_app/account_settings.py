@@ -174,3 +174,8 @@ def colors(user_ids: list[int]) -> dict[int, tuple[dict | None, dict | None]]:
 
 def user_exists(user_id: int) -> bool:
     return User.objects.filter(id=user_id, deleted=False).exists()
+
+
+def do_set_contact_signup_silent(user_id: int, silent: bool) -> None:
+    """account.setContactSignUpNotification."""
+    _update(user_id, contact_signup_silent=silent)

@@ -14,6 +14,7 @@ RPC_MODULES = (
     "password",
     "login_email",
     "settings",
+    "takeout",
 )
 
 
@@ -31,6 +32,9 @@ class AccountsConfig(AppConfig):
         from accounts_app.authorizer import authorize
 
         registry.set_authorizer(authorize)
+        from accounts_app import takeout
+
+        registry.set_takeout_checker(takeout.check)
         from accounts_app import app_config, tl_convert
 
         app_config.contribute(tl_convert.APP_CONFIG)

@@ -226,3 +226,4 @@ class TwoStepPassword(models.Model):
 from .models_login_tokens import *  # noqa: E402, F403
 from .models_reactions import *  # noqa: E402, F403  (so Django sees the reaction lists)
 from .models_settings import *  # noqa: E402, F403
+from .models_takeout import *  # noqa: E402, F403

@@ -25,6 +25,8 @@ class AccountSettings(models.Model):
     # account.updateColor: {"color", "background_emoji_id"} for names / the profile
     color = models.JSONField(null=True, blank=True)
     profile_color = models.JSONField(null=True, blank=True)
+    # account.setContactSignUpNotification(silent): no "X joined Telegram" notices
+    contact_signup_silent = models.BooleanField(default=False)
     # account.deleteAccount of an account with a password, without the password: the
     # deletion waits until then (the self-destruct job carries it out)
     delete_at = models.DateTimeField(null=True, blank=True)

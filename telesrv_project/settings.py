@@ -230,6 +230,11 @@ SUPPORT_PHONE = env("SUPPORT_PHONE", "")
 # deletions) runs this often in each listener process.
 ACCOUNT_DELETE_WAIT_SECONDS = int(env("ACCOUNT_DELETE_WAIT_SECONDS", str(7 * 86400)))
 ACCOUNT_TTL_JOB_INTERVAL = float(env("ACCOUNT_TTL_JOB_INTERVAL", "3600"))
+# Data exports (account.initTakeoutSession): a device logged in for less than this many
+# seconds waits (TAKEOUT_INIT_DELAY_X; Telegram: a day); wrapped requests per second and
+# export session before FLOOD_WAIT.
+TAKEOUT_INIT_DELAY = int(env("TAKEOUT_INIT_DELAY", "0"))
+TAKEOUT_RATE = float(env("TAKEOUT_RATE", "30"))
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).
