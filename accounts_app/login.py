@@ -80,6 +80,7 @@ class DeviceInfo:
     app_name: str = ""
     app_version: str = ""
     ip: str = ""
+    lang_code: str = ""  # initConnection's: the language the device shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,7 @@ def _authorize(
         "app_name": device.app_name[:128],
         "app_version": device.app_version[:64],
         "ip": device.ip[:64],
+        "lang_code": device.lang_code[:16],
     }
     existing = Authorization.objects.select_for_update().filter(perm_auth_key_id=perm_auth_key_id).first()
     if existing is not None:

@@ -96,6 +96,8 @@ class Authorization(models.Model):
     app_name = models.CharField(max_length=128, blank=True, default="")
     app_version = models.CharField(max_length=64, blank=True, default="")
     ip = models.CharField(max_length=64, blank=True, default="")
+    # The language the device uses (initConnection's lang_code), kept per authorization.
+    lang_code = models.CharField(max_length=16, blank=True, default="", db_default="")
     created = models.DateTimeField(auto_now_add=True)
     active = models.DateTimeField(auto_now=True)
     # The login code was right but the account has a two-step password: the key

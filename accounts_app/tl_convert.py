@@ -494,26 +494,6 @@ def app_config_to_tl(client_hash: int):
     return types.help.AppConfig(hash=config_hash, config=json_to_tl(config))
 
 
-def english_language_to_tl():
-    return types.LangPackLanguage(
-        official=True,
-        name="English",
-        native_name="English",
-        lang_code="en",
-        plural_code="en",
-        strings_count=0,
-        translated_count=0,
-        translations_url="",
-    )
-
-
-def lang_pack_difference_to_tl(lang_code: str, from_version: int = 0):
-    # No server-side strings: clients keep their built-in English texts.
-    return types.LangPackDifference(
-        lang_code=lang_code or "en", from_version=from_version, version=from_version, strings=[]
-    )
-
-
 def empty_all_stickers():
     return types.messages.AllStickers(hash=0, sets=[])
 
@@ -568,11 +548,6 @@ STARTUP_ANSWERS_NO_AUTH = {
     ),
     "help.getAppUpdate": lambda req: types.help.NoAppUpdate(),
     "help.saveAppLog": lambda req: True,
-    "langpack.getLangPack": lambda req: lang_pack_difference_to_tl(req.lang_code),
-    "langpack.getDifference": lambda req: lang_pack_difference_to_tl(req.lang_code, req.from_version),
-    "langpack.getStrings": lambda req: [],
-    "langpack.getLanguages": lambda req: [english_language_to_tl()],
-    "langpack.getLanguage": lambda req: english_language_to_tl(),
     "auth.initPasskeyLogin": lambda req: passkey_login_options_to_tl(),
 }
 

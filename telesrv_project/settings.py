@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "channels",
     "edge_app",
     "accounts_app",
+    "langpacks_app",
     "channels_app",
     "private_app",
     "media_app",

@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from accounts_app.models import Authorization
 from tests.e2e.test_channels import logged_in, make_live_telethon
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,6 +41,9 @@ async def test_telethon_qr_login_accepted_by_another_session(edge_server, edge_d
     # The accepting device sees the session; the token never works again.
     auths = (await a(functions.account.GetAuthorizationsRequest())).authorizations
     assert accepted.hash in {x.hash for x in auths}
+    # the new session keeps its device's language (initConnection's lang_code)
+    row = await Authorization.objects.aget(hash=accepted.hash)
+    assert row.lang_code == "en" and row.user_id == alice.id
     with pytest.raises(errors.AuthTokenAlreadyAcceptedError):
         await a(functions.auth.AcceptLoginTokenRequest(token=qr.token))
 

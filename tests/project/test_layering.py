@@ -16,6 +16,7 @@ LAYERS = (
     ("mtproto",),
     ("edge_app",),
     ("accounts_app",),
+    ("langpacks_app",),
     ("message_core",),
     ("media_app",),
     ("channels_app", "private_app"),
