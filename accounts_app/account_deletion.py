@@ -103,6 +103,24 @@ def delete_expired_batch(now=None, batch: int = BATCH) -> list[Deactivation]:
     return done
 
 
+# Devices idle past their account's authorization TTL (account.setAuthorizationTTL).
+_STALE_AUTHORIZATIONS = """
+DELETE FROM authorizations a
+ USING (SELECT a2.id FROM authorizations a2 LEFT JOIN account_settings s ON s.user_id = a2.user_id
+         WHERE a2.active < %(now)s - make_interval(days => COALESCE(s.authorization_ttl_days, 180))
+         ORDER BY a2.id LIMIT %(batch)s FOR UPDATE OF a2 SKIP LOCKED) stale
+ WHERE a.id = stale.id
+RETURNING a.perm_auth_key_id
+"""
+
+
+def expire_authorizations_batch(now=None, batch: int = BATCH) -> list[int]:
+    """Log out one batch of idle devices; their permanent key ids."""
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(_STALE_AUTHORIZATIONS, {"now": now or timezone.now(), "batch": batch})
+        return [r[0] for r in cur.fetchall()]
+
+
 async def announce(result: Deactivation) -> None:
     """What a deletion tells the edges: forget its keys, contacts see it gone."""
     from accounts_app.push import push_name_to_watchers
@@ -118,6 +136,8 @@ async def run_self_destruct_job() -> None:
     """The listener's background job (registered in AccountsConfig.ready)."""
     from asgiref.sync import sync_to_async
 
+    from edge_app import registry
+
     while True:
         try:
             while True:
@@ -125,6 +145,12 @@ async def run_self_destruct_job() -> None:
                 for result in done:
                     await announce(result)
                 if len(done) < BATCH:
+                    break
+            while True:
+                keys = await sync_to_async(expire_authorizations_batch, thread_sensitive=False)()
+                for key_id in keys:
+                    registry.forget_authorization(key_id)
+                if len(keys) < BATCH:
                     break
         except Exception as exc:
             log.warning("self-destruct job postponed: %s", exc)

@@ -179,3 +179,23 @@ def user_exists(user_id: int) -> bool:
 def do_set_contact_signup_silent(user_id: int, silent: bool) -> None:
     """account.setContactSignUpNotification."""
     _update(user_id, contact_signup_silent=silent)
+
+
+AUTHORIZATION_TTL_MIN, AUTHORIZATION_TTL_MAX = 7, 366
+
+
+def authorization_ttl_days(user_id: int) -> int:
+    return get(user_id).authorization_ttl_days or 180
+
+
+def do_set_authorization_ttl(user_id: int, days: int) -> None:
+    """account.setAuthorizationTTL: devices idle longer are logged out (by the
+    self-destruct job). Telegram's apps offer 1 week .. 1 year."""
+    if not AUTHORIZATION_TTL_MIN <= days <= AUTHORIZATION_TTL_MAX:
+        raise TtlDaysInvalidError()
+    _update(user_id, authorization_ttl_days=days)
+
+
+def do_set_sensitive_enabled(user_id: int, enabled: bool) -> None:
+    """account.setContentSettings."""
+    _update(user_id, sensitive_enabled=enabled)

@@ -25,6 +25,10 @@ class AccountSettings(models.Model):
     # account.updateColor: {"color", "background_emoji_id"} for names / the profile
     color = models.JSONField(null=True, blank=True)
     profile_color = models.JSONField(null=True, blank=True)
+    # account.setAuthorizationTTL: devices inactive this long are logged out
+    authorization_ttl_days = models.IntegerField(default=180)
+    # account.setContentSettings: show sensitive media
+    sensitive_enabled = models.BooleanField(default=False)
     # account.setContactSignUpNotification(silent): no "X joined Telegram" notices
     contact_signup_silent = models.BooleanField(default=False)
     # account.deleteAccount of an account with a password, without the password: the

@@ -306,6 +306,10 @@ def login_token_update_to_tl():
 # --- contacts ------------------------------------------------------------------------
 
 
+def saved_contacts_to_tl(rows: list[tuple[str, str, str, int]]):
+    return [types.SavedPhoneContact(phone=p, first_name=f, last_name=last, date=d) for p, f, last, d in rows]
+
+
 def exported_contact_token_to_tl(token: str, expires: int):
     return types.ExportedContactToken(url=f"tg://contact?token={token}", expires=expires)
 
@@ -552,6 +556,21 @@ STARTUP_ANSWERS_NO_AUTH = {
 }
 
 STARTUP_ANSWERS = {
+    "account.toggleSponsoredMessages": lambda req: True,  # there are no sponsored messages
+    "account.resetWebAuthorizations": lambda req: True,  # there are no web logins
+    "help.getPremiumPromo": lambda req: types.help.PremiumPromo(
+        status_text="", status_entities=[], video_sections=[], videos=[], period_options=[], users=[]
+    ),
+    "payments.getStarsTopupOptions": lambda req: [],
+    "payments.getStarsGiftOptions": lambda req: [],
+    "payments.getStarsGiveawayOptions": lambda req: [],
+    "payments.getStarGifts": lambda req: types.payments.StarGifts(hash=0, gifts=[], chats=[], users=[]),
+    "payments.getStarsTransactions": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
+    "payments.getStarsSubscriptions": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
     "payments.getStarsStatus": lambda req: types.payments.StarsStatus(
         balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
     ),
@@ -565,7 +584,6 @@ STARTUP_ANSWERS = {
     "help.dismissSuggestion": lambda req: True,
     "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
-    "account.getContentSettings": lambda req: types.account.ContentSettings(),
     "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),

@@ -72,3 +72,9 @@ def reaction_to_tl(reaction: str):
     if reaction.startswith("custom:"):
         return types.ReactionCustomEmoji(document_id=int(reaction[7:]))
     return types.ReactionEmoji(emoticon=reaction)
+
+
+def content_settings_to_tl(sensitive_enabled: bool):
+    return types.account.ContentSettings(
+        sensitive_enabled=sensitive_enabled or None, sensitive_can_change=True
+    )

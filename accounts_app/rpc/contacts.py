@@ -172,3 +172,9 @@ async def import_contact_token(ctx, req: functions.contacts.ImportContactToken):
     user_id = await sync_to_async(contact_links.import_contact_token)(req.token)
     (user,) = await tl_convert.users_to_tl([user_id], me)
     return user
+
+
+@rpc(functions.contacts.GetSaved)
+async def get_saved(ctx, req):
+    rows = await sync_to_async(actions.saved_contacts)(viewer_id(ctx))
+    return tl_convert.saved_contacts_to_tl(rows)

@@ -17,7 +17,7 @@ from accounts_app import (
     two_step,
 )
 from accounts_app.actions import USER_PROFILE_UPDATE
-from accounts_app.models import User
+from accounts_app.models import Authorization, User
 from accounts_app.phones import normalize_phone
 from accounts_app.rpc.context import own_session, viewer_id
 from accounts_app.tl_convert_settings import srp_proof_from_tl
@@ -26,7 +26,7 @@ from edge_app import registry
 from edge_app.registry import rpc
 from edge_app.rpc.help import add_config_hook
 from tl import functions, types
-from tl.errors import ColorInvalidError, PhoneNumberOccupiedError
+from tl.errors import ColorInvalidError, HashInvalidError, PhoneNumberOccupiedError
 
 
 async def _profile_changed(ctx, user_id: int) -> None:
@@ -152,3 +152,40 @@ async def _own_default_reaction(ctx, config) -> None:
     if user_id is not None:
         reaction = await sync_to_async(account_settings.default_reaction)(user_id)
         config.reactions_default = tl_convert_account.reaction_to_tl(reaction)
+
+
+@rpc(functions.account.GetContentSettings)
+async def get_content_settings(ctx, req):
+    row = await sync_to_async(account_settings.get)(viewer_id(ctx))
+    return tl_convert_account.content_settings_to_tl(row.sensitive_enabled)
+
+
+@rpc(functions.account.SetContentSettings)
+async def set_content_settings(ctx, req: functions.account.SetContentSettings):
+    await sync_to_async(account_settings.do_set_sensitive_enabled)(
+        viewer_id(ctx), bool(req.sensitive_enabled)
+    )
+    return True
+
+
+@rpc(functions.account.SetAuthorizationTTL)
+async def set_authorization_ttl(ctx, req: functions.account.SetAuthorizationTTL):
+    await sync_to_async(account_settings.do_set_authorization_ttl)(viewer_id(ctx), req.authorization_ttl_days)
+    return True
+
+
+@rpc(functions.account.ChangeAuthorizationSettings)
+async def change_authorization_settings(ctx, req: functions.account.ChangeAuthorizationSettings):
+    """The "new login" notice confirmed; calls and secret chats do not exist here, so
+    their switches have nothing to change. HASH_INVALID for another user's session."""
+    me = viewer_id(ctx)
+    exists = await Authorization.objects.filter(user_id=me, hash=req.hash).aexists()
+    if not exists and req.hash != 0:
+        raise HashInvalidError()
+    return True
+
+
+@rpc(functions.account.ResetWebAuthorization)
+async def reset_web_authorization(ctx, req):
+    viewer_id(ctx)
+    raise HashInvalidError()  # there are no web logins to end

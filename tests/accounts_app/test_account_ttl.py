@@ -64,3 +64,13 @@ def test_a_waited_for_deletion_runs_when_due_and_a_password_login_stops_it():
     assert account_deletion.do_cancel_scheduled_deletion(user.id)
     AccountSettings.objects.filter(user=user).update(delete_at=timezone.now() - timedelta(seconds=1))
     assert [d.user.id for d in account_deletion.delete_expired_batch()] == [user.id]
+
+
+def test_idle_devices_past_the_authorization_ttl_are_logged_out():
+    user = _user("15550009200", idle_days=1)
+    account_settings.do_set_authorization_ttl(user.id, 7)
+    fresh = Authorization.objects.create(perm_auth_key_id=201, user=user, hash=201)
+    idle = Authorization.objects.create(perm_auth_key_id=202, user=user, hash=202)
+    Authorization.objects.filter(id=idle.id).update(active=timezone.now() - timedelta(days=8))
+    assert account_deletion.expire_authorizations_batch() == [202]
+    assert list(Authorization.objects.filter(user=user).values_list("id", flat=True)) == [fresh.id]

@@ -158,3 +158,33 @@ async def test_delete_account_waits_for_accounts_with_a_password(edge_server, ed
     bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
     assert await b(functions.account.DeleteAccountRequest(reason="bye"))
     assert (await User.objects.aget(id=bob.id)).deleted
+
+
+async def test_sessions_content_and_saved_contacts(edge_server, edge_db, clients):
+    from telethon import errors, functions, types
+
+    _alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
+    bob, _b, bob_phone, _bc = await logged_in(edge_server, "Bob", clients)
+    a2 = await _second_session(edge_server, phone, code, clients)
+
+    assert await a(functions.account.SetContentSettingsRequest(sensitive_enabled=True))
+    seen = await a2(functions.account.GetContentSettingsRequest())
+    assert seen.sensitive_enabled and seen.sensitive_can_change
+
+    with pytest.raises(errors.TtlDaysInvalidError):
+        await a(functions.account.SetAuthorizationTTLRequest(authorization_ttl_days=1000))
+    assert await a(functions.account.SetAuthorizationTTLRequest(authorization_ttl_days=30))
+    auths = await a2(functions.account.GetAuthorizationsRequest())
+    assert auths.authorization_ttl_days == 30
+    other = next(x for x in auths.authorizations if not x.current)
+    assert await a2(functions.account.ChangeAuthorizationSettingsRequest(hash=other.hash, confirmed=True))
+    with pytest.raises(errors.HashInvalidError):
+        await a2(functions.account.ChangeAuthorizationSettingsRequest(hash=12345, confirmed=True))
+
+    await a(functions.contacts.ImportContactsRequest([
+        types.InputPhoneContact(client_id=1, phone=bob_phone, first_name="Bobby", last_name="B")
+    ]))  # fmt: skip
+    saved = await a2(functions.contacts.GetSavedRequest())
+    assert [(s.first_name, s.last_name) for s in saved] == [("Bobby", "B")]
+    assert saved[0].phone in ("", bob_phone)  # Bob's phone rule decides
+    assert bob.id
