@@ -53,3 +53,25 @@ async def personal_channel(viewer_id: int, channel_id: int) -> tuple[list, int]:
     except Exception:
         log.exception("personal channel %d for %d failed", channel_id, viewer_id)
         return [], 0
+
+
+# media_app renders the background the viewer set for a private chat (userFull.wallpaper):
+# ``fn(viewer_id, user_id) -> (TL WallPaper, overridden) | None``; synchronous, it runs in
+# the thread that builds the userFull.
+_wallpaper_renderer: Callable | None = None
+
+
+def register_wallpaper_renderer(fn):
+    global _wallpaper_renderer
+    _wallpaper_renderer = fn
+    return fn
+
+
+def chat_wallpaper(viewer_id: int, user_id: int):
+    if _wallpaper_renderer is None:
+        return None
+    try:
+        return _wallpaper_renderer(viewer_id, user_id)
+    except Exception:
+        log.exception("wallpaper of %d for %d failed", user_id, viewer_id)
+        return None

@@ -170,6 +170,9 @@ def user_full_to_tl_sync(
     blocked = blocking.is_blocked(viewer_id, user_id)
     seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES, privacy.BIRTHDAY))
     birthday = settings.birthday if settings is not None and user_id in seen[privacy.BIRTHDAY] else None
+    from accounts_app.full_user import chat_wallpaper
+
+    wallpaper = chat_wallpaper(viewer_id, user_id) if user_id != viewer_id else None
     full = types.UserFull(
         id=user.id,
         blocked=blocked,
@@ -184,6 +187,8 @@ def user_full_to_tl_sync(
         else None,
         personal_channel_id=personal_channel[0] if personal_channel else None,
         personal_channel_message=personal_channel[1] if personal_channel else None,
+        wallpaper=wallpaper[0] if wallpaper else None,
+        wallpaper_overridden=(wallpaper[1] or None) if wallpaper else None,
     )
     return types.users.UserFull(full_user=full, chats=list(chats), users=users)
 
@@ -584,7 +589,6 @@ STARTUP_ANSWERS = {
     "help.dismissSuggestion": lambda req: True,
     "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
-    "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
