@@ -199,3 +199,21 @@ def do_set_authorization_ttl(user_id: int, days: int) -> None:
 def do_set_sensitive_enabled(user_id: int, enabled: bool) -> None:
     """account.setContentSettings."""
     _update(user_id, sensitive_enabled=enabled)
+
+
+def contact_birthdays(viewer_id: int) -> list[tuple[int, dict]]:
+    """contacts.getBirthdays: the viewer's contacts whose birthday their privacy rule
+    shows the viewer (Telegram Desktop suggests greetings from it)."""
+    from accounts_app import privacy
+    from accounts_app.models import Contact
+
+    ids = list(Contact.objects.filter(owner_id=viewer_id).values_list("user_id", flat=True)[:10_000])
+    rows = dict(
+        AccountSettings.objects.filter(user_id__in=ids, birthday__isnull=False).values_list(
+            "user_id", "birthday"
+        )
+    )
+    if not rows:
+        return []
+    seen = privacy.visibility(viewer_id, list(rows), (privacy.BIRTHDAY,))[privacy.BIRTHDAY]
+    return [(uid, b) for uid, b in sorted(rows.items()) if uid in seen and b]

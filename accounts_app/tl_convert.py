@@ -311,6 +311,18 @@ def login_token_update_to_tl():
 # --- contacts ------------------------------------------------------------------------
 
 
+def contact_birthdays_to_tl(rows: list[tuple[int, dict]], users: list):
+    return types.contacts.ContactBirthdays(
+        contacts=[
+            types.ContactBirthday(
+                contact_id=uid, birthday=types.Birthday(day=b["day"], month=b["month"], year=b.get("year"))
+            )
+            for uid, b in rows
+        ],
+        users=users,
+    )
+
+
 def saved_contacts_to_tl(rows: list[tuple[str, str, str, int]]):
     return [types.SavedPhoneContact(phone=p, first_name=f, last_name=last, date=d) for p, f, last, d in rows]
 
@@ -635,7 +647,6 @@ STARTUP_ANSWERS = {
         quick_replies=[], messages=[], chats=[], users=[]
     ),
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
-    "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
     "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),
     "messages.getPaidReactionPrivacy": lambda req: updates_to_tl([], []),

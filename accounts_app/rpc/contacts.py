@@ -178,3 +178,13 @@ async def import_contact_token(ctx, req: functions.contacts.ImportContactToken):
 async def get_saved(ctx, req):
     rows = await sync_to_async(actions.saved_contacts)(viewer_id(ctx))
     return tl_convert.saved_contacts_to_tl(rows)
+
+
+@rpc(functions.contacts.GetBirthdays)
+async def get_birthdays(ctx, req):
+    from accounts_app import account_settings
+
+    me = viewer_id(ctx)
+    rows = await sync_to_async(account_settings.contact_birthdays)(me)
+    users = await tl_convert.users_to_tl([uid for uid, _ in rows], me)
+    return tl_convert.contact_birthdays_to_tl(rows, users)

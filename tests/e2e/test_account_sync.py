@@ -84,6 +84,11 @@ async def test_settings_follow_the_account(edge_server, edge_db, clients):
         key=types.InputPrivacyKeyBirthday(), rules=[types.InputPrivacyValueAllowAll()]
     ))  # fmt: skip
     assert (await b(functions.users.GetFullUserRequest(alice_for_bob))).full_user.birthday.year == 2000
+    assert (await b(functions.contacts.GetBirthdaysRequest())).contacts == []  # not his contact
+    await b(functions.contacts.AddContactRequest(alice_for_bob, "Alice", "", ""))
+    birthdays = await b(functions.contacts.GetBirthdaysRequest())
+    assert [(c.contact_id, c.birthday.day) for c in birthdays.contacts] == [(alice.id, 29)]
+    assert [u.id for u in birthdays.users] == [alice.id]
 
     # colours: everyone sees them on the user
     with pytest.raises(errors.RPCError, match="COLOR_INVALID"):
