@@ -187,6 +187,7 @@ def user_full_to_tl_sync(
         else None,
         personal_channel_id=personal_channel[0] if personal_channel else None,
         personal_channel_message=personal_channel[1] if personal_channel else None,
+        read_dates_private=bool(settings and (settings.global_privacy or {}).get("hide_read_marks")) or None,
         wallpaper=wallpaper[0] if wallpaper else None,
         wallpaper_overridden=(wallpaper[1] or None) if wallpaper else None,
     )

@@ -73,6 +73,12 @@ SELECT o AS id,
        EXISTS (SELECT 1 FROM {BLOCKS} k
                 WHERE k.owner_id = o AND k.user_id = CASE WHEN o = %(s)s THEN %(p)s ELSE %(s)s END)
          AS blocks_other,
+       -- the recipient archives new chats with non-contacts (setGlobalPrivacySettings)
+       (o <> %(s)s
+        AND EXISTS (SELECT 1 FROM account_settings st WHERE st.user_id = o
+                     AND (st.global_privacy ->> 'archive_and_mute_new_noncontact_peers')::boolean)
+        AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.owner_id = o AND ct.user_id = %(s)s))
+         AS archives_new,
        CASE WHEN o = %(s)s THEN (
          SELECT json_agg(json_build_object(
                   'random_id', b.random_id, 'message', json_build_object(
@@ -98,7 +104,7 @@ WITH msg AS (
 ), box AS (
   SELECT * FROM jsonb_to_recordset(%(boxes)s::jsonb)
          AS b(ord int, owner_id bigint, box_id int, peer_id bigint, "out" bool, reply_to int,
-              random_id bigint, pts bigint, saved_peer bigint)
+              random_id bigint, pts bigint, saved_peer bigint, folder int)
 ), ins_msg AS (
   INSERT INTO {MESSAGES} (id, sender_id, date, message, entities, fwd_from, media, grouped_id,
                           edit_date, silent)
@@ -118,7 +124,7 @@ WITH msg AS (
 ), tops AS (
   INSERT INTO {DIALOGS} (owner_id, peer_id, top_box_id, top_date, read_inbox_max_id,
                          read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)
-  SELECT owner_id, peer_id, max(box_id), %(date)s, 0, 0, false, 0, false, 0
+  SELECT owner_id, peer_id, max(box_id), %(date)s, 0, 0, false, max(folder), false, 0
     FROM box GROUP BY owner_id, peer_id
   ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id, top_date = EXCLUDED.top_date
 )
@@ -197,7 +203,7 @@ async def write_messages(
             rows = [
                 {"ord": b["ord"], "owner_id": b["owner_id"], "box_id": b["id"], "peer_id": b["peer_id"], "out": b["out"],
                  "reply_to": b["reply_to_msg_id"], "random_id": b["random_id"], "pts": b["pts"],
-                 "saved_peer": b["saved_peer"]}
+                 "saved_peer": b["saved_peer"], "folder": 1 if users[b["owner_id"]].get("archives_new") else 0}
                 for b in boxes
             ]  # fmt: skip
             cur = await conn.execute(

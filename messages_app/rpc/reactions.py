@@ -329,6 +329,17 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
         raise PeerIdInvalidError()
     if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
         raise MessageIdInvalidError()
+    # Read dates are mutual: whoever hides their own (setGlobalPrivacySettings
+    # hide_read_marks) sees nobody's.
+    from asgiref.sync import sync_to_async
+
+    from accounts_app import account_settings
+    from tl.errors import UserPrivacyRestrictedError, YourPrivacyRestrictedError
+
+    if (await sync_to_async(account_settings.global_privacy)(me))["hide_read_marks"]:
+        raise YourPrivacyRestrictedError()
+    if (await sync_to_async(account_settings.global_privacy)(p.user_id))["hide_read_marks"]:
+        raise UserPrivacyRestrictedError()
     date = await private_reactions.outbox_read_date(me, p.user_id, req.msg_id)
     if date is None:
         raise MessageNotReadYetError()

@@ -193,3 +193,45 @@ async def test_sessions_content_and_saved_contacts(edge_server, edge_db, clients
     assert [(s.first_name, s.last_name) for s in saved] == [("Bobby", "B")]
     assert saved[0].phone in ("", bob_phone)  # Bob's phone rule decides
     assert bob.id
+
+
+async def test_new_chats_from_non_contacts_are_archived_when_asked(edge_server, edge_db, clients):
+    from telethon import functions, types
+
+    alice, a, _phone, _code = await logged_in(edge_server, "Alice", clients)
+    bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
+    carol, c, _cp, _cc = await logged_in(edge_server, "Carol", clients)
+    await a(functions.contacts.AddContactRequest(input_user(alice, carol), "Carol", "", ""))
+    await a(functions.account.SetGlobalPrivacySettingsRequest(
+        types.GlobalPrivacySettings(archive_and_mute_new_noncontact_peers=True)
+    ))  # fmt: skip
+    await b.send_message(input_user(bob, alice), "hi from a stranger")
+    await c.send_message(input_user(carol, alice), "hi from a contact")
+    peers = [types.InputDialogPeer(input_user(alice, bob)), types.InputDialogPeer(input_user(alice, carol))]
+    dialogs = (await a(functions.messages.GetPeerDialogsRequest(peers))).dialogs
+    folders = {d.peer.user_id: d.folder_id for d in dialogs}
+    assert folders[bob.id] == 1 and not folders[carol.id]
+
+
+async def test_hidden_read_marks_hide_read_dates_both_ways(edge_server, edge_db, clients):
+    from telethon import errors, functions, types
+
+    alice, a, _phone, _code = await logged_in(edge_server, "Alice", clients)
+    bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
+    sent = await a.send_message(input_user(alice, bob), "read me")
+    await b.send_read_acknowledge(input_user(bob, alice), max_id=10**6)
+    got = await a(functions.messages.GetOutboxReadDateRequest(peer=input_user(alice, bob), msg_id=sent.id))
+    assert got.date
+    await b(
+        functions.account.SetGlobalPrivacySettingsRequest(types.GlobalPrivacySettings(hide_read_marks=True))
+    )
+    with pytest.raises(errors.UserPrivacyRestrictedError):
+        await a(functions.messages.GetOutboxReadDateRequest(peer=input_user(alice, bob), msg_id=sent.id))
+    assert (await a(functions.users.GetFullUserRequest(input_user(alice, bob)))).full_user.read_dates_private
+    await b(functions.account.SetGlobalPrivacySettingsRequest(types.GlobalPrivacySettings()))
+    await a(
+        functions.account.SetGlobalPrivacySettingsRequest(types.GlobalPrivacySettings(hide_read_marks=True))
+    )
+    with pytest.raises(errors.RPCError) as err:
+        await a(functions.messages.GetOutboxReadDateRequest(peer=input_user(alice, bob), msg_id=sent.id))
+    assert err.value.code == 403 and err.value.message == "YOUR_PRIVACY_RESTRICTED"
