@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts_app import two_step
 from accounts_app.account_settings import DEFAULT_TTL_DAYS
 from accounts_app.deactivation import Deactivation, do_deactivate_user
-from accounts_app.models import AccountSettings
+from accounts_app.models import AccountSettings, User
 from tl.errors import TwoFaConfirmWaitError
 
 log = logging.getLogger("telesrv.accounts")
@@ -57,7 +57,17 @@ def do_delete_account(user_id: int, proof: two_step.SrpProof | None) -> Deactiva
             raise TwoFaConfirmWaitError(seconds=wait)
         two_step.verify(user_id, proof)
     log.info("user %d deleted their account", user_id)
-    return do_deactivate_user(user_id)
+    return _delete(user_id)
+
+
+def _delete(user_id: int) -> Deactivation:
+    """Deactivate the account and free its phone number: unlike an operator's ban, a
+    deleted account's number may sign up again as a new account, as on Telegram. The
+    placeholder starts with 0, which no country code does."""
+    with transaction.atomic():
+        result = do_deactivate_user(user_id)
+        User.objects.filter(id=user_id).update(phone=f"0{user_id}")
+    return result
 
 
 def do_cancel_scheduled_deletion(user_id: int) -> bool:
@@ -96,7 +106,7 @@ def delete_expired_batch(now=None, batch: int = BATCH) -> list[Deactivation]:
             )
             ids = [r[0] for r in cur.fetchall()]
         for user_id in ids:
-            done.append(do_deactivate_user(user_id))
+            done.append(_delete(user_id))
         AccountSettings.objects.filter(user_id__in=ids).update(delete_at=None)
     if ids:
         log.info("self-destruct: deleted %d inactive or scheduled accounts", len(ids))

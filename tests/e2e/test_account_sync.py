@@ -17,6 +17,13 @@ from tests.e2e.test_channels import collect, input_user, logged_in, make_live_te
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+async def _connected(server, clients: list):
+    client = make_live_telethon(server)
+    clients.append(client)
+    await client.connect()
+    return client
+
+
 async def _second_session(server, phone: str, code: str, clients: list):
     client = make_live_telethon(server)
     clients.append(client)
@@ -160,9 +167,12 @@ async def test_delete_account_waits_for_accounts_with_a_password(edge_server, ed
     assert [d.user.id for d in first] == [alice.id] and again == []
     assert (await User.objects.aget(id=alice.id)).deleted
 
-    bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
+    bob, b, bob_phone, _bob_code = await logged_in(edge_server, "Bob", clients)
     assert await b(functions.account.DeleteAccountRequest(reason="bye"))
     assert (await User.objects.aget(id=bob.id)).deleted
+    # the number is free again: it signs up as a new account
+    again = await harness.login_telethon(await _connected(edge_server, clients), bob_phone, first_name="Bob2")
+    assert again.id != bob.id and not (await User.objects.aget(id=again.id)).deleted
 
 
 async def test_sessions_content_and_saved_contacts(edge_server, edge_db, clients):
