@@ -26,7 +26,7 @@ from accounts_app import two_step
 from accounts_app.account_settings import DEFAULT_TTL_DAYS
 from accounts_app.deactivation import Deactivation, do_deactivate_user
 from accounts_app.models import AccountSettings, User
-from tl.errors import TwoFaConfirmWaitError
+from tl.errors import TwofaConfirmWaitError
 
 log = logging.getLogger("telesrv.accounts")
 
@@ -54,7 +54,7 @@ def do_delete_account(user_id: int, proof: two_step.SrpProof | None) -> Deactiva
                     row.delete_at = now + timedelta(seconds=delete_wait_seconds())
                     row.save(update_fields=["delete_at", "updated"])
                 wait = max(1, int((row.delete_at - now).total_seconds()))
-            raise TwoFaConfirmWaitError(seconds=wait)
+            raise TwofaConfirmWaitError(seconds=wait)
         two_step.verify(user_id, proof)
     log.info("user %d deleted their account", user_id)
     return _delete(user_id)
