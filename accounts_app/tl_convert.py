@@ -574,6 +574,7 @@ STARTUP_ANSWERS_NO_AUTH = {
 }
 
 STARTUP_ANSWERS = {
+    "help.getSupportName": lambda req: types.help.SupportName(name="Support"),
     "account.toggleSponsoredMessages": lambda req: True,  # there are no sponsored messages
     "account.resetWebAuthorizations": lambda req: True,  # there are no web logins
     "help.getPremiumPromo": lambda req: types.help.PremiumPromo(
