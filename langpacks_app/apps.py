@@ -6,4 +6,4 @@ class LangpacksConfig(AppConfig):
     verbose_name = "Language packs"
 
     def ready(self) -> None:
-        from langpacks_app import rpc  # noqa: F401  (registers the langpack.* handlers)
+        from langpacks_app import push, rpc  # noqa: F401  (registers the langpack.* handlers, the push)

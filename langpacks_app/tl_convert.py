@@ -46,3 +46,9 @@ def difference_to_tl(d: Difference):
         version=d.version,
         strings=[string_to_tl(s) for s in d.strings],
     )
+
+
+def lang_pack_too_long_to_tl(lang_code: str):
+    import time
+
+    return types.UpdateShort(update=types.UpdateLangPackTooLong(lang_code=lang_code), date=int(time.time()))

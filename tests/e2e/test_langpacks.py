@@ -7,13 +7,14 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.management import call_command
 
-from tests.e2e.test_channels import logged_in
+from tests.e2e import harness
+from tests.e2e.test_channels import collect, logged_in, make_live_telethon, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def test_load_and_fetch_a_language(edge_server, edge_db, clients, tmp_path):
-    from telethon import functions, types
+    from telethon import events, functions, types
 
     _alice, a, _phone, _code = await logged_in(edge_server, "Alice", clients)
     path = tmp_path / "de.strings"
@@ -34,9 +35,21 @@ async def test_load_and_fetch_a_language(edge_server, edge_db, clients, tmp_path
     )
 
     path.write_text('"lng_a" = "AA";\n"lng_b" = "B";\n', encoding="utf-8")
+    # a logged-in client showing German is told to fetch the difference
+    heard = []
+    de_client = make_live_telethon(edge_server)
+    clients.append(de_client)
+    de_client._init_request.lang_code = "de"
+    de_client._init_request.lang_pack = "tdesktop"
+    de_client.add_event_handler(collect(heard), events.Raw(types.UpdateLangPackTooLong))
+    await de_client.connect()
+    await harness.login_telethon(de_client)
+    await de_client.get_dialogs()
     await sync_to_async(call_command)(
         "loadlangpack", str(path), code="de", pack="tdesktop", name="German", native_name="Deutsch"
     )
+    await wait_for(lambda: heard)
+    assert heard[0].lang_code == "de"
     diff = await a(
         functions.langpack.GetDifferenceRequest(lang_pack="tdesktop", lang_code="de", from_version=1)
     )

@@ -41,6 +41,15 @@ class Command(BaseCommand):
         except (OSError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         lang = result.language
+        if result.added or result.changed or result.deleted:
+            from asgiref.sync import async_to_sync
+
+            from langpacks_app.push import announce_change
+
+            try:
+                async_to_sync(announce_change)(lang.lang_pack, lang.lang_code)
+            except Exception as exc:  # Redis down: clients catch up at their next start
+                self.stderr.write(f"connected clients not told: {exc}")
         self.stdout.write(
             f"{lang}: version {lang.version}, {lang.strings_count} strings "
             f"(+{result.added} ~{result.changed} -{result.deleted})"
