@@ -221,6 +221,11 @@ def do_import_contacts(owner_id: int, contacts: list[PhoneContact]) -> list[tupl
         .exclude(id=owner_id)
         .values_list("phone", "id")
     )
+    # Only those whose "find me by my number" rule lets the importer find them.
+    from accounts_app.contact_links import findable_by_phone
+
+    findable = findable_by_phone(owner_id, list(users.values()))
+    users = {phone: uid for phone, uid in users.items() if uid in findable}
     imported = []
     with transaction.atomic():
         for phone, user_id in users.items():
@@ -358,3 +363,27 @@ def contact_owners_of(user_id: int, limit: int) -> list[int]:
     return list(
         Contact.objects.filter(user_id=user_id).order_by("id").values_list("owner_id", flat=True)[:limit]
     )
+
+
+def saved_contacts(owner_id: int) -> list[tuple[str, str, str, int]]:
+    """contacts.getSaved (a data export's contact list): ``(phone, first name, last name,
+    date added)`` of the owner's contacts; the phone only where its owner lets the
+    viewer see it."""
+    from accounts_app import privacy
+
+    rows = list(
+        Contact.objects.filter(owner_id=owner_id).select_related("user").order_by("id")[:CONTACTS_CAP]
+    )
+    seen = privacy.visibility(owner_id, [c.user_id for c in rows], (privacy.PHONE_NUMBER,))[
+        privacy.PHONE_NUMBER
+    ]
+    return [
+        (
+            c.user.phone if c.user_id in seen else "",
+            c.first_name or c.user.first_name,
+            c.last_name or c.user.last_name,
+            int(c.created.timestamp()),
+        )
+        for c in rows
+        if not c.user.deleted
+    ]

@@ -13,6 +13,8 @@ RPC_MODULES = (
     "privacy",
     "password",
     "login_email",
+    "settings",
+    "takeout",
 )
 
 
@@ -30,3 +32,13 @@ class AccountsConfig(AppConfig):
         from accounts_app.authorizer import authorize
 
         registry.set_authorizer(authorize)
+        from accounts_app import takeout
+
+        registry.set_takeout_checker(takeout.check)
+        from accounts_app import app_config, tl_convert
+
+        app_config.contribute(tl_convert.APP_CONFIG)
+        from accounts_app import account_deletion
+        from edge_app import background
+
+        background.register("accounts.self_destruct", account_deletion.run_self_destruct_job)

@@ -80,6 +80,7 @@ class DeviceInfo:
     app_name: str = ""
     app_version: str = ""
     ip: str = ""
+    lang_code: str = ""  # initConnection's: the language the device shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,7 @@ def _authorize(
         "app_name": device.app_name[:128],
         "app_version": device.app_version[:64],
         "ip": device.ip[:64],
+        "lang_code": device.lang_code[:16],
     }
     existing = Authorization.objects.select_for_update().filter(perm_auth_key_id=perm_auth_key_id).first()
     if existing is not None:
@@ -302,9 +304,13 @@ def do_recover_password_login(perm_auth_key_id: int, code: str, new) -> User:
 
 
 def _finish_password_login(perm_auth_key_id: int, user_id: int) -> User:
+    from accounts_app.account_deletion import do_cancel_scheduled_deletion
+
     Authorization.objects.filter(perm_auth_key_id=perm_auth_key_id, user_id=user_id).update(
         password_pending=False
     )
+    # The owner proved the password: a deletion waiting for it stops.
+    do_cancel_scheduled_deletion(user_id)
     log.info(
         "user %d signed in with its password on key %016x", user_id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF
     )
@@ -367,3 +373,27 @@ def authorized_user_id(perm_auth_key_id: int) -> int | None:
             perm_auth_key_id=perm_auth_key_id, active__lt=now - ACTIVE_RESOLUTION
         ).update(active=now)
     return user_id
+
+
+def do_change_phone(user_id: int, phone: str, phone_code_hash: str, phone_code: str) -> User:
+    """account.changePhone with the code account.sendChangePhoneCode sent to the new
+    number. PHONE_NUMBER_OCCUPIED when the number got an account meanwhile."""
+    now = timezone.now()
+    with transaction.atomic():
+        code, error = _check_code(phone, phone_code_hash, phone_code, now)
+        if error is None:
+            if User.objects.filter(phone=code.phone).exists():
+                raise PhoneNumberOccupiedError()
+            code.used = True
+            code.save(update_fields=["used"])
+            user = User.objects.select_for_update().get(id=user_id)
+            old = user.phone
+            user.phone = code.phone
+            user.save(update_fields=["phone"])
+    if error is not None:
+        raise error
+    from accounts_app.render_changes import user_render_changed
+
+    user_render_changed(user_id)
+    log.info("user %d changed phone +%s -> +%s", user_id, old, user.phone)
+    return user

@@ -100,6 +100,8 @@ class Authorization(models.Model):
     app_name = models.CharField(max_length=128, blank=True, default="")
     app_version = models.CharField(max_length=64, blank=True, default="")
     ip = models.CharField(max_length=64, blank=True, default="")
+    # The language the device uses (initConnection's lang_code), kept per authorization.
+    lang_code = models.CharField(max_length=16, blank=True, default="", db_default="")
     created = models.DateTimeField(auto_now_add=True)
     active = models.DateTimeField(auto_now=True)
     # The login code was right but the account has a two-step password: the key
@@ -227,4 +229,7 @@ class TwoStepPassword(models.Model):
         db_table = "two_step_passwords"
 
 
+from .models_login_tokens import *  # noqa: E402, F403
 from .models_reactions import *  # noqa: E402, F403  (so Django sees the reaction lists)
+from .models_settings import *  # noqa: E402, F403
+from .models_takeout import *  # noqa: E402, F403

@@ -55,7 +55,8 @@ IDS_MAX = 1000  # users or chats in one rule
 
 ALLOW_ALL = [{"t": "allow_all"}]
 # Telegram's defaults: the phone number is for contacts, everything else for everyone.
-DEFAULTS = {PHONE_NUMBER: [{"t": "allow_contacts"}]}
+# Telegram shows phone numbers and birthdays to contacts by default.
+DEFAULTS = {PHONE_NUMBER: [{"t": "allow_contacts"}], BIRTHDAY: [{"t": "allow_contacts"}]}
 
 PRIVACY_UPDATE = "account.privacy"  # payload: key, rules
 

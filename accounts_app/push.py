@@ -6,7 +6,7 @@ import logging
 
 from accounts_app import tl_convert
 from accounts_app.updates import PUSH_KIND, Rendered, UserUpdate, render_event
-from edge_app.push import push_to_users, renderer
+from edge_app.push import deliver, publish, push_to_users, renderer, subscriber
 
 
 @renderer(PUSH_KIND)
@@ -83,3 +83,35 @@ async def push_photo_to_watchers(user_id: int) -> None:
     """Tell the user's own sessions and its contacts' owners that its profile photo changed."""
     await push_to_users([user_id], PHOTO_KIND, {"user_id": user_id})
     await _push_to_watchers(user_id, PHOTO_KIND, {"user_id": user_id})
+
+
+LOGIN_TOKEN_KIND = "accounts.login_token_accepted"
+
+
+async def push_login_token_accepted(perm_auth_key_id: int) -> None:
+    """Tell the key waiting on its QR code (on whichever edge holds it) to export again."""
+    await publish(LOGIN_TOKEN_KIND, {"perm_auth_key_id": perm_auth_key_id})
+
+
+@subscriber(LOGIN_TOKEN_KIND)
+async def _login_token_accepted(payload: dict, edge) -> None:
+    sessions = edge.sessions_of_perm_key(int(payload["perm_auth_key_id"]))
+    if sessions:
+        update = tl_convert.login_token_update_to_tl()
+        for session in sessions:
+            await deliver(session, update)
+
+
+CONFIG_CHANGED = "accounts.config_changed"
+
+
+async def push_config_changed(user_id: int, exclude=None) -> None:
+    """The user's other sessions re-read help.getConfig (a new default reaction)."""
+    await push_to_users([user_id], CONFIG_CHANGED, {}, exclude=exclude)
+
+
+@renderer(CONFIG_CHANGED)
+async def _render_config_changed(payload: dict, viewer_user_id: int):
+    from accounts_app.tl_convert_account import config_changed_to_tl
+
+    return config_changed_to_tl()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
-import zlib
+import secrets
 from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
 
-from accounts_app import blocking, privacy, user_views
+from accounts_app import app_config, blocking, privacy, user_views
 from accounts_app.access import user_access_hash
 from accounts_app.models import Authorization, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
@@ -79,6 +79,8 @@ def user_to_tl(
     show_phone: bool | None = None,
     show_status: bool = True,
     blocked_viewer: bool = False,
+    color: dict | None = None,
+    profile_color: dict | None = None,
 ):
     """One ``user`` as ``viewer_id`` sees it.
 
@@ -120,7 +122,15 @@ def user_to_tl(
         bot_nochats=bool(bot.get("nochats")) if bot is not None else None,
         bot_chat_history=bool(bot.get("history")) if bot is not None else None,
         bot_inline_placeholder=(bot.get("placeholder") or None) if bot is not None else None,
+        color=peer_color_to_tl(color),
+        profile_color=peer_color_to_tl(profile_color),
     )
+
+
+def peer_color_to_tl(c: dict | None):
+    if not c:
+        return None
+    return types.PeerColor(color=c.get("color"), background_emoji_id=c.get("background_emoji_id") or None)
 
 
 def _views_to_tl(views: list[UserView], viewer_id: int) -> list:
@@ -135,6 +145,8 @@ def _views_to_tl(views: list[UserView], viewer_id: int) -> list:
             show_phone=v.show_phone,
             show_status=v.show_status,
             blocked_viewer=v.blocked_viewer,
+            color=v.color,
+            profile_color=v.profile_color,
         )
         for v in views
     ]
@@ -160,13 +172,27 @@ async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:
     return await in_thread(users_to_tl_sync)(list(user_ids), viewer_id)
 
 
-def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+def user_full_to_tl_sync(
+    user_id: int,
+    viewer_id: int,
+    *,
+    common_chats_count: int = 0,
+    chats=(),
+    settings=None,
+    personal_channel=None,
+):
+    """``settings``: the user's AccountSettings (birthday); ``personal_channel``: its
+    (channel id, top message id) when the viewer may see it (the channel in ``chats``)."""
     user = User.objects.filter(id=user_id).first()
     if user is None:
         return None
     users = users_to_tl_sync([user_id], viewer_id)
     blocked = blocking.is_blocked(viewer_id, user_id)
-    seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES))
+    seen = privacy.visibility(viewer_id, [user_id], (privacy.ABOUT, privacy.VOICE_MESSAGES, privacy.BIRTHDAY))
+    birthday = settings.birthday if settings is not None and user_id in seen[privacy.BIRTHDAY] else None
+    from accounts_app.full_user import chat_wallpaper
+
+    wallpaper = chat_wallpaper(viewer_id, user_id) if user_id != viewer_id else None
     full = types.UserFull(
         id=user.id,
         blocked=blocked,
@@ -179,15 +205,32 @@ def user_full_to_tl_sync(user_id: int, viewer_id: int, *, common_chats_count: in
         bot_info=_bot_info_renderer(user_id, viewer_id)
         if user.bot is not None and _bot_info_renderer
         else None,
+        birthday=types.Birthday(day=birthday["day"], month=birthday["month"], year=birthday.get("year"))
+        if birthday
+        else None,
+        personal_channel_id=personal_channel[0] if personal_channel else None,
+        personal_channel_message=personal_channel[1] if personal_channel else None,
+        read_dates_private=bool(settings and (settings.global_privacy or {}).get("hide_read_marks")) or None,
+        wallpaper=wallpaper[0] if wallpaper else None,
+        wallpaper_overridden=(wallpaper[1] or None) if wallpaper else None,
     )
     return types.users.UserFull(full_user=full, chats=list(chats), users=users)
 
 
-async def user_full_to_tl(user_id: int, viewer_id: int, *, common_chats_count: int = 0, chats=()):
+async def user_full_to_tl(
+    user_id: int,
+    viewer_id: int,
+    *,
+    common_chats_count: int = 0,
+    chats=(),
+    settings=None,
+    personal_channel=None,
+):
     """``users.userFull`` of ``user_id`` for ``viewer_id`` (None for an unknown id)."""
     return await in_thread(user_full_to_tl_sync)(
-        user_id, viewer_id, common_chats_count=common_chats_count, chats=chats
-    )
+        user_id, viewer_id, common_chats_count=common_chats_count, chats=chats, settings=settings,
+        personal_channel=personal_channel,
+    )  # fmt: skip
 
 
 # --- login ---------------------------------------------------------------------------
@@ -276,32 +319,64 @@ def login_token_to_tl(token: bytes, expires: int):
     return types.auth.LoginToken(expires=expires, token=token)
 
 
-def authorizations_to_tl(rows: list[Authorization], current_key_id: int, ttl_days: int):
-    return types.account.Authorizations(
-        authorization_ttl_days=ttl_days,
-        authorizations=[
-            types.Authorization(
-                current=a.perm_auth_key_id == current_key_id,
-                official_app=False,
-                hash=0 if a.perm_auth_key_id == current_key_id else a.hash,
-                device_model=a.device_model or "Unknown",
-                platform=a.platform or "",
-                system_version=a.system_version or "",
-                api_id=a.api_id,
-                app_name=a.app_name or "Unknown",
-                app_version=a.app_version or "",
-                date_created=_ts(a.created),
-                date_active=_ts(a.active),
-                ip=a.ip or "",
-                country="",
-                region="",
-            )
-            for a in rows
-        ],
+def authorization_row_to_tl(a: Authorization, current_key_id: int):
+    current = a.perm_auth_key_id == current_key_id
+    return types.Authorization(
+        current=current,
+        official_app=False,
+        password_pending=a.password_pending,
+        hash=0 if current else a.hash,
+        device_model=a.device_model or "Unknown",
+        platform=a.platform or "",
+        system_version=a.system_version or "",
+        api_id=a.api_id,
+        app_name=a.app_name or "Unknown",
+        app_version=a.app_version or "",
+        date_created=_ts(a.created),
+        date_active=_ts(a.active),
+        ip=a.ip or "",
+        country="",
+        region="",
     )
 
 
+def authorizations_to_tl(rows: list[Authorization], current_key_id: int, ttl_days: int):
+    return types.account.Authorizations(
+        authorization_ttl_days=ttl_days,
+        authorizations=[authorization_row_to_tl(a, current_key_id) for a in rows],
+    )
+
+
+def login_token_success_to_tl(self_user):
+    return types.auth.LoginTokenSuccess(authorization=authorization_to_tl(self_user))
+
+
+def login_token_update_to_tl():
+    """What a key waiting on its QR code hears when a device accepted the token."""
+    return update_short_to_tl(types.UpdateLoginToken())
+
+
 # --- contacts ------------------------------------------------------------------------
+
+
+def contact_birthdays_to_tl(rows: list[tuple[int, dict]], users: list):
+    return types.contacts.ContactBirthdays(
+        contacts=[
+            types.ContactBirthday(
+                contact_id=uid, birthday=types.Birthday(day=b["day"], month=b["month"], year=b.get("year"))
+            )
+            for uid, b in rows
+        ],
+        users=users,
+    )
+
+
+def saved_contacts_to_tl(rows: list[tuple[str, str, str, int]]):
+    return [types.SavedPhoneContact(phone=p, first_name=f, last_name=last, date=d) for p, f, last, d in rows]
+
+
+def exported_contact_token_to_tl(token: str, expires: int):
+    return types.ExportedContactToken(url=f"tg://contact?token={token}", expires=expires)
 
 
 def contacts_to_tl(contact_rows: list[tuple[int, bool]], users: list, saved_count: int = 0):
@@ -443,7 +518,6 @@ def updates_to_tl(updates: list, users: list, chats: list = (), date: datetime |
 # What clients ask right after connecting and on their first screen, answered with the
 # "nothing here" form of each type. docs/startup-calls.md lists them and says why.
 
-APP_CONFIG_HASH = 2  # clients send 0 first; any other value means they hold this config
 # The limits the server applies, so clients offer what it accepts (reactions: the
 # per-user and per-message caps of message_core.reactions; read receipts: the windows
 # of channels_app.actions.read_receipts and private_app's read dates).
@@ -463,61 +537,30 @@ def _later(seconds: int) -> int:
     return int(timezone.now().timestamp()) + seconds
 
 
-def _app_config_hash() -> int:
-    # The version is part of the config: an upgraded server hands clients the new one.
-    return (APP_CONFIG_HASH * 1_000_003 + zlib.crc32(settings.TELESRV_VERSION.encode())) & 0x7FFFFFFF
+def json_to_tl(value):
+    """A JSON value (what json.loads gives) as TL's JSONValue."""
+    if value is None:
+        return types.JsonNull()
+    if isinstance(value, bool):
+        return types.JsonBool(value=value)
+    if isinstance(value, int | float):
+        return types.JsonNumber(value=float(value))
+    if isinstance(value, str):
+        return types.JsonString(value=value)
+    if isinstance(value, list | tuple):
+        return types.JsonArray(value=[json_to_tl(v) for v in value])
+    if isinstance(value, dict):
+        return types.JsonObject(
+            value=[types.JsonObjectValue(key=str(k), value=json_to_tl(v)) for k, v in value.items()]
+        )
+    raise TypeError(f"not a JSON value: {value!r}")
 
 
 def app_config_to_tl(client_hash: int):
-    if client_hash == _app_config_hash():
+    config, config_hash = app_config.current()
+    if client_hash == config_hash:
         return types.help.AppConfigNotModified()
-    values = [
-        types.JsonObjectValue(key=k, value=types.JsonNumber(value=float(v))) for k, v in APP_CONFIG.items()
-    ]
-    # The server's release (telesrv_project.version), for operators and support tools;
-    # help.getAppUpdate stays noAppUpdate: it offers clients a new build of their own
-    # app, which this server does not distribute.
-    values.append(
-        types.JsonObjectValue(key="telesrv_version", value=types.JsonString(value=settings.TELESRV_VERSION))
-    )
-    return types.help.AppConfig(hash=_app_config_hash(), config=types.JsonObject(value=values))
-
-
-def english_language_to_tl():
-    return types.LangPackLanguage(
-        official=True,
-        name="English",
-        native_name="English",
-        lang_code="en",
-        plural_code="en",
-        strings_count=0,
-        translated_count=0,
-        translations_url="",
-    )
-
-
-def lang_pack_difference_to_tl(lang_code: str, from_version: int = 0):
-    # No server-side strings: clients keep their built-in English texts.
-    return types.LangPackDifference(
-        lang_code=lang_code or "en", from_version=from_version, version=from_version, strings=[]
-    )
-
-
-def auto_download_settings_to_tl():
-    def level(photo: int, video: int, file: int):
-        return types.AutoDownloadSettings(
-            photo_size_max=photo,
-            video_size_max=video,
-            file_size_max=file,
-            video_upload_maxbitrate=100,
-            small_queue_active_operations_max=5,
-            large_queue_active_operations_max=2,
-        )
-
-    mb = 1024 * 1024
-    return types.account.AutoDownloadSettings(
-        low=level(mb, 0, 0), medium=level(mb, 10 * mb, mb), high=level(mb, 15 * mb, 3 * mb)
-    )
+    return types.help.AppConfig(hash=config_hash, config=json_to_tl(config))
 
 
 def empty_emoji_statuses():
@@ -542,6 +585,20 @@ def emoji_keywords_to_tl(lang_code: str, from_version: int = 0):
     )
 
 
+def passkey_login_options_to_tl():
+    """No account can register a passkey here, so the WebAuthn request lists none: the
+    web apps' passkey autofill on the login screen simply finds nothing to offer."""
+    options = {
+        "publicKey": {
+            "challenge": base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode(),
+            "timeout": 60000,
+            "userVerification": "preferred",
+            "allowCredentials": [],
+        }
+    }
+    return types.auth.PasskeyLoginOptions(options=types.DataJSON(data=json.dumps(options)))
+
+
 # tl_name -> fn(request) -> answer. Registered by accounts_app.rpc.startup; each name
 # is in docs/startup-calls.md.
 STARTUP_ANSWERS_NO_AUTH = {
@@ -552,14 +609,30 @@ STARTUP_ANSWERS_NO_AUTH = {
     ),
     "help.getAppUpdate": lambda req: types.help.NoAppUpdate(),
     "help.saveAppLog": lambda req: True,
-    "langpack.getLangPack": lambda req: lang_pack_difference_to_tl(req.lang_code),
-    "langpack.getDifference": lambda req: lang_pack_difference_to_tl(req.lang_code, req.from_version),
-    "langpack.getStrings": lambda req: [],
-    "langpack.getLanguages": lambda req: [english_language_to_tl()],
-    "langpack.getLanguage": lambda req: english_language_to_tl(),
+    "auth.initPasskeyLogin": lambda req: passkey_login_options_to_tl(),
 }
 
 STARTUP_ANSWERS = {
+    "help.getSupportName": lambda req: types.help.SupportName(name="Support"),
+    "account.toggleSponsoredMessages": lambda req: True,  # there are no sponsored messages
+    "account.resetWebAuthorizations": lambda req: True,  # there are no web logins
+    "help.getPremiumPromo": lambda req: types.help.PremiumPromo(
+        status_text="", status_entities=[], video_sections=[], videos=[], period_options=[], users=[]
+    ),
+    "payments.getStarsTopupOptions": lambda req: [],
+    "payments.getStarsGiftOptions": lambda req: [],
+    "payments.getStarsGiveawayOptions": lambda req: [],
+    "payments.getStarGifts": lambda req: types.payments.StarGifts(hash=0, gifts=[], chats=[], users=[]),
+    "payments.getStarsTransactions": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
+    "payments.getStarsSubscriptions": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
+    "payments.getStarsStatus": lambda req: types.payments.StarsStatus(
+        balance=types.StarsAmount(amount=0, nanos=0), chats=[], users=[]
+    ),
+    "payments.getPremiumGiftCodeOptions": lambda req: [],
     "help.acceptTermsOfService": lambda req: True,
     "help.getPromoData": lambda req: types.help.PromoDataEmpty(expires=_later(PROMO_EXPIRES)),
     "help.getInviteText": lambda req: types.help.InviteText(message="Join me on this Telegram server."),
@@ -569,9 +642,6 @@ STARTUP_ANSWERS = {
     "help.dismissSuggestion": lambda req: True,
     "help.getDeepLinkInfo": lambda req: types.help.DeepLinkInfoEmpty(),
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
-    "account.getContentSettings": lambda req: types.account.ContentSettings(),
-    "account.getGlobalPrivacySettings": lambda req: types.GlobalPrivacySettings(),
-    "account.getWallPapers": lambda req: types.account.WallPapers(hash=0, wallpapers=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
@@ -582,15 +652,12 @@ STARTUP_ANSWERS = {
     "account.getDefaultGroupPhotoEmojis": lambda req: empty_emoji_list(),
     "account.getDefaultBackgroundEmojis": lambda req: empty_emoji_list(),
     "account.getChannelRestrictedStatusEmojis": lambda req: empty_emoji_list(),
-    "account.getContactSignUpNotification": lambda req: False,
     "account.getSavedRingtones": lambda req: types.account.SavedRingtones(hash=0, ringtones=[]),
-    "account.getAutoDownloadSettings": lambda req: auto_download_settings_to_tl(),
     "account.getWebAuthorizations": lambda req: types.account.WebAuthorizations(authorizations=[], users=[]),
     "account.getConnectedBots": lambda req: types.account.ConnectedBots(connected_bots=[], users=[]),
     "account.getReactionsNotifySettings": lambda req: types.ReactionsNotifySettings(
         sound=types.NotificationSoundDefault(), show_previews=True
     ),
-    "account.getAccountTTL": lambda req: types.AccountDaysTTL(days=365),
     "account.registerDevice": lambda req: True,
     "account.unregisterDevice": lambda req: True,
     "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(
@@ -608,7 +675,6 @@ STARTUP_ANSWERS = {
         quick_replies=[], messages=[], chats=[], users=[]
     ),
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
-    "contacts.getBirthdays": lambda req: types.contacts.ContactBirthdays(contacts=[], users=[]),
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
     "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),
     "messages.getPaidReactionPrivacy": lambda req: updates_to_tl([], []),

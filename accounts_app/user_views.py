@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accounts_app import blocking, privacy
+from accounts_app import account_settings, blocking, privacy
 from accounts_app.models import Contact, User
 from edge_app.orm_threads import in_thread
 
@@ -33,6 +33,9 @@ class UserView:
     show_phone: bool
     show_status: bool
     blocked_viewer: bool  # this user blocked the viewer (hides their last-seen)
+    # account.updateColor: {"color", "background_emoji_id"} of the name and the profile
+    color: dict | None = None
+    profile_color: dict | None = None
 
 
 def views_sync(user_ids: list[int], viewer_id: int) -> list[UserView]:
@@ -46,6 +49,7 @@ def views_sync(user_ids: list[int], viewer_id: int) -> list[UserView]:
     )
     seen = privacy.visibility(viewer_id, list(users), VIEW_KEYS, contact_of=theirs)
     blockers = blocking.blockers_among(viewer_id, [i for i in users if i != viewer_id])
+    colors = account_settings.colors(list(users))
     return [
         UserView(
             users[i],
@@ -54,6 +58,8 @@ def views_sync(user_ids: list[int], viewer_id: int) -> list[UserView]:
             show_phone=i in seen[privacy.PHONE_NUMBER],
             show_status=i in seen[privacy.STATUS],
             blocked_viewer=i in blockers,
+            color=colors.get(i, (None, None))[0],
+            profile_color=colors.get(i, (None, None))[1],
         )
         for i in user_ids
         if i in users
@@ -71,8 +77,9 @@ SELECT u.id, u.phone, u.first_name, u.last_name, u.username, u.lang_code,
        (SELECT p.rules FROM privacy_settings p
          WHERE p.user_id = u.id AND p.key = %(status_key)s) AS status_rules,
        (SELECT p.rules FROM privacy_settings p
-         WHERE p.user_id = u.id AND p.key = %(phone_key)s) AS phone_rules
-  FROM users u
+         WHERE p.user_id = u.id AND p.key = %(phone_key)s) AS phone_rules,
+       s.color, s.profile_color
+  FROM users u LEFT JOIN account_settings s ON s.user_id = u.id
  WHERE u.id = ANY(%(ids)s)
 """
 _USER_COLUMNS = (
@@ -115,6 +122,8 @@ async def read_views(conn, user_ids: list[int], viewer_id: int) -> list[UserView
             show_phone=is_self or privacy.allows(phone_rules, viewer_id, is_contact=row["mutual"]),
             show_status=is_self or privacy.allows(status_rules, viewer_id, is_contact=row["mutual"]),
             blocked_viewer=row["blocked_viewer"] and not is_self,
+            color=row["color"],
+            profile_color=row["profile_color"],
         )
     if by_chats:
         for view in await in_thread(views_sync)(by_chats, viewer_id):

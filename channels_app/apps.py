@@ -16,6 +16,7 @@ RPC_MODULES = (
     "stats",
     "search",
     "discussion",
+    "personal_channel",
 )
 
 

@@ -152,6 +152,8 @@ class EdgeDispatcher:
                     ctx.session.user_id = user_id
                 if registry._gates:
                     await registry.check_gates(name, user_id)
+            if ctx.takeout_id is not None:
+                await registry.check_takeout(ctx, name)
             result = await self._with_db_retry(
                 name, lambda: registration.handler(ctx, request), retry=name in RETRY_AFTER_DB_LOSS
             )

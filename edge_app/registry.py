@@ -133,3 +133,22 @@ def _forget_locally(perm_auth_key_id: int) -> None:
 @push.subscriber("edge.forget_authorization")
 async def _forget_authorization(event: dict, edge: Any) -> None:
     _forget_locally(int(event["perm_auth_key_id"]))
+
+
+# --- invokeWithTakeout -------------------------------------------------------------------
+#
+# accounts_app installs the check of a request wrapped in invokeWithTakeout: the export
+# session is the user's and open (TAKEOUT_INVALID otherwise), and its pace.
+
+TakeoutChecker = Callable[[Any, str], Awaitable[None]]
+_takeout_checker: TakeoutChecker | None = None
+
+
+def set_takeout_checker(fn: TakeoutChecker) -> None:
+    global _takeout_checker
+    _takeout_checker = fn
+
+
+async def check_takeout(ctx: Any, name: str) -> None:
+    if _takeout_checker is not None:
+        await _takeout_checker(ctx, name)

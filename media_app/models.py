@@ -69,3 +69,59 @@ class ProfilePhoto(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user_id", "photo_id"], name="media_profile_user_photo")
         ]
+
+
+class WallPaper(models.Model):
+    """A chat background uploaded by a user (account.uploadWallPaper): an image document
+    anyone may fetch by its ``slug`` (t.me/bg/<slug>), as on Telegram."""
+
+    id = models.BigIntegerField(primary_key=True)
+    access_hash = models.BigIntegerField()
+    slug = models.CharField(max_length=64, unique=True)
+    creator_id = models.BigIntegerField()
+    document_id = models.BigIntegerField()
+    pattern = models.BooleanField(default=False)
+    dark = models.BooleanField(default=False)
+    settings = models.JSONField(default=dict)  # as uploaded
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "media_wallpapers"
+
+
+class UserWallPaper(models.Model):
+    """A wallpaper in a user's saved list (account.saveWallPaper / installWallPaper),
+    with the user's settings (blur, motion, colours, intensity)."""
+
+    id = models.BigAutoField(primary_key=True)
+    user_id = models.BigIntegerField()
+    wallpaper = models.ForeignKey(WallPaper, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    settings = models.JSONField(default=dict)
+    installed = models.BooleanField(default=False)
+    saved = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "media_user_wallpapers"
+        constraints = [
+            models.UniqueConstraint(fields=["user_id", "wallpaper"], name="media_user_wallpapers_uniq")
+        ]
+        indexes = [models.Index(fields=["user_id", "-saved"], name="media_user_wallpapers_recent")]
+
+
+class ChatWallPaper(models.Model):
+    """messages.setChatWallPaper: the background ``owner`` sees in their private chat
+    with ``peer_id``; ``for_both`` also set it for the peer (their own row)."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner_id = models.BigIntegerField()
+    peer_id = models.BigIntegerField()
+    wallpaper = models.ForeignKey(WallPaper, on_delete=models.CASCADE, db_constraint=False, related_name="+")
+    settings = models.JSONField(default=dict)
+    # set by the peer for both sides (not the owner's own choice)
+    from_peer = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "media_chat_wallpapers"
+        constraints = [
+            models.UniqueConstraint(fields=["owner_id", "peer_id"], name="media_chat_wallpapers_uniq")
+        ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from message_core.clock import now
 from tl import types
 from tl.errors import MediaInvalidError
 
@@ -194,3 +195,61 @@ def photos_to_tl(count: int, photos: list[dict], users: list, *, sliced: bool):
 
 def photos_photo_to_tl(photo: dict | None, users: list):
     return types.photos.Photo(photo=photo_to_tl(photo), users=users)
+
+
+# --- wallpapers (media_app.wallpapers) -------------------------------------------------------
+
+
+def wallpaper_settings_from_tl(s) -> dict:
+    if s is None:
+        return {}
+    from .wallpapers import SETTING_KEYS
+
+    return {k: getattr(s, k, None) for k in SETTING_KEYS}
+
+
+def wallpaper_settings_to_tl(d: dict):
+    return types.WallPaperSettings(**{k: v for k, v in (d or {}).items() if v not in (None, False)})
+
+
+def wallpaper_ref(w) -> tuple | None:
+    """An InputWallPaper as wallpapers' reference; None for Telegram's no-file (plain
+    colour) backgrounds, which clients draw themselves."""
+    if isinstance(w, types.InputWallPaper):
+        return ("id", w.id, w.access_hash)
+    if isinstance(w, types.InputWallPaperSlug):
+        return ("slug", w.slug)
+    return None
+
+
+def wallpaper_to_tl(shown):
+    wp = shown.wallpaper
+    return types.WallPaper(
+        id=wp.id, creator=shown.creator or None, pattern=wp.pattern or None, dark=wp.dark or None,
+        access_hash=wp.access_hash, slug=wp.slug, document=document_to_tl(shown.document),
+        settings=wallpaper_settings_to_tl(shown.settings) if shown.settings else None,
+    )  # fmt: skip
+
+
+def no_file_wallpaper_to_tl(wallpaper_id: int, settings: dict):
+    return types.WallPaperNoFile(
+        id=wallpaper_id, settings=wallpaper_settings_to_tl(settings) if settings else None
+    )
+
+
+def wallpapers_to_tl(shown: list, client_hash: int):
+    h = 0
+    for s in shown:
+        h = (h * 20261 + s.wallpaper.id) & 0x7FFFFFFFFFFFFFFF
+    if client_hash and client_hash == h:
+        return types.account.WallPapersNotModified()
+    return types.account.WallPapers(hash=h, wallpapers=[wallpaper_to_tl(s) for s in shown])
+
+
+def peer_wallpaper_update_to_tl(peer_id: int, shown, overridden: bool, users: list):
+    update = types.UpdatePeerWallpaper(
+        wallpaper_overridden=overridden or None,
+        peer=types.PeerUser(user_id=peer_id),
+        wallpaper=wallpaper_to_tl(shown) if shown is not None else None,
+    )
+    return types.Updates(updates=[update], users=users, chats=[], date=now(), seq=0)

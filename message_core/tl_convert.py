@@ -56,13 +56,20 @@ def fwd_header_to_tl(f: dict | None):
         date=f.get("date") or 0,
         channel_post=f.get("channel_post") or None,
         post_author=f.get("post_author") or None,
-        # A discussion root: the post it copies, so clients link the thread to it.
+        # A discussion root: the post it copies, so clients link the thread to it. A
+        # message forwarded to Saved Messages: the chat and message it was saved from.
         saved_from_peer=(
             types.PeerChannel(channel_id=f["saved_from_channel_id"])
             if f.get("saved_from_channel_id")
+            else types.PeerUser(user_id=f["saved_from_user_id"])
+            if f.get("saved_from_user_id")
             else None
         ),
-        saved_from_msg_id=f.get("saved_from_msg_id") if f.get("saved_from_channel_id") else None,
+        saved_from_msg_id=(
+            f.get("saved_from_msg_id")
+            if f.get("saved_from_channel_id") or f.get("saved_from_user_id")
+            else None
+        ),
     )
 
 

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 RPC_MODULES = (
     "messages", "dialogs", "dialog_filters", "search", "compat", "reactions", "media", "topics", "reports",
-    "scheduled", "webpages", "polls",
+    "scheduled", "webpages", "polls", "stories", "saved",
 )  # fmt: skip
 
 
@@ -21,3 +21,6 @@ class MessagesConfig(AppConfig):
         from messages_app import poll_push
 
         poll_push.install()
+        from messages_app import app_config_limits
+
+        app_config_limits.install()

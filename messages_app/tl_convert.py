@@ -225,6 +225,8 @@ def dialog_filter_order_update_to_tl(order: list[int]):
     return types.UpdateDialogFilterOrder(order=order)
 
 
-def empty_saved_dialogs_to_tl():
-    """Saved Messages are one chat with oneself here: no sublists by origin peer."""
-    return types.messages.SavedDialogs(dialogs=[], messages=[], chats=[], users=[])
+def empty_peer_stories_to_tl(user_id: int, channel_id: int, chats: list, users: list):
+    peer = types.PeerUser(user_id=user_id) if user_id else types.PeerChannel(channel_id=channel_id)
+    return types.stories.PeerStories(
+        stories=types.PeerStories(peer=peer, stories=[]), chats=chats, users=users
+    )

@@ -34,12 +34,19 @@ def reactions_list_to_tl(items: list[str], req_hash: int):
     return types.messages.Reactions(hash=h, reactions=[reaction_to_tl(r) for r in items])
 
 
-def saved_tags_to_tl(tags: list[tuple[str, str]], req_hash: int):
-    h = rx.list_hash([f"{r}\t{t}" for r, t in tags])
+def saved_tags_to_tl(counts: dict[str, int], titles: dict[str, str], req_hash: int):
+    """The tags in use (reactions on Saved Messages, most used first) and the titled ones."""
+    names = sorted(set(counts) | set(titles), key=lambda r: (-counts.get(r, 0), r))
+    h = rx.list_hash([f"{r}\t{titles.get(r) or ''}\t{counts.get(r, 0)}" for r in names])
     if req_hash and req_hash == h:
         return types.messages.SavedReactionTagsNotModified()
     return types.messages.SavedReactionTags(
-        tags=[types.SavedReactionTag(reaction=reaction_to_tl(r), title=t or None, count=0) for r, t in tags],
+        tags=[
+            types.SavedReactionTag(
+                reaction=reaction_to_tl(r), title=titles.get(r) or None, count=counts.get(r, 0)
+            )
+            for r in names
+        ],
         hash=h,
     )
 

@@ -37,6 +37,7 @@ class RequestContext:
     client: ClientInfo | None
     session: Any  # mtproto.session's live session handle: .user_id, .push(...)
     no_updates: bool = False  # invokeWithoutUpdates
+    takeout_id: int | None = None  # invokeWithTakeout (the app checks it is the user's)
     ip: str = ""  # the client's address as this server sees it ("" when unknown)
     # Free slot for the application (e.g. the resolved user id); mtproto never reads it.
     app: dict[str, Any] = field(default_factory=dict)

@@ -109,6 +109,7 @@ def box_to_dict(box: MessageBox) -> dict:
         "reply_markup": m.reply_markup,
         "via_bot_id": m.via_bot_id,
         "media_unread": not m.media_read and box.owner_id != box.peer_id and plays_once(m.media),
+        "saved_peer": box.saved_peer,
     }
 
 
@@ -131,10 +132,17 @@ def message_refs(messages: list[dict], user_ids: set[int], channel_ids: set[int]
             user_ids.add(m["via_bot_id"])
         user_ids.update(media_user_ids(m.get("media")))
         fwd = m.get("fwd_from") or {}
-        if fwd.get("from_user_id"):
-            user_ids.add(fwd["from_user_id"])
-        if fwd.get("from_channel_id"):
-            channel_ids.add(fwd["from_channel_id"])
+        for key in ("from_user_id", "saved_from_user_id"):
+            if fwd.get(key):
+                user_ids.add(fwd[key])
+        for key in ("from_channel_id", "saved_from_channel_id"):
+            if fwd.get(key):
+                channel_ids.add(fwd[key])
+        saved = m.get("saved_peer") or 0
+        if saved > 0:
+            user_ids.add(saved)
+        elif saved < 0:
+            channel_ids.add(-saved)
 
 
 def _pushing(event: UserUpdate, box: MessageBox) -> UserUpdate:
@@ -256,14 +264,18 @@ async def do_forward_to_user(
     drop_author: bool = False,
     silent: bool = False,
     exclude: tuple[int, int] | None = None,
+    source: tuple[str, int] | None = None,
 ) -> PrivateChange:
     """Target side of messages.forwardMessages into a private chat. ``items``: message,
-    entities, fwd_from (from a channel's or a private chat's get_forwardable)."""
+    entities, fwd_from (from a channel's or a private chat's get_forwardable);
+    ``source``: the chat they come from, ("u", user id) or ("c", channel id)."""
     if len(items) > limits.FORWARD_IDS_MAX:
         raise LimitInvalidError()
+    if sender_id == peer_id:
+        items = _saved_copies(sender_id, items, source)
     rows = [
         {"message": it["message"], "entities": it.get("entities") or [], "media": it.get("media"),
-         "fwd_from": None if drop_author else it.get("fwd_from")}
+         "fwd_from": None if drop_author else it.get("fwd_from"), "saved_peer": it.get("saved_peer", 0)}
         for it in items
     ]  # fmt: skip
     return await _write(sender_id, peer_id, rows, random_ids, silent, exclude)
@@ -271,8 +283,32 @@ async def do_forward_to_user(
 
 def _forward_header(m: dict) -> dict:
     if m.get("fwd_from"):
-        return m["fwd_from"]  # a forward of a forward names the original source
+        # A forward of a forward names the original source; where a Saved Messages copy
+        # was saved from stays behind.
+        return {k: v for k, v in m["fwd_from"].items() if not k.startswith("saved_from")}
     return {"from_user_id": m["sender_id"], "date": m["date"]}
+
+
+def _saved_copies(owner_id: int, items: list[dict], source: tuple[str, int] | None) -> list[dict]:
+    """Forwards into the owner's Saved Messages keep the chat they came from: it is the
+    Saved Messages sublist they go to and their forward header's ``saved_from``. A
+    forward inside Saved Messages keeps the sublist it had."""
+    out = []
+    for it in items:
+        it = dict(it)
+        src = it.get("source") or {}
+        if source is None or source == ("u", owner_id):
+            it["saved_peer"] = src.get("saved_peer") or owner_id
+            if src.get("fwd_from"):
+                it["fwd_from"] = src["fwd_from"]
+        else:
+            kind, peer_id = source
+            it["saved_peer"] = peer_id if kind == "u" else -peer_id
+            if it.get("fwd_from") is not None:
+                key = "saved_from_user_id" if kind == "u" else "saved_from_channel_id"
+                it["fwd_from"] = {**it["fwd_from"], key: peer_id, "saved_from_msg_id": src.get("id", 0)}
+        out.append(it)
+    return out
 
 
 @in_thread
@@ -319,6 +355,7 @@ def get_history(
     min_date: int = 0,
     max_date: int = 0,
     media_kinds: tuple[str, ...] = (),
+    saved_peer: int = 0,
 ) -> PrivateHistory:
     """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
     messages.search uses the same seek with ``q`` / dates; a text search scans at most
@@ -327,6 +364,9 @@ def get_history(
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
     dialog = live_boxes(owner_id).filter(peer_id=peer_id)
+    if saved_peer:
+        # messages.getSavedHistory: one sublist of Saved Messages (saved_dialogs)
+        dialog = dialog.filter(saved_peer=saved_peer)
     ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
     rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
     filtered = bool(q or min_date or max_date or media_kinds)
@@ -634,10 +674,24 @@ async def do_delete_private_messages(
     return pts, count
 
 
-def _delete_history(owner_id: int, peer_id: int, max_id: int, revoke: bool):
+def _delete_history(
+    owner_id: int,
+    peer_id: int,
+    max_id: int,
+    revoke: bool,
+    saved_peer: int = 0,
+    min_date: int = 0,
+    max_date: int = 0,
+):
     with transaction.atomic():
         _lock_users(owner_id, peer_id)
         rows = live_boxes(owner_id).filter(peer_id=peer_id)
+        if saved_peer:
+            rows = rows.filter(saved_peer=saved_peer)
+        if min_date:
+            rows = rows.filter(message__date__gte=min_date)
+        if max_date:
+            rows = rows.filter(message__date__lte=max_date)
         if max_id > 0:
             rows = rows.filter(box_id__lte=max_id)
         page = list(
@@ -651,11 +705,22 @@ def _delete_history(owner_id: int, peer_id: int, max_id: int, revoke: bool):
 
 
 async def do_delete_private_history(
-    owner_id: int, peer_id: int, max_id: int = 0, *, revoke: bool = False, exclude=None
+    owner_id: int,
+    peer_id: int,
+    max_id: int = 0,
+    *,
+    revoke: bool = False,
+    exclude=None,
+    saved_peer: int = 0,
+    min_date: int = 0,
+    max_date: int = 0,
 ) -> tuple[int, int, bool]:
-    """messages.deleteHistory of a private chat, one bounded page per call (the client
-    repeats while ``offset`` says more). Returns (pts, pts_count, more)."""
-    pts, count, more, own, theirs = await in_thread(_delete_history)(owner_id, peer_id, max_id, revoke)
+    """messages.deleteHistory of a private chat (or deleteSavedHistory of one Saved
+    Messages sublist, ``saved_peer``), one bounded page per call (the client repeats
+    while ``offset`` says more). Returns (pts, pts_count, more)."""
+    pts, count, more, own, theirs = await in_thread(_delete_history)(
+        owner_id, peer_id, max_id, revoke, saved_peer, min_date, max_date
+    )
     await _push(own, theirs, exclude)
     return pts, count, more
 

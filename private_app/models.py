@@ -54,6 +54,10 @@ class MessageBox(models.Model):
     deleted = models.BooleanField(default=False)
     # The owner's message has reactions from the other side they have not seen yet.
     reaction_unread = models.BooleanField(default=False)
+    # Saved Messages only (owner == peer): the chat the message came from, which is the
+    # Saved Messages sublist it is in (messages.getSavedDialogs): a user id, or minus a
+    # channel id; the owner's own id for what they wrote there. 0 in other dialogs.
+    saved_peer = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "private_message_boxes"
@@ -76,6 +80,11 @@ class MessageBox(models.Model):
                 fields=["owner_id", "peer_id", "-box_id"],
                 condition=models.Q(reaction_unread=True, deleted=False),
                 name="private_boxes_unread_reactions",
+            ),
+            models.Index(
+                fields=["owner_id", "saved_peer", "-box_id"],
+                condition=~models.Q(saved_peer=0) & models.Q(deleted=False),
+                name="private_boxes_saved_sublists",
             ),
         ]
 
@@ -153,3 +162,19 @@ class PrivateReadDate(models.Model):
     class Meta:
         db_table = "private_read_dates"
         indexes = [models.Index(fields=["owner_id", "peer_id", "max_id"], name="private_read_dates_mark")]
+
+
+class SavedDialogPin(models.Model):
+    """A Saved Messages sublist the owner pinned (messages.toggleSavedDialogPin);
+    higher ``order`` shows first."""
+
+    id = models.BigAutoField(primary_key=True)
+    owner_id = models.BigIntegerField()
+    saved_peer = models.BigIntegerField()  # as MessageBox.saved_peer
+    order = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "private_saved_dialog_pins"
+        constraints = [
+            models.UniqueConstraint(fields=["owner_id", "saved_peer"], name="private_saved_pins_owner_peer")
+        ]

@@ -74,6 +74,12 @@ SELECT o AS id,
        EXISTS (SELECT 1 FROM {BLOCKS} k
                 WHERE k.owner_id = o AND k.user_id = CASE WHEN o = %(s)s THEN %(p)s ELSE %(s)s END)
          AS blocks_other,
+       -- the recipient archives new chats with non-contacts (setGlobalPrivacySettings)
+       (o <> %(s)s
+        AND EXISTS (SELECT 1 FROM account_settings st WHERE st.user_id = o
+                     AND (st.global_privacy ->> 'archive_and_mute_new_noncontact_peers')::boolean)
+        AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.owner_id = o AND ct.user_id = %(s)s))
+         AS archives_new,
        CASE WHEN o = %(s)s THEN (
          SELECT json_agg(json_build_object(
                   'random_id', b.random_id, 'message', json_build_object(
@@ -84,7 +90,8 @@ SELECT o AS id,
                   'message_pk', b.message_id, 'reaction_unread', b.reaction_unread, 'media', m.media,
                   'grouped_id', m.grouped_id, 'reply_markup', m.reply_markup,
                   'via_bot_id', m.via_bot_id, 'media_unread', COALESCE(NOT m.media_read
-                  AND b.owner_id <> b.peer_id AND m.media->>'kind' IN ('voice', 'round'), FALSE))))
+                  AND b.owner_id <> b.peer_id AND m.media->>'kind' IN ('voice', 'round'), FALSE),
+                  'saved_peer', b.saved_peer)))
            FROM {BOXES} b JOIN {MESSAGES} m ON m.id = b.message_id
           WHERE b.owner_id = o AND b.random_id = ANY(%(rids)s)) END AS originals
   FROM unnest(%(owners)s::bigint[]) AS o
@@ -102,7 +109,7 @@ WITH msg AS (
 ), box AS (
   SELECT * FROM jsonb_to_recordset(%(boxes)s::jsonb)
          AS b(ord int, owner_id bigint, box_id int, peer_id bigint, "out" bool, reply_to int,
-              random_id bigint, pts bigint)
+              random_id bigint, pts bigint, saved_peer bigint, folder int)
 ), ins_msg AS (
   INSERT INTO {MESSAGES} (id, sender_id, date, message, entities, fwd_from, media, grouped_id,
                           edit_date, silent, reply_markup, via_bot_id)
@@ -111,8 +118,9 @@ WITH msg AS (
     FROM msg
 ), ins_box AS (
   INSERT INTO {BOXES} (owner_id, box_id, peer_id, message_id, "out", reply_to_box_id, random_id,
-                       deleted, reaction_unread)
-  SELECT box.owner_id, box.box_id, box.peer_id, msg.id, box."out", box.reply_to, box.random_id, false, false
+                       deleted, reaction_unread, saved_peer)
+  SELECT box.owner_id, box.box_id, box.peer_id, msg.id, box."out", box.reply_to, box.random_id, false, false,
+         box.saved_peer
     FROM box JOIN msg USING (ord)
 ), ins_event AS (
   INSERT INTO {EVENTS} (user_id, pts, pts_count, type, payload, date)
@@ -123,7 +131,7 @@ WITH msg AS (
 ), tops AS (
   INSERT INTO {DIALOGS} (owner_id, peer_id, top_box_id, top_date, read_inbox_max_id,
                          read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)
-  SELECT owner_id, peer_id, max(box_id), %(date)s, 0, 0, false, 0, false, 0
+  SELECT owner_id, peer_id, max(box_id), %(date)s, 0, 0, false, max(folder), false, 0
     FROM box GROUP BY owner_id, peer_id
   ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id, top_date = EXCLUDED.top_date
 )
@@ -190,6 +198,7 @@ async def write_messages(
                     boxes.append({
                         "ord": ord_, "index": i, "owner_id": owner, "id": next_box[owner], "peer_id": other,
                         "out": out, "reply_to_msg_id": reply, "random_id": box_rid, "pts": pts[owner],
+                        "saved_peer": (item.get("saved_peer") or sender_id) if saved else 0,
                     })  # fmt: skip
                     next_box[owner] += 1
             contents = [items[i] for i, _ in fresh]
@@ -201,7 +210,8 @@ async def write_messages(
             ]  # fmt: skip
             rows = [
                 {"ord": b["ord"], "owner_id": b["owner_id"], "box_id": b["id"], "peer_id": b["peer_id"], "out": b["out"],
-                 "reply_to": b["reply_to_msg_id"], "random_id": b["random_id"], "pts": b["pts"]}
+                 "reply_to": b["reply_to_msg_id"], "random_id": b["random_id"], "pts": b["pts"],
+                 "saved_peer": b["saved_peer"], "folder": 1 if users[b["owner_id"]].get("archives_new") else 0}
                 for b in boxes
             ]  # fmt: skip
             cur = await conn.execute(
@@ -223,6 +233,7 @@ async def write_messages(
                     "reaction_unread": False, "media": item.get("media"), "grouped_id": item.get("grouped_id", 0),
                     "reply_markup": item.get("reply_markup"), "via_bot_id": item.get("via_bot_id", 0),
                     "media_unread": b["owner_id"] != b["peer_id"] and plays_once(item.get("media")),
+                    "saved_peer": b["saved_peer"],
                 }  # fmt: skip
                 # The event as pushed carries the message its commit wrote, so a live
                 # session's render needs no query (the stored payload keeps the box id).

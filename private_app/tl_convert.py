@@ -46,7 +46,17 @@ def message_to_tl(m: dict):
         reply_markup=reply_markup_to_tl(m.get("reply_markup")),
         via_bot_id=m.get("via_bot_id") or None,
         media_unread=m.get("media_unread") or None,
+        saved_peer_id=saved_peer_to_tl(m.get("saved_peer") or 0),
     )
+
+
+def saved_peer_to_tl(saved_peer: int):
+    """A Saved Messages sublist's peer (MessageBox.saved_peer); None outside them."""
+    if saved_peer > 0:
+        return _peer(saved_peer)
+    if saved_peer < 0:
+        return types.PeerChannel(channel_id=-saved_peer)
+    return None
 
 
 def message_reactions_to_update(m: dict):
@@ -161,3 +171,29 @@ def dialog_pinned_update_to_tl(peer_id: int, pinned: bool, folder_id: int = 0):
 
 def dialog_peer_to_tl(peer_id: int):
     return types.DialogPeer(peer=_peer(peer_id))
+
+
+# --- Saved Messages sublists (private_app.saved_dialogs) ----------------------------------
+
+
+def saved_dialogs_to_tl(page, users: list, chats: list):
+    dialogs = [
+        types.SavedDialog(pinned=d.pinned, peer=saved_peer_to_tl(d.saved_peer), top_message=d.top["id"])
+        for d in page.dialogs
+    ]
+    msgs = [message_to_tl(d.top) for d in page.dialogs]
+    if page.complete and page.count <= len(dialogs):
+        return types.messages.SavedDialogs(dialogs=dialogs, messages=msgs, chats=chats, users=users)
+    return types.messages.SavedDialogsSlice(
+        count=page.count, dialogs=dialogs, messages=msgs, chats=chats, users=users
+    )
+
+
+def saved_dialog_pinned_update_to_tl(saved_peer: int, pinned: bool):
+    return types.UpdateSavedDialogPinned(
+        pinned=pinned, peer=types.DialogPeer(peer=saved_peer_to_tl(saved_peer))
+    )
+
+
+def pinned_saved_dialogs_update_to_tl(order: list[int]):
+    return types.UpdatePinnedSavedDialogs(order=[types.DialogPeer(peer=saved_peer_to_tl(k)) for k in order])

@@ -8,7 +8,7 @@ from accounts_app.updates import Rendered, UserUpdate, register_update_renderer,
 from message_core.context import chats_for, users_for
 from polls_app.actions import attach_results_async as attach_polls
 
-from . import actions, dialogs, reactions, tl_convert
+from . import actions, dialogs, reactions, saved_dialogs, tl_convert
 from .reaction_view import attach
 
 
@@ -158,3 +158,22 @@ register_update_renderer(reactions.MESSAGE_REACTIONS, render_message_reaction, m
 async def render_read_contents(event: UserUpdate, viewer_id: int) -> Rendered:
     update = tl_convert.read_contents_update_to_tl(event.payload["ids"], event.pts, event.pts_count)
     return Rendered(updates=[update], carries_pts=True)
+
+
+async def _saved_peers_rendered(viewer_id: int, keys: list[int], update) -> Rendered:
+    chans = sorted(-k for k in keys if k < 0)
+    chats = await chats_for(viewer_id, chans) if chans else []
+    return Rendered(updates=[update], user_ids={k for k in keys if k > 0}, chats=chats)
+
+
+@update_renderer(saved_dialogs.SAVED_DIALOG_PINNED)
+async def render_saved_dialog_pinned(event: UserUpdate, viewer_id: int) -> Rendered:
+    key = int(event.payload["saved_peer"])
+    update = tl_convert.saved_dialog_pinned_update_to_tl(key, bool(event.payload["pinned"]))
+    return await _saved_peers_rendered(viewer_id, [key], update)
+
+
+@update_renderer(saved_dialogs.SAVED_PINNED_ORDER)
+async def render_saved_pinned_order(event: UserUpdate, viewer_id: int) -> Rendered:
+    keys = [int(k) for k in event.payload["order"]]
+    return await _saved_peers_rendered(viewer_id, keys, tl_convert.pinned_saved_dialogs_update_to_tl(keys))

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "edge_app",
     "accounts_app",
     "reports_app",
+    "langpacks_app",
     "channels_app",
     "private_app",
     "media_app",
@@ -283,6 +284,19 @@ LINK_PREVIEW_ALLOW = [e.strip() for e in env("LINK_PREVIEW_ALLOW", "").split(","
 LINK_PREVIEW_TIMEOUT = float(env("LINK_PREVIEW_TIMEOUT", "5"))
 LINK_PREVIEW_MAX_BYTES = int(env("LINK_PREVIEW_MAX_BYTES", str(1024 * 1024)))  # an image may be 5x
 LINK_PREVIEW_TTL = int(env("LINK_PREVIEW_TTL", str(24 * 3600)))
+# help.getSupport: the phone of the account that answers users' questions (empty: the
+# built-in service account "Telegram", 777000).
+SUPPORT_PHONE = env("SUPPORT_PHONE", "")
+# account.deleteAccount without the password of an account that has one waits this long
+# (Telegram: a week); the self-destruct job (inactive accounts past their TTL, waited-for
+# deletions) runs this often in each listener process.
+ACCOUNT_DELETE_WAIT_SECONDS = int(env("ACCOUNT_DELETE_WAIT_SECONDS", str(7 * 86400)))
+ACCOUNT_TTL_JOB_INTERVAL = float(env("ACCOUNT_TTL_JOB_INTERVAL", "3600"))
+# Data exports (account.initTakeoutSession): a device logged in for less than this many
+# seconds waits (TAKEOUT_INIT_DELAY_X; Telegram: a day); wrapped requests per second and
+# export session before FLOOD_WAIT.
+TAKEOUT_INIT_DELAY = int(env("TAKEOUT_INIT_DELAY", "0"))
+TAKEOUT_RATE = float(env("TAKEOUT_RATE", "30"))
 
 # TELESRV_LOG_LEVEL for everything, TELESRV_LOG_LEVEL_RPC=DEBUG for one line per RPC
 # call, TELESRV_LOG_FORMAT=json for one JSON object per line (see telesrv_project.logs).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from asgiref.sync import sync_to_async
 
-from accounts_app import actions, push, tl_convert
+from accounts_app import account_settings, actions, push, tl_convert
 from accounts_app.models import Authorization
 from accounts_app.rpc.context import own_session, viewer_id
 from accounts_app.updates import push_user_updates
@@ -14,7 +14,6 @@ from tl import functions
 from tl.errors import HashInvalidError
 
 AUTHORIZATIONS_CAP = 100
-AUTHORIZATION_TTL_DAYS = 180
 
 
 async def _self_after(ctx, change: actions.ProfileChange):
@@ -61,7 +60,8 @@ async def get_authorizations(ctx, req: functions.account.GetAuthorizations):
             Authorization.objects.filter(user_id=viewer_id(ctx)).order_by("-active")[:AUTHORIZATIONS_CAP]
         )
     )()
-    return tl_convert.authorizations_to_tl(rows, ctx.perm_auth_key_id, AUTHORIZATION_TTL_DAYS)
+    ttl = await sync_to_async(account_settings.authorization_ttl_days)(viewer_id(ctx))
+    return tl_convert.authorizations_to_tl(rows, ctx.perm_auth_key_id, ttl)
 
 
 @rpc(functions.account.ResetAuthorization)

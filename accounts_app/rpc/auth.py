@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
-
 from asgiref.sync import sync_to_async
-from django.utils import timezone
 
-from accounts_app import actions, code_delivery, login, tl_convert
+from accounts_app import actions, code_delivery, login, push, qr_login, tl_convert
 from accounts_app.rpc.context import bind_session, device_info, viewer_id
 from edge_app import registry
 from edge_app.registry import rpc
 from tl import functions
-
-LOGIN_TOKEN_TTL = 30
 
 
 @rpc(functions.auth.SendCode, auth=False)
@@ -71,13 +66,35 @@ async def log_out(ctx, req: functions.auth.LogOut):
     return tl_convert.logged_out_to_tl()
 
 
+async def _login_token_answer(ctx, state: qr_login.LoginTokenState):
+    if state.user is None:
+        return tl_convert.login_token_to_tl(state.token, int(state.expires.timestamp()))
+    bind_session(ctx, state.user.id)
+    (me,) = await tl_convert.users_to_tl([state.user.id], state.user.id)
+    return tl_convert.login_token_success_to_tl(me)
+
+
 @rpc(functions.auth.ExportLoginToken, auth=False)
 async def export_login_token(ctx, req: functions.auth.ExportLoginToken):
-    # Telegram Desktop opens on the QR login screen, which needs a token to draw. QR
-    # login itself (accepting the token from a logged-in device) is not supported, so
-    # the token never completes and users switch to phone login.
-    expires = int(timezone.now().timestamp()) + LOGIN_TOKEN_TTL
-    return tl_convert.login_token_to_tl(secrets.token_bytes(32), expires)
+    state = await sync_to_async(qr_login.do_export_login_token)(
+        ctx.perm_auth_key_id, device_info(ctx), list(req.except_ids or [])
+    )
+    return await _login_token_answer(ctx, state)
+
+
+@rpc(functions.auth.ImportLoginToken, auth=False)
+async def import_login_token(ctx, req: functions.auth.ImportLoginToken):
+    state = await sync_to_async(qr_login.do_import_login_token)(ctx.perm_auth_key_id, req.token)
+    return await _login_token_answer(ctx, state)
+
+
+@rpc(functions.auth.AcceptLoginToken)
+async def accept_login_token(ctx, req: functions.auth.AcceptLoginToken):
+    accepted = await sync_to_async(qr_login.do_accept_login_token)(
+        viewer_id(ctx), req.token, ctx.perm_auth_key_id
+    )
+    await push.push_login_token_accepted(accepted.perm_auth_key_id)
+    return tl_convert.authorization_row_to_tl(accepted.authorization, ctx.perm_auth_key_id)
 
 
 @rpc(functions.auth.ResetAuthorizations)

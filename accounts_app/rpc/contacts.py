@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from asgiref.sync import sync_to_async
 
-from accounts_app import actions, blocking, peer_search, tl_convert, tl_convert_settings, usernames
+from accounts_app import (
+    actions,
+    blocking,
+    contact_links,
+    peer_search,
+    tl_convert,
+    tl_convert_settings,
+    usernames,
+)
 from accounts_app.access import check_input_peer_user, check_input_user
 from accounts_app.rpc.context import own_session, viewer_id
 from accounts_app.updates import push_user_updates
@@ -143,3 +151,40 @@ async def get_blocked(ctx, req: functions.contacts.GetBlocked):
     page = await sync_to_async(blocking.list_blocked)(me, req.offset, req.limit)
     users = await tl_convert.users_to_tl([uid for uid, _ in page.rows], me)
     return tl_convert_settings.blocked_to_tl(page.rows, page.count, req.offset, users)
+
+
+@rpc(functions.contacts.ResolvePhone)
+async def resolve_phone(ctx, req: functions.contacts.ResolvePhone):
+    me = viewer_id(ctx)
+    user_id = await sync_to_async(contact_links.resolve_phone)(me, req.phone)
+    return tl_convert.resolved_user_to_tl(user_id, await tl_convert.users_to_tl([user_id], me))
+
+
+@rpc(functions.contacts.ExportContactToken)
+async def export_contact_token(ctx, req):
+    token, expires = contact_links.export_contact_token(viewer_id(ctx))
+    return tl_convert.exported_contact_token_to_tl(token, expires)
+
+
+@rpc(functions.contacts.ImportContactToken)
+async def import_contact_token(ctx, req: functions.contacts.ImportContactToken):
+    me = viewer_id(ctx)
+    user_id = await sync_to_async(contact_links.import_contact_token)(req.token)
+    (user,) = await tl_convert.users_to_tl([user_id], me)
+    return user
+
+
+@rpc(functions.contacts.GetSaved)
+async def get_saved(ctx, req):
+    rows = await sync_to_async(actions.saved_contacts)(viewer_id(ctx))
+    return tl_convert.saved_contacts_to_tl(rows)
+
+
+@rpc(functions.contacts.GetBirthdays)
+async def get_birthdays(ctx, req):
+    from accounts_app import account_settings
+
+    me = viewer_id(ctx)
+    rows = await sync_to_async(account_settings.contact_birthdays)(me)
+    users = await tl_convert.users_to_tl([uid for uid, _ in rows], me)
+    return tl_convert.contact_birthdays_to_tl(rows, users)

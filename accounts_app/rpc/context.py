@@ -41,6 +41,7 @@ def device_info(ctx) -> DeviceInfo:
         app_name=_APP_NAMES.get(client.lang_pack, client.lang_pack or f"app {client.api_id}"),
         app_version=client.app_version,
         ip=str(ip),
+        lang_code=client.lang_code,
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from accounts_app import full_user, tl_convert
+from asgiref.sync import sync_to_async
+
+from accounts_app import account_settings, full_user, tl_convert
 from accounts_app.access import check_input_user
 from accounts_app.rpc.context import viewer_id
 from edge_app.registry import rpc
@@ -30,7 +32,12 @@ async def get_full_user(ctx, req: functions.users.GetFullUser):
     me = viewer_id(ctx)
     user_id = check_input_user(me, req.id)
     common = await full_user.common_chats_count(me, user_id)
-    full = await tl_convert.user_full_to_tl(user_id, me, common_chats_count=common)
+    settings = await sync_to_async(account_settings.get)(user_id)
+    chats, top = await full_user.personal_channel(me, settings.personal_channel_id)
+    full = await tl_convert.user_full_to_tl(
+        user_id, me, common_chats_count=common, chats=chats, settings=settings,
+        personal_channel=(settings.personal_channel_id, top) if chats else None,
+    )  # fmt: skip
     if full is None:
         raise UserIdInvalidError()
     return full

@@ -253,6 +253,9 @@ async def get_admined_public_channels(ctx, req: functions.channels.GetAdminedPub
 
 @rpc(functions.channels.GetLeftChannels)
 async def get_left_channels(ctx, req: functions.channels.GetLeftChannels):
+    from accounts_app.takeout import require_takeout
+
+    require_takeout(ctx)  # as on Telegram: only a data export lists them
     me = viewer(ctx)
     count, rows, complete = await usernames.get_left_channels(me, req.offset)
     chats = await chats_for(me, [c["id"] for c in rows])

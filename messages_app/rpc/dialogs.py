@@ -20,7 +20,6 @@ from tl import functions, types
 from tl.errors import FolderIdInvalidError, LimitInvalidError, PeerIdInvalidError
 
 from .. import dialog_filters, drafts, pins, update_kinds
-from .. import tl_convert as messages_tl
 from ..peers import dialog_ref, dialog_user_peer, is_user_peer, peer_user_id
 
 
@@ -175,14 +174,6 @@ async def get_pinned_dialogs(ctx, req: functions.messages.GetPinnedDialogs):
     merged = sorted([("c", e) for e in d.entries] + [("p", e) for e in private], key=lambda it: _order_key(*it),
                     reverse=True)  # fmt: skip
     return await _dialogs_response(me, merged, count=len(merged), complete=True, peer=True)
-
-
-@rpc(functions.messages.GetSavedDialogs, functions.messages.GetPinnedSavedDialogs)
-async def get_saved_dialogs(ctx, req):
-    # Saved Messages are one private chat with oneself here; their sublists by origin
-    # peer (what these methods list) are not modelled.
-    viewer(ctx)
-    return messages_tl.empty_saved_dialogs_to_tl()
 
 
 @rpc(functions.messages.ToggleDialogPin)

@@ -25,7 +25,7 @@ from tl.errors import (
 )
 
 from ..media_input import edited_media
-from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, send_as_id
+from ..peers import channel_peer, checked_channel, is_user_peer, media_filter_kinds, peer_user_id, send_as_id
 from . import private_peer, scheduled, webpages
 
 
@@ -106,16 +106,20 @@ async def forward_messages(ctx, req: functions.messages.ForwardMessages):
     src = None
     if is_user_peer(req.from_peer):
         items = await private_peer.forwardable(ctx, req.from_peer, list(req.id))
+        source = ("u", peer_user_id(me, req.from_peer))
     else:
         src, _ = await checked_channel(me, req.from_peer, preview=True)
         _, items = await actions.get_forwardable(me, src["id"], list(req.id))
+        source = ("c", src["id"])
     # Only what exists is forwarded; random ids follow their source message.
     by_id = {it["source"]["id"]: it for it in items}
     pairs = [(by_id[i], rid) for i, rid in zip(req.id, req.random_id, strict=False) if i in by_id]
     if req.schedule_date is not None:
         return await scheduled.schedule_forward(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
     if is_user_peer(req.to_peer):
-        answer = await private_peer.forward_to_user(ctx, req, [p[0] for p in pairs], [p[1] for p in pairs])
+        answer = await private_peer.forward_to_user(
+            ctx, req, [p[0] for p in pairs], [p[1] for p in pairs], source
+        )
     else:
         dst, _ = await checked_channel(me, req.to_peer)
         name = await _sender_name(me) if dst["broadcast"] and dst["signatures"] else ""

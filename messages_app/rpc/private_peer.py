@@ -52,12 +52,16 @@ async def send_message(ctx, req: functions.messages.SendMessage, preview: dict |
 
 
 async def forward_to_user(
-    ctx, req: functions.messages.ForwardMessages, items: list[dict], random_ids: list[int]
+    ctx,
+    req: functions.messages.ForwardMessages,
+    items: list[dict],
+    random_ids: list[int],
+    source: tuple[str, int],
 ):
     me, origin = _viewer(ctx)
     change = await actions.do_forward_to_user(
         me, peer_user_id(me, req.to_peer), items, random_ids, drop_author=req.drop_author, silent=req.silent,
-        exclude=origin,
+        exclude=origin, source=source,
     )  # fmt: skip
     return await sent_updates(me, change)
 

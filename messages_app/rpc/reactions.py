@@ -257,15 +257,6 @@ async def get_top_reactions(ctx, req: functions.messages.GetTopReactions):
     return rx_tl.reactions_list_to_tl(filled[:limit], req.hash)
 
 
-@rpc(functions.messages.GetSavedReactionTags)
-async def get_saved_reaction_tags(ctx, req: functions.messages.GetSavedReactionTags):
-    """Tag titles (per-peer counts are not modelled: every tag counts 0)."""
-    me = viewer(ctx)
-    if req.peer is not None:
-        await resolve_peer(me, req.peer)
-    return rx_tl.saved_tags_to_tl(await reaction_lists.saved_tags(me), req.hash)
-
-
 @rpc(functions.messages.UpdateSavedReactionTag)
 async def update_saved_reaction_tag(ctx, req: functions.messages.UpdateSavedReactionTag):
     me = viewer(ctx)
@@ -338,7 +329,36 @@ async def get_outbox_read_date(ctx, req: functions.messages.GetOutboxReadDate):
         raise PeerIdInvalidError()
     if not 0 < req.msg_id <= limits.MAX_MESSAGE_ID:
         raise MessageIdInvalidError()
+    # Read dates are mutual: whoever hides their own (setGlobalPrivacySettings
+    # hide_read_marks) sees nobody's.
+    from asgiref.sync import sync_to_async
+
+    from accounts_app import account_settings
+    from tl.errors import UserPrivacyRestrictedError, YourPrivacyRestrictedError
+
+    if (await sync_to_async(account_settings.global_privacy)(me))["hide_read_marks"]:
+        raise YourPrivacyRestrictedError()
+    if (await sync_to_async(account_settings.global_privacy)(p.user_id))["hide_read_marks"]:
+        raise UserPrivacyRestrictedError()
     date = await private_reactions.outbox_read_date(me, p.user_id, req.msg_id)
     if date is None:
         raise MessageNotReadYetError()
     return rx_tl.outbox_read_date_to_tl(date)
+
+
+@rpc(functions.messages.SetDefaultReaction)
+async def set_default_reaction(ctx, req: functions.messages.SetDefaultReaction):
+    """The double-tap reaction of all the user's devices (help.getConfig's
+    reactions_default): the others re-read their config."""
+    from asgiref.sync import sync_to_async
+
+    from accounts_app import account_settings
+    from accounts_app.push import push_config_changed
+
+    me = viewer(ctx)
+    reaction = rx.canonical(core_tl.reaction_from_tl(req.reaction))
+    if reaction not in rx.STANDARD_SET:
+        raise ReactionInvalidError()
+    await sync_to_async(account_settings.do_set_default_reaction)(me, reaction)
+    await push_config_changed(me, exclude=own_session(ctx))
+    return True

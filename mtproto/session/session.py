@@ -616,6 +616,7 @@ class Session:
             client=self.client,
             session=self,
             no_updates=call.no_updates,
+            takeout_id=call.takeout_id,
             ip=ip,
         )
         try:

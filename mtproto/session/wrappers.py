@@ -1,5 +1,5 @@
 """Peel the API wrappers (``invokeWithLayer``, ``initConnection``, ``invokeAfterMsg(s)``,
-``invokeWithoutUpdates``) off a request body.
+``invokeWithoutUpdates``, ``invokeWithTakeout``) off a request body.
 
 They wrap ``query:!X``: any request of the client's layer. The wrappers' own layout has
 not changed in years, so they are read here by hand and only the innermost query is
@@ -26,6 +26,7 @@ class Unwrapped:
     client: ClientInfo | None = None
     after_msg_ids: list[int] = field(default_factory=list)
     no_updates: bool = False
+    takeout_id: int | None = None  # invokeWithTakeout: the export session it belongs to
 
 
 def _skip_json(cur: Cursor, depth: int = 0) -> None:
@@ -88,6 +89,8 @@ def unwrap(body: bytes) -> Unwrapped:
             out.after_msg_ids = cur.vector_long()
         elif cid == wire.INVOKE_WITHOUT_UPDATES:
             out.no_updates = True
+        elif cid == wire.INVOKE_WITH_TAKEOUT:
+            out.takeout_id = cur.long()
         else:
             out.query = body[start:]
             return out

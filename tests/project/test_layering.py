@@ -16,7 +16,7 @@ LAYERS = (
     ("mtproto",),
     ("edge_app",),
     ("accounts_app",),
-    ("reports_app",),
+    ("reports_app", "langpacks_app"),
     ("message_core",),
     ("media_app",),
     ("stickers_app", "polls_app"),
