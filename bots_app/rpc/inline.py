@@ -112,7 +112,7 @@ def _media(result: dict) -> dict | None:
 @rpc(functions.messages.SendInlineBotResult)
 async def send_inline_bot_result(ctx, req: functions.messages.SendInlineBotResult):
     me = viewer(ctx)
-    bot_id, result = await inline.chosen(me, req.query_id, req.id)
+    bot_id, result, query = await inline.chosen(me, req.query_id, req.id)
     send, media = result["send"], _media(result)
     via = 0 if req.hide_via else bot_id
     reply_to = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
@@ -133,5 +133,5 @@ async def send_inline_bot_result(ctx, req: functions.messages.SendInlineBotResul
             me, channel_id, send["message"], req.random_id, access_hash=access_hash, **common
         )
         answer = await change_to_updates(me, change)
-    await inline.sent(me, bot_id, req.id)
+    await inline.sent(me, bot_id, req.id, query)
     return answer
