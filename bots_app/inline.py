@@ -20,6 +20,7 @@ import hashlib
 import orjson
 
 from accounts_app.models import User
+from channels_app.models import Channel
 from edge_app import push
 from edge_app.orm_threads import in_thread
 from tl.errors import (
@@ -133,6 +134,18 @@ async def sent(user_id: int, bot_id: int, result_id: str, query: str = "") -> No
         await push.push_to_users(
             [bot_id], SEND_PUSH_KIND, {"user_id": user_id, "id": result_id, "query": query}
         )
+
+
+@in_thread
+def channel_peer_type(channel_id: int, access_hash: int) -> str | None:
+    """The chat type an inline query from a channel tells the bot ("broadcast" or
+    "megagroup"); None for a channel the hash does not name."""
+    found = (
+        Channel.objects.filter(id=channel_id, access_hash=access_hash)
+        .values_list("megagroup", flat=True)
+        .first()
+    )
+    return None if found is None else ("megagroup" if found else "broadcast")
 
 
 @in_thread

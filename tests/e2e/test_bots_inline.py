@@ -4,6 +4,8 @@ them."""
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
 from tests.e2e.test_bots import _new_bot, bot_client
@@ -33,17 +35,18 @@ async def test_inline_answers_are_cached_per_cache_time_and_personal(edge_server
     @bot.on(events.InlineQuery())
     async def answer(event):
         offset = event.query.offset
-        asked.append((event.sender_id, event.text, offset))
+        asked.append((event.sender_id, event.text.split()[0], offset))
         builder = event.builder
-        if event.text == "me":
+        text = event.text.split()[0]
+        if text == "me":
             await event.answer([builder.article(f"for {event.sender_id}", text="mine")], 300, private=True)
-        elif event.text == "fresh":
+        elif text == "fresh":
             await event.answer([builder.article(f"fresh {len(asked)}", text="f")], 0)
         else:
             page = int(offset or 0)
             await event.answer(
                 [
-                    builder.article(f"{event.text} {page + i}", text=f"{event.text} {page + i}")
+                    builder.article(f"{text} {page + i}", text=f"{text} {page + i}")
                     for i in range(2)
                 ],
                 300,
@@ -53,7 +56,11 @@ async def test_inline_answers_are_cached_per_cache_time_and_personal(edge_server
                 switch_pm_param="setup",
             )
 
+    # Bot ids repeat between test runs while Redis (the cache) does not start empty.
+    run = secrets.token_hex(3)
+
     def ask(client, viewer, query, offset=""):
+        query = f"{query} {run}"
         bot_user = types.InputUser(bot_id, user_access_hash(viewer.id, bot_id))
         return client(
             functions.messages.GetInlineBotResultsRequest(
@@ -106,3 +113,72 @@ async def test_inline_answers_are_cached_per_cache_time_and_personal(edge_server
     await ask(a, alice, "fresh")
     await ask(a, alice, "fresh")
     assert [q[1] for q in asked[-2:]] == ["fresh", "fresh"] and len(asked) == 6
+
+
+async def test_inline_result_posted_into_a_broadcast_channel(edge_server, edge_db, clients):
+    """The channel owner asks an inline bot from a broadcast channel (the bot is told the
+    chat is a broadcast) and posts a result with its keyboard there: the post carries
+    via_bot_id and the keyboard for the owner's answer, a subscriber's live update and
+    the subscriber's history."""
+    from telethon import Button, events, functions, types
+
+    from accounts_app.access import user_access_hash
+    from bots_app import actions
+    from edge_app.orm_threads import in_thread
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Poster")
+    await in_thread(actions.do_set_inline)(alice.id, bot_id, "Post...")
+    bot = await bot_client(edge_server, token, clients)
+    peer_types: list = []
+
+    @bot.on(events.InlineQuery())
+    async def answer(event):
+        peer_types.append(event.query.peer_type)
+        await event.answer(
+            [
+                event.builder.article(
+                    "News", text=f"News: {event.text}", buttons=[Button.url("Read", "https://example.org/n")]
+                )
+            ]
+        )
+
+    created = await a(functions.channels.CreateChannelRequest(title="Daily", about="", broadcast=True))
+    channel = created.chats[0]
+    ic = types.InputChannel(channel.id, channel.access_hash)
+    await a(
+        functions.channels.InviteToChannelRequest(
+            ic, [types.InputUser(bob.id, user_access_hash(alice.id, bob.id))]
+        )
+    )
+    got_b: list = []
+    b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    await b.get_dialogs()
+
+    peer = types.InputPeerChannel(channel.id, channel.access_hash)
+    bot_user = types.InputUser(bot_id, user_access_hash(alice.id, bot_id))
+    results = await a(
+        functions.messages.GetInlineBotResultsRequest(bot=bot_user, peer=peer, query="rain", offset="")
+    )
+    assert isinstance(peer_types[0], types.InlineQueryPeerTypeBroadcast)
+    sent = await a(
+        functions.messages.SendInlineBotResultRequest(
+            peer=peer, query_id=results.query_id, id=results.results[0].id, random_id=4242
+        )
+    )
+    post = next(
+        u.message
+        for u in sent.updates
+        if isinstance(u, types.UpdateNewChannelMessage | types.UpdateNewMessage)
+    )
+    assert post.post and post.via_bot_id == bot_id and post.message == "News: rain"
+    assert post.reply_markup.rows[0].buttons[0].type.url == "https://example.org/n"
+    assert bot_id in [u.id for u in sent.users]
+
+    await wait_for(lambda: any(m.message == "News: rain" for m in got_b))
+    live = next(m for m in got_b if m.message == "News: rain")
+    assert live.post and live.via_bot_id == bot_id
+    assert live.reply_markup.rows[0].buttons[0].type.url == "https://example.org/n"
+    (again,) = await b.get_messages(peer, ids=[post.id])
+    assert again.via_bot_id == bot_id and again.reply_markup.rows[0].buttons[0].text == "Read"
