@@ -45,10 +45,7 @@ async def test_inline_answers_are_cached_per_cache_time_and_personal(edge_server
         else:
             page = int(offset or 0)
             await event.answer(
-                [
-                    builder.article(f"{text} {page + i}", text=f"{text} {page + i}")
-                    for i in range(2)
-                ],
+                [builder.article(f"{text} {page + i}", text=f"{text} {page + i}") for i in range(2)],
                 300,
                 gallery=True,
                 next_offset=str(page + 2) if page < 2 else None,
