@@ -490,8 +490,10 @@ class LayerTables:
         """Whether this layer writes the primary ``name`` as an older constructor."""
         if name in FOLDED:
             return self.decl(FOLDED[name][1]) is not None
-        c = primary_decl(primary_index()[name])
-        return c.result in RENAMED_TYPES and self._renamed_decl(c) is not None
+        i = primary_index()[name]
+        if _decl_result(primary_texts()[i]) not in RENAMED_TYPES:
+            return False  # without parsing the declaration: this runs for every missing class
+        return self._renamed_decl(primary_decl(i)) is not None
 
     def _renamed_decl(self, pc: Combinator) -> Combinator | None:
         fields = [p.name for p in pc.params if not p.is_flags]
