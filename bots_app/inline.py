@@ -6,13 +6,21 @@ updateBotInlineSend.
 
 Results are kept in Redis for ``RESULTS_TTL`` under the query id (with the bot and the
 user it was for), so the user may send one of them after the answer was shown.
+
+An answer with a ``cache_time`` is also cached for that many seconds under the bot, the
+query, the offset and the chat type: the same query from any user (only from the same
+user when the bot marked the answer ``private``, Telegram's "personal") is answered from
+the cache without asking the bot, under a query id of its own.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import orjson
 
 from accounts_app.models import User
+from channels_app.models import Channel
 from edge_app import push
 from edge_app.orm_threads import in_thread
 from tl.errors import (
@@ -52,15 +60,39 @@ async def ask(user_id: int, bot_id: int, query: str, offset: str, peer_type: str
     enabled, _ = await _inline_bot(bot_id)
     if not enabled:
         raise BotInlineDisabledError()
+    query, offset = query[:QUERY_MAX], offset[:OFFSET_MAX]
     query_id = broker.new_query_id()
-    payload = {
-        "user_id": user_id,
-        "query": query[:QUERY_MAX],
-        "offset": offset[:OFFSET_MAX],
-        "peer_type": peer_type,
-    }
-    body = await broker.ask(KIND, query_id, bot_id, user_id, PUSH_KIND, payload)
+    body = await _cached(bot_id, user_id, query, offset, peer_type)
+    if body is None:
+        payload = {"user_id": user_id, "query": query, "offset": offset, "peer_type": peer_type}
+        body = await broker.ask(KIND, query_id, bot_id, user_id, PUSH_KIND, payload)
+        await _cache(bot_id, user_id, query, offset, peer_type, body)
+    kept = {"bot_id": bot_id, "user_id": user_id, "query": query, "results": body["results"]}
+    await kv.client().set(kv.key("inline", query_id), orjson.dumps(kept), ex=RESULTS_TTL)
     return query_id, body
+
+
+def _cache_key(bot_id: int, user_id: int, query: str, offset: str, peer_type: str | None) -> str:
+    # user_id 0: the answer for everyone; a user's id: that user's personal answer.
+    digest = hashlib.sha256("\0".join([query, offset, peer_type or ""]).encode()).hexdigest()
+    return kv.key("inline_cache", bot_id, user_id, digest)
+
+
+async def _cached(bot_id: int, user_id: int, query: str, offset: str, peer_type: str | None) -> dict | None:
+    personal, shared = (_cache_key(bot_id, u, query, offset, peer_type) for u in (user_id, 0))
+    raw_personal, raw_shared = await kv.client().mget([personal, shared])
+    raw = raw_personal or raw_shared
+    return orjson.loads(raw) if raw else None
+
+
+async def _cache(
+    bot_id: int, user_id: int, query: str, offset: str, peer_type: str | None, body: dict
+) -> None:
+    seconds = int(body.get("cache_time") or 0)
+    if seconds > 0:
+        owner = user_id if body.get("private") else 0
+        key = _cache_key(bot_id, owner, query, offset, peer_type)
+        await kv.client().set(key, orjson.dumps(body), ex=seconds)
 
 
 def check_results(results: list[dict]) -> None:
@@ -75,25 +107,23 @@ def check_results(results: list[dict]) -> None:
 
 async def do_answer(bot_id: int, query_id: int, body: dict) -> None:
     """messages.setInlineBotResults: ``body`` has results (stored form), next_offset,
-    cache_time, gallery, private, switch_pm. Kept for sendInlineBotResult, then handed
-    to the waiting user."""
+    cache_time, gallery, private, switch_pm. Handed to the waiting user's request, which
+    keeps the results for sendInlineBotResult and caches them (``ask``)."""
     check_results(body["results"])
     body = {**body, "next_offset": (body.get("next_offset") or "")[:OFFSET_MAX]}
     body["cache_time"] = max(0, min(int(body.get("cache_time") or 0), CACHE_TIME_MAX))
-    record = await broker.answer(KIND, bot_id, query_id, body)
-    kept = {"bot_id": bot_id, "user_id": record["user_id"], "query": "", "results": body["results"]}
-    await kv.client().set(kv.key("inline", query_id), orjson.dumps(kept), ex=RESULTS_TTL)
+    await broker.answer(KIND, bot_id, query_id, body)
 
 
-async def chosen(user_id: int, query_id: int, result_id: str) -> tuple[int, dict]:
-    """(bot id, result) the user picked; QUERY_ID_INVALID / RESULT_ID_INVALID."""
+async def chosen(user_id: int, query_id: int, result_id: str) -> tuple[int, dict, str]:
+    """(bot id, result, query) the user picked; QUERY_ID_INVALID / RESULT_ID_INVALID."""
     raw = await kv.client().get(kv.key("inline", query_id))
     kept = orjson.loads(raw) if raw else None
     if kept is None or kept["user_id"] != user_id:
         raise QueryIdInvalidError()
     for r in kept["results"]:
         if r["id"] == result_id:
-            return kept["bot_id"], r
+            return kept["bot_id"], r, kept.get("query", "")
     raise ResultIdInvalidError()
 
 
@@ -104,6 +134,18 @@ async def sent(user_id: int, bot_id: int, result_id: str, query: str = "") -> No
         await push.push_to_users(
             [bot_id], SEND_PUSH_KIND, {"user_id": user_id, "id": result_id, "query": query}
         )
+
+
+@in_thread
+def channel_peer_type(channel_id: int, access_hash: int) -> str | None:
+    """The chat type an inline query from a channel tells the bot ("broadcast" or
+    "megagroup"); None for a channel the hash does not name."""
+    found = (
+        Channel.objects.filter(id=channel_id, access_hash=access_hash)
+        .values_list("megagroup", flat=True)
+        .first()
+    )
+    return None if found is None else ("megagroup" if found else "broadcast")
 
 
 @in_thread

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from tl.gen import layers_data as data
-from tl.translate import old_decl, primary_decl, tables
+from tl.translate import FOLDED, RENAMED_TYPES, _renamed, fold_target, old_decl, primary_decl, tables
 
 OLDER = tuple(sorted(data.LAYERS))
 
@@ -33,6 +33,7 @@ def _field_rows() -> list[str]:
     extra: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     retyped: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     optionality: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    renamed: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     ids: dict[str, set[int]] = defaultdict(set)
     for layer in OLDER:
         for i, j in data.LAYERS[layer][2]:
@@ -42,8 +43,12 @@ def _field_rows() -> list[str]:
             if pc.id != oc.id:
                 ids[pc.name].add(layer)
             for n, p in pf.items():
+                if n not in of and n == FOLDED.get(pc.name, ("",))[0]:
+                    continue  # the kind object: written as the per-kind constructor
                 if n not in of:
                     lacks[pc.name][n].add(layer)
+                elif str(p.type) != str(of[n].type) and _renamed(str(p.type)) == _renamed(str(of[n].type)):
+                    renamed[pc.name][n].add(layer)
                 elif str(p.type) != str(of[n].type) and {str(p.type), str(of[n].type)} != {"true", "Bool"}:
                     retyped[pc.name][n].add(layer)
                 elif (p.flag_field is None) != (of[n].flag_field is None):
@@ -52,8 +57,13 @@ def _field_rows() -> list[str]:
                 if n not in pf:
                     extra[pc.name][n].add(layer)
     rows = []
-    for name in sorted(set(lacks) | set(extra) | set(retyped) | set(optionality) | set(ids)):
+    for name in sorted(set(lacks) | set(extra) | set(retyped) | set(optionality) | set(renamed) | set(ids)):
         parts = []
+        if name in FOLDED:
+            parts.append(
+                f"folded: written as the layer's per-kind constructor named by the `{FOLDED[name][0]}` "
+                "object's kind, read back into the pair"
+            )
         if lacks[name]:
             parts.append(
                 "not sent, None/False when read: "
@@ -63,6 +73,11 @@ def _field_rows() -> list[str]:
             parts.append(
                 "other type, not carried (not sent; None/zero when read): "
                 + "; ".join(f"`{f}` ({ranges(ls)})" for f, ls in retyped[name].items())
+            )
+        if renamed[name]:
+            parts.append(
+                "carried as the older type of the same fields (`RENAMED_TYPES`): "
+                + "; ".join(f"`{f}` ({ranges(ls)})" for f, ls in renamed[name].items())
             )
         if optionality[name]:
             parts.append(
@@ -80,6 +95,17 @@ def _field_rows() -> list[str]:
     return rows
 
 
+def _kind_types() -> set[str]:
+    from tl.translate import primary_index
+
+    return {
+        str(p.type)
+        for name, (field, _, _) in FOLDED.items()
+        for p in primary_decl(primary_index()[name]).params
+        if p.name == field
+    }
+
+
 def _missing_rows() -> list[str]:
     by_type: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     functions: set[int] = set()
@@ -92,11 +118,20 @@ def _missing_rows() -> list[str]:
                     continue
                 c = primary_decl(i)
                 sc = tables(layer).stand_in(c.result)
-                action = (
-                    f"dropped from vectors; elsewhere sent as `{sc.name}`"
-                    if sc
-                    else "dropped from vectors, omitted from optional fields; elsewhere `EncodeError`"
-                )
+                if c.name in FOLDED:
+                    action = (
+                        f"`{c.name}` is written as the layer's per-kind `{FOLDED[c.name][1]}...` constructor"
+                    )
+                elif c.result in RENAMED_TYPES and tables(layer)._renamed_decl(c) is not None:
+                    action = f"written as the layer's `{RENAMED_TYPES[c.result]}` of the same fields"
+                elif c.result in _kind_types():
+                    action = "carried as the fields of the folded button's per-kind constructor"
+                else:
+                    action = (
+                        f"dropped from vectors; elsewhere sent as `{sc.name}`"
+                        if sc
+                        else "dropped from vectors, omitted from optional fields; elsewhere `EncodeError`"
+                    )
                 by_type[c.result][action].add(layer)
     rows = []
     for tname in sorted(by_type):
@@ -114,7 +149,10 @@ def _old_only_rows() -> list[str]:
         for j in data.LAYERS[layer][3]:
             where[old_decl(j).name].add(layer)
     return [
-        f"| `{n}` (dropped since) | {ranges(ls)} | read into `layers.old_class(layer, name)` classes; "
+        f"| `{n}` (dropped since) | {ranges(ls)} | read into `{fold_target(n)[0]}` with a `{fold_target(n)[1]}` "
+        "(folded) |"
+        if fold_target(n)
+        else f"| `{n}` (dropped since) | {ranges(ls)} | read into `layers.old_class(layer, name)` classes; "
         "handlers see no primary class |"
         for n, ls in sorted(where.items())
     ]

@@ -23,11 +23,16 @@ has no equivalent (tl/README.md, "Layers"):
 - a field L requires but the primary object lacks: zero / empty value, or the stand-in
   constructor above for boxed types;
 - read from L, a primary field L lacks is ``None`` (``False`` for flags, zero/empty for
-  required fields).
+  required fields);
+- a constructor the primary layer folded into one with a kind object (``FOLDED``) is
+  written as L's per-kind constructor (fields taken from both objects by name) and read
+  back into the folded pair; a type the primary layer split off under a new name
+  (``RENAMED_TYPES``) is written as L's constructor of the old type with the same fields.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 from functools import cache
 from types import FunctionType
@@ -72,6 +77,22 @@ def _wvo(_b, _v, _bare):
         _w[_x.__class__](_x, _b)
 """
 )
+
+# Layer 229 folded the per-kind constructors of a type into one constructor with an
+# object naming the kind: keyboardButtonUrl{style, text, url} became
+# keyboardInlineButton{style, text, type: inlineButtonTypeUrl{url}}. Older layers know
+# the per-kind constructors only. Primary constructor -> (its kind field, the name
+# prefix of the older per-kind constructors, the name prefix of the kind constructors);
+# the kind's suffix pairs them (``...Url`` with ``...Url``, ``input...`` with
+# ``input...``, ``...Default`` with the bare prefix).
+FOLDED = {
+    "keyboardButton": ("type", "keyboardButton", "buttonType"),
+    "keyboardInlineButton": ("type", "keyboardButton", "inlineButtonType"),
+}
+# Primary types older layers carried as another type with the same fields (layer 229
+# gave inline keyboards rows of their own).
+RENAMED_TYPES = {"KeyboardInlineButtonRow": "KeyboardButtonRow", "KeyboardInlineButton": "KeyboardButton"}
+_DEFAULT_KIND = "Default"
 
 # Function source -> code object, shared by every layer whose function reads the same.
 _CODE: dict[str, object] = {}
@@ -185,6 +206,12 @@ def _has_no_required_objects(c: Combinator) -> bool:
     )
 
 
+def _renamed(t: str) -> str:
+    for new, old in RENAMED_TYPES.items():
+        t = re.sub(rf"\b{new}\b", old, t)
+    return t
+
+
 def _same_kind(a: Param, b: Param) -> bool:
     # A `true` flag and an optional Bool say the same; any other change of type (an
     # int that became a RecentStory, a string that became a vector) is a different
@@ -194,7 +221,7 @@ def _same_kind(a: Param, b: Param) -> bool:
         # inputMediaPoll (client to server only): before layer 204 a quiz named its
         # correct answer by option bytes, since by index; polls_app reads either.
         return True
-    return ta == tb or {ta, tb} == {"true", "Bool"}
+    return ta == tb or {ta, tb} == {"true", "Bool"} or _renamed(ta) == _renamed(tb)
 
 
 def _common_attrs(pc: Combinator, oc: Combinator) -> dict[str, str]:
@@ -249,6 +276,117 @@ def _replies_by_id(pc: Combinator, oc: Combinator) -> bool:
     )
 
 
+class _Folded:
+    """A folded object (``FOLDED``) as the per-kind constructor of an older layer sees
+    it: its own fields, then its kind object's."""
+
+    __slots__ = ("_kind", "_obj")
+
+    def __init__(self, obj, field: str) -> None:
+        self._obj, self._kind = obj, getattr(obj, field)
+
+    def __getattr__(self, name: str):
+        if name in self._obj._FIELDS:
+            return getattr(self._obj, name)
+        return getattr(self._kind, name)
+
+
+def _kind_suffix(kind_name: str, kind_prefix: str) -> tuple[bool, str] | None:
+    """(is an input kind, suffix) of a kind constructor: inputInlineButtonTypeUrlAuth
+    -> (True, "UrlAuth") under the prefix inlineButtonType."""
+    is_input = kind_name.startswith("input")
+    base = kind_name[len("input") :] if is_input else kind_name
+    base = base[:1].lower() + base[1:]
+    if not base.startswith(kind_prefix) or base == kind_prefix:
+        return None
+    return is_input, base[len(kind_prefix) :]
+
+
+def _prefixed(is_input: bool, name: str) -> str:
+    return "input" + name[:1].upper() + name[1:] if is_input else name
+
+
+def _per_kind_name(old_prefix: str, is_input: bool, suffix: str) -> str:
+    return _prefixed(is_input, old_prefix + ("" if suffix == _DEFAULT_KIND else suffix))
+
+
+@cache
+def fold_target(old_name: str) -> tuple[str, str] | None:
+    """(folded primary constructor, kind constructor) an older per-kind constructor is
+    read into; None when it is not one."""
+    idx = primary_index()
+    for folded, (_field, old_prefix, kind_prefix) in FOLDED.items():
+        parsed = _kind_suffix(old_name, old_prefix)
+        if parsed is None and old_name == old_prefix:
+            parsed = (False, _DEFAULT_KIND)
+        if parsed is None:
+            continue
+        kind = _prefixed(parsed[0], kind_prefix + parsed[1])
+        if kind in idx:
+            return folded, kind
+    return None
+
+
+_ZERO_VALUES = {
+    "[]": [],
+    "0": 0,
+    "0.0": 0.0,
+    "''": "",
+    "b''": b"",
+    "False": False,
+    "bytes(16)": bytes(16),
+    "bytes(32)": bytes(32),
+}
+
+
+def _field_defaults(c: Combinator) -> dict[str, object]:
+    zero = Emitter(Module(), c, [], {}, {})
+    out: dict[str, object] = {}
+    for p in c.params:
+        if p.is_flags:
+            continue
+        if p.is_true_flag:
+            out[attr_name(p.name)] = False
+        elif p.flag_field is not None:
+            out[attr_name(p.name)] = None
+        else:
+            out[attr_name(p.name)] = _ZERO_VALUES.get(zero.zero_value(p.type))
+    return out
+
+
+def _carry(cls: type, c: Combinator, src) -> object:
+    """A ``cls`` with ``src``'s fields of the same name (defaults for the others)."""
+    obj = cls.__new__(cls)
+    for a, default in _field_defaults(c).items():
+        setattr(obj, a, getattr(src, a, default))
+    return obj
+
+
+def unfold(obj, old_name: str):
+    """An older layer's per-kind object (read into its own class) as the primary
+    folded pair: keyboardButtonUrl -> keyboardInlineButton(type=inlineButtonTypeUrl)."""
+    folded, kind = fold_target(old_name)
+    classes, idx = primary_classes(), primary_index()
+    out = _carry(classes[folded], primary_decl(idx[folded]), obj)
+    setattr(out, attr_name(FOLDED[folded][0]), _carry(classes[kind], primary_decl(idx[kind]), obj))
+    return out
+
+
+def as_renamed(value, cls: type):
+    """``value`` (an object or a list of them, read as an older layer's type) as
+    ``cls``, the primary type's constructor with the same fields."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [as_renamed(x, cls) for x in value]
+    if isinstance(value, cls) or getattr(value, "_FIELDS", None) != cls._FIELDS:
+        return value
+    obj = cls.__new__(cls)
+    for a in cls._FIELDS:
+        setattr(obj, a, getattr(value, a))
+    return obj
+
+
 def _true_attrs(pc: Combinator) -> frozenset[str]:
     return frozenset(attr_name(p.name) for p in pc.params if p.is_true_flag)
 
@@ -276,7 +414,8 @@ class LayerTables:
         exec(_LAYER_GLOBALS, self.ns)
         self.writers = _Writers(self)
         self.ns["_W"] = self.writers
-        self.ns["_MISSING"] = self.missing_classes
+        # Folded and renamed classes this layer has an older form of are written in it.
+        self.ns["_MISSING"] = frozenset(c for c in self.missing_classes if not self._older_form(c.TL_NAME))
         self.ns["_fn"] = gen_functions
         self.ns["_t"] = gen_types
         self.registry: dict = dict(runtime.REGISTRY)
@@ -284,6 +423,8 @@ class LayerTables:
             self._lazy_reader(old_decl(j).id, self._changed_reader, i, j)
         for j in old_only:
             self._lazy_reader(old_decl(j).id, self._old_only_reader, j)
+        for j in self._fold_readers():
+            self._lazy_reader(old_decl(j).id, self._fold_reader, j)
 
     # -- what this layer has ---------------------------------------------------------
 
@@ -343,6 +484,84 @@ class LayerTables:
             **kw,
         )
 
+    # -- folded and renamed constructors (FOLDED, RENAMED_TYPES) ----------------------
+
+    def _older_form(self, name: str) -> bool:
+        """Whether this layer writes the primary ``name`` as an older constructor."""
+        if name in FOLDED:
+            return self.decl(FOLDED[name][1]) is not None
+        i = primary_index()[name]
+        if _decl_result(primary_texts()[i]) not in RENAMED_TYPES:
+            return False  # without parsing the declaration: this runs for every missing class
+        return self._renamed_decl(primary_decl(i)) is not None
+
+    def _renamed_decl(self, pc: Combinator) -> Combinator | None:
+        fields = [p.name for p in pc.params if not p.is_flags]
+        for n in self._by_type().get(RENAMED_TYPES[pc.result], ()):
+            c = self.decl(n)
+            if c is not None and [p.name for p in c.params if not p.is_flags] == fields:
+                return c
+        return None
+
+    def _fold_readers(self) -> list[int]:
+        """Old declarations read into folded pairs: per-kind ones this layer has, and
+        its own form of a folded constructor when it lacks the kind field."""
+        out = [
+            j
+            for j in self._old_only
+            if j not in data.OLD_FUNCTIONS and fold_target(_decl_name(data.OLD_DECLS[j]))
+        ]
+        for j in self._changed.values():
+            name = _decl_name(data.OLD_DECLS[j])
+            field = FOLDED.get(name, ("",))[0]
+            if field and field not in {p.name for p in old_decl(j).params} and fold_target(name):
+                out.append(j)
+        return out
+
+    def _fold_reader(self, j: int):
+        oc = old_decl(j)
+        read_old = self._decl_class(oc).read
+
+        def read(r):
+            return unfold(read_old(r), oc.name)
+
+        return read
+
+    def _fold_writer(self, pc: Combinator):
+        per_kind: dict[type, object] = {}
+
+        def write(obj, b):
+            k = getattr(obj, FOLDED[pc.name][0]).__class__
+            fn = per_kind.get(k)
+            if fn is None:
+                fn = per_kind[k] = self._kind_writer(pc, k)
+            fn(obj, b)
+
+        return write
+
+    def _kind_writer(self, pc: Combinator, kind_cls: type):
+        field, old_prefix, kind_prefix = FOLDED[pc.name]
+        kc = primary_decl(primary_index()[kind_cls.TL_NAME])
+        parsed = _kind_suffix(kc.name, kind_prefix)
+        oc = self.decl(_per_kind_name(old_prefix, *parsed)) if parsed else None
+        if oc is None or fold_target(oc.name) != (pc.name, kc.name):
+            # A kind this layer has no constructor for: the plain one, with its text.
+            oc = self.decl(old_prefix)
+        attrs: dict[str, str] = {}
+        optional: set[str] = set()
+        for src in (pc, kc):
+            for name, a in _common_attrs(src, oc).items():
+                if name != field:
+                    attrs.setdefault(name, a)
+            optional |= {attr_name(p.name) for p in src.params if p.flag_field is not None}
+        mod = _SharedModule()
+        body = self._emitter(
+            mod, oc, attrs, optional_attrs=frozenset(optional), true_attrs=_true_attrs(pc) | _true_attrs(kc)
+        ).write_body(oc.id)
+        self.ns["_Folded"] = _Folded
+        src = "def _w(_o, _b):\n" + "".join(f"    {s}\n" for s in [f"_o = _Folded(_o, {field!r})", *body])
+        return self._function(mod, src, "_w")
+
     # -- compiling -------------------------------------------------------------------
 
     def _function(self, mod: Module, src: str, name: str):
@@ -368,6 +587,12 @@ class LayerTables:
         optional = frozenset(attr_name(p.name) for p in fields if p.flag_field is not None)
         mod = _SharedModule()
         oc = None if i in self._missing_idx else self.decl(pc.name)
+        if pc.name in FOLDED and self._older_form(pc.name):
+            field = FOLDED[pc.name][0]
+            if oc is None or field not in {p.name for p in oc.params}:
+                return self._fold_writer(pc)
+        if oc is None and not pc.is_function and pc.result in RENAMED_TYPES:
+            oc = self._renamed_decl(pc)
         if oc is None and not pc.is_function:
             oc = self.stand_in(pc.result)
         if oc is None:
@@ -422,6 +647,24 @@ class LayerTables:
         for name in _plain_texts(pc, oc):
             a = attrs[name] = attr_name(name)
             extra.append(f"_o.{a} = _t.TextWithEntities(text=_o.{a}, entities=[])")
+        prim_types = {p.name: p.type for p in fields}
+        for p in oc.params:
+            t = prim_types.get(p.name)
+            if (
+                p.name in attrs
+                and t is not None
+                and str(t) != str(p.type)
+                and _renamed(str(t)) == _renamed(str(p.type))
+            ):
+                # Read as the older type (inline keyboards' rows before layer 229).
+                item = t.item if t.item is not None else t
+                cls = self._renamed_target(item.name)
+                if cls is not None:
+                    cref = "_C_" + cls.TL_NAME
+                    self.ns[cref] = cls
+                    self.ns["_as_renamed"] = as_renamed
+                    a = attrs[p.name]
+                    extra.append(f"_o.{a} = _as_renamed(_o.{a}, {cref})")
         body = self._emitter(mod, oc, attrs, true_attrs=_true_attrs(pc)).read_body(defaults) + extra
         cref = "_C_" + pc.name.replace(".", "_")
         self.ns[cref] = primary_classes()[pc.name]
@@ -432,16 +675,28 @@ class LayerTables:
         )
         return self._function(mod, src, "_read")
 
+    def _renamed_target(self, type_name: str) -> type | None:
+        # The primary type's constructor (one, for the renamed types) to read into.
+        for text in primary_texts()[: data.PRIMARY_FUNCTIONS_FROM]:
+            if _decl_result(text) == type_name:
+                return primary_classes()[_decl_name(text)]
+        return None
+
     def _old_only_reader(self, j: int):
         return self.old_class(old_decl(j).name).read
 
     def old_class(self, name: str) -> type:
         """The class of a constructor this layer has and the primary one dropped."""
+        oc = self.decl(name)
+        if oc is None or name in primary_index():
+            raise KeyError(f"{name} is not a constructor only layer {self.layer} has")
+        return self._decl_class(oc)
+
+    def _decl_class(self, oc: Combinator) -> type:
+        """A class reading and writing this layer's ``oc`` as it is."""
+        name = oc.name
         cls = self._old_classes.get(name)
         if cls is None:
-            oc = self.decl(name)
-            if oc is None or name in primary_index():
-                raise KeyError(f"{name} is not a constructor only layer {self.layer} has")
             cls_name = "Layer" + (oc.namespace.capitalize() if oc.namespace else "") + api_class_name(oc)
             mod = _SharedModule()
             emit_class(
@@ -476,6 +731,8 @@ class LayerTables:
         for j in self._old_only:
             self.registry[old_decl(j).id] = self._old_only_reader(j)
             n += 1
+        for j in self._fold_readers():
+            self.registry[old_decl(j).id] = self._fold_reader(j)
         return n
 
 

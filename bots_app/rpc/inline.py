@@ -25,11 +25,13 @@ from tl import functions, types
 from tl.errors import ReplyMarkupInvalidError, ResultTypeInvalidError, SendMessageTypeInvalidError
 
 
-def _peer_type(me: int, bot_id: int, peer) -> str | None:
+async def _peer_type(me: int, bot_id: int, peer) -> str | None:
     if isinstance(peer, types.InputPeerSelf):
         return "pm"
     if isinstance(peer, types.InputPeerUser):
         return "same_bot_pm" if peer.user_id == bot_id else "pm"
+    if isinstance(peer, types.InputPeerChannel):
+        return await inline.channel_peer_type(peer.channel_id, peer.access_hash)
     return None
 
 
@@ -37,7 +39,9 @@ def _peer_type(me: int, bot_id: int, peer) -> str | None:
 async def get_inline_bot_results(ctx, req: functions.messages.GetInlineBotResults):
     me = viewer(ctx)
     bot_id = check_input_user(me, req.bot)
-    query_id, body = await inline.ask(me, bot_id, req.query, req.offset, _peer_type(me, bot_id, req.peer))
+    query_id, body = await inline.ask(
+        me, bot_id, req.query, req.offset, await _peer_type(me, bot_id, req.peer)
+    )
     users = await users_for(me, [bot_id])
     return tl_convert.bot_results_to_tl(query_id, body, users)
 
@@ -112,7 +116,7 @@ def _media(result: dict) -> dict | None:
 @rpc(functions.messages.SendInlineBotResult)
 async def send_inline_bot_result(ctx, req: functions.messages.SendInlineBotResult):
     me = viewer(ctx)
-    bot_id, result = await inline.chosen(me, req.query_id, req.id)
+    bot_id, result, query = await inline.chosen(me, req.query_id, req.id)
     send, media = result["send"], _media(result)
     via = 0 if req.hide_via else bot_id
     reply_to = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
@@ -133,5 +137,5 @@ async def send_inline_bot_result(ctx, req: functions.messages.SendInlineBotResul
             me, channel_id, send["message"], req.random_id, access_hash=access_hash, **common
         )
         answer = await change_to_updates(me, change)
-    await inline.sent(me, bot_id, req.id)
+    await inline.sent(me, bot_id, req.id, query)
     return answer

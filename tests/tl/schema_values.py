@@ -268,8 +268,18 @@ def class_of(name: str, layer: int):
 
 
 def build_ours(tree: dict, layer: int):
-    cls, comb = class_of(tree["_"], layer)
+    from types import SimpleNamespace
+
+    from tl import translate
+
     theirs = {p.name: str(p.type) for p in schema_maps(layer)[0][tree["_"]].params}
+    folded = translate.fold_target(tree["_"])
+    if folded and translate.FOLDED[folded[0]][0] not in theirs:
+        # A per-kind constructor of a layer before the fold (keyboardButtonUrl) is the
+        # folded pair (keyboardInlineButton with an inlineButtonTypeUrl).
+        fields = {attr_name(k): _build_value(v, layer) for k, v in tree.items() if k != "_"}
+        return translate.unfold(SimpleNamespace(**fields), tree["_"])
+    cls, comb = class_of(tree["_"], layer)
     kwargs = {}
     for p in comb.params:
         if p.is_flags:
@@ -282,6 +292,12 @@ def build_ours(tree: dict, layer: int):
             # A plain string where the primary layer has a TextWithEntities (a poll's
             # question and answers before layer 179): the text, no entities.
             kwargs[a] = types.TextWithEntities(text=tree[p.name], entities=[])
+        elif p.name in tree and t is not None and translate._renamed(t) == translate._renamed(str(p.type)):
+            # Inline keyboards' rows before layer 229 (RENAMED_TYPES).
+            item = p.type.item if p.type.item is not None else p.type
+            kwargs[a] = translate.as_renamed(
+                _build_value(tree[p.name], layer), translate.tables(layer)._renamed_target(item.name)
+            )
         elif (
             p.name == "correct_answers"
             and p.name in tree
