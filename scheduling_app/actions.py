@@ -19,6 +19,7 @@ from channels_app.actions import messages as channel_messages
 from channels_app.actions.common import jsonb, load_channel
 from message_core import db, limits
 from message_core.clock import now
+from message_core.send_origin import FROM_SCHEDULED
 from message_core.text import validate_caption, validate_text
 from private_app import actions as private_actions
 from tl.errors import (
@@ -368,6 +369,7 @@ async def do_deliver(group: list[dict], *, sender_name=None) -> Delivery:
     d = Delivery(rows=group)
     owner, (kind, peer_id) = d.owner_id, d.chat
     p = group[0]["params"]
+    origin = FROM_SCHEDULED.set(True)
     try:
         if "fwd_from" in p:
             items = [{"message": r["message"], "entities": r["entities"], "media": r["media"],
@@ -416,6 +418,8 @@ async def do_deliver(group: list[dict], *, sender_name=None) -> Delivery:
         return d
     except RpcError as exc:
         d.error = exc
+    finally:
+        FROM_SCHEDULED.reset(origin)
     if d.change is not None:
         d.sent = _sent_ids(d.change)
     await _forget(group)

@@ -127,6 +127,15 @@ async def test_scheduled_list_edit_delete_send_now_and_other_sessions(edge_serve
     deleted = [u for u in answer.updates if isinstance(u, types.UpdateDeleteScheduledMessages)]
     assert deleted and deleted[0].messages == [two.id] and deleted[0].sent_messages
     await wait_for(lambda: any(m.message == "two" for m in got_b))
+    # The sender's copies are marked as sent from the schedule (answer and other
+    # session); the recipient's is an ordinary message.
+    sent = [u.message for u in answer.updates if isinstance(u, types.UpdateNewMessage)]
+    assert [(m.message, m.from_scheduled) for m in sent] == [("two", True)]
+    await wait_for(
+        lambda: any(isinstance(u, types.UpdateNewMessage) and u.message.message == "two" for u in raw_other)
+    )
+    assert [u.message.from_scheduled for u in raw_other if isinstance(u, types.UpdateNewMessage)] == [True]
+    assert not next(m for m in got_b if m.message == "two").from_scheduled
 
     # Delete: the other session is told.
     await a(functions.messages.DeleteScheduledMessagesRequest(peer=peer, id=[one.id]))
@@ -176,15 +185,21 @@ async def test_scheduled_in_supergroup_broadcast_and_banned_sender(edge_server, 
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     created = await a(functions.messages.CreateChatRequest(users=[input_user(alice, bob)], title="Later"))
     channel = created.updates.chats[1]
-    got_b = []
+    got_b, raw_a = [], []
     b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    a.add_event_handler(collect(raw_a), events.Raw(types.UpdateNewChannelMessage))
     await b.get_dialogs()
+    await a.get_dialogs()
     chan = types.InputPeerChannel(channel.id, channel.access_hash)
     sched = await a.send_message(chan, "group, later", schedule=timedelta(seconds=2))
     due = int(sched.date.timestamp())
     await wait_for(lambda: any(m.message == "group, later" for m in got_b), timeout=8)
     live = next(m for m in got_b if m.message == "group, later")
     assert due <= live.date.timestamp() <= due + 1 and live.sender_id == alice.id
+    assert not live.from_scheduled  # only the sender's view is marked
+    await wait_for(lambda: any(u.message.message == "group, later" for u in raw_a))
+    mine = next(u.message for u in raw_a if u.message.message == "group, later")
+    assert mine.from_scheduled and mine.out
 
     # Bob schedules, then loses the right to write: the message is dropped, Bob told.
     b_chan = await b.get_input_entity(channel.id)
@@ -445,6 +460,13 @@ async def test_broadcast_scheduled_messages_are_shared_by_its_posting_admins(edg
             for u in raw_a
         )
     )
+    # Sent as its author: Alice's sessions get it marked as sent from the schedule.
+    await wait_for(
+        lambda: any(
+            isinstance(u, types.UpdateNewChannelMessage) and u.message.message == "from alice, edited by bob"
+            and u.message.from_scheduled for u in raw_a
+        )
+    )  # fmt: skip
     for cl, peer in ((a, pa), (b, pb)):
         assert (await cl(functions.messages.GetScheduledHistoryRequest(peer=peer, hash=0))).messages == []
     posts = await c(functions.messages.GetHistoryRequest(pc, 0, 0, 0, 5, 0, 0, 0))
