@@ -20,6 +20,7 @@ from . import emoji
 from .models import EmojiKeywordsVersion, SetSticker
 
 KEYWORDS_MAX = 5000  # keywords served
+STICKERS_READ_MAX = 50_000  # stickers with keywords read to build them (oldest first)
 KEYWORD_LEN_MAX = 64
 EMOTICONS_PER_KEYWORD = 20
 VERSIONS_KEPT = 50
@@ -35,7 +36,7 @@ def current_map() -> dict[str, list[str]]:
     """keyword -> emoji, from every set's stickers (bounded)."""
     out: dict[str, list[str]] = {}
     rows = SetSticker.objects.exclude(keywords=[]).order_by("id").values_list("emoji", "keywords")
-    for text, words in rows.iterator():
+    for text, words in rows[:STICKERS_READ_MAX].iterator():
         emoticons = emoji.split(text or "")
         for word in words or []:
             key = normalize(str(word))
