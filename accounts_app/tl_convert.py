@@ -571,18 +571,8 @@ def empty_emoji_list():
     return types.EmojiList(hash=0, document_id=[])
 
 
-def empty_emoji_groups():
-    return types.messages.EmojiGroups(hash=0, groups=[])
-
-
 def empty_reactions():
     return types.messages.Reactions(hash=0, reactions=[])
-
-
-def emoji_keywords_to_tl(lang_code: str, from_version: int = 0):
-    return types.EmojiKeywordsDifference(
-        lang_code=lang_code or "en", from_version=from_version, version=from_version, keywords=[]
-    )
 
 
 def passkey_login_options_to_tl():
@@ -644,10 +634,8 @@ STARTUP_ANSWERS = {
     "help.getRecentMeUrls": lambda req: types.help.RecentMeUrls(urls=[], chats=[], users=[]),
     "account.getThemes": lambda req: types.account.Themes(hash=0, themes=[]),
     "account.getChatThemes": lambda req: types.account.Themes(hash=0, themes=[]),
-    "account.getDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
     "account.getRecentEmojiStatuses": lambda req: empty_emoji_statuses(),
     "account.getCollectibleEmojiStatuses": lambda req: empty_emoji_statuses(),
-    "account.getChannelDefaultEmojiStatuses": lambda req: empty_emoji_statuses(),
     "account.getDefaultProfilePhotoEmojis": lambda req: empty_emoji_list(),
     "account.getDefaultGroupPhotoEmojis": lambda req: empty_emoji_list(),
     "account.getDefaultBackgroundEmojis": lambda req: empty_emoji_list(),
@@ -663,13 +651,6 @@ STARTUP_ANSWERS = {
     "messages.getAvailableEffects": lambda req: types.messages.AvailableEffects(
         hash=0, effects=[], documents=[]
     ),
-    "messages.getEmojiGroups": lambda req: empty_emoji_groups(),
-    "messages.getEmojiStatusGroups": lambda req: empty_emoji_groups(),
-    "messages.getEmojiProfilePhotoGroups": lambda req: empty_emoji_groups(),
-    "messages.getEmojiStickerGroups": lambda req: empty_emoji_groups(),
-    "messages.getEmojiKeywords": lambda req: emoji_keywords_to_tl(req.lang_code),
-    "messages.getEmojiKeywordsDifference": lambda req: emoji_keywords_to_tl(req.lang_code, req.from_version),
-    "messages.getEmojiKeywordsLanguages": lambda req: [],
     "messages.getAttachMenuBots": lambda req: types.AttachMenuBots(hash=0, bots=[], users=[]),
     "messages.getQuickReplies": lambda req: types.messages.QuickReplies(
         quick_replies=[], messages=[], chats=[], users=[]

@@ -220,6 +220,7 @@ def message_to_tl(m: dict, viewer_id: int, broadcast: bool | None = None, unread
         media_unread=(mentioned and m["id"] in unread_mentions) or bool(m.get("media_unread")),
         silent=bool(m.get("silent")),
         post=is_post,
+        from_scheduled=(out and bool(m.get("from_scheduled"))) or None,
         noforwards=bool(m.get("noforwards")),
         pinned=bool(m.get("pinned")),
         id=m["id"],

@@ -36,6 +36,7 @@ from media_app import actions as media_actions
 from media_app.value_media import media_user_ids, plays_once
 from message_core import limits, send_hooks
 from message_core.clock import now
+from message_core.send_origin import FROM_SCHEDULED
 from message_core.text import SEARCH_WINDOW, history_window, is_caption, validate_caption, validate_text
 from polls_app.actions import attach_results as attach_polls
 from tl.errors import (
@@ -183,6 +184,16 @@ async def _finish(own: PrivateChange, theirs: list[UserUpdate], exclude) -> Priv
     return own
 
 
+def _mark_from_scheduled(messages: list[dict], events: list[UserUpdate]) -> None:
+    """The sender's copies of what the scheduler sent show ``from_scheduled`` (in the
+    answer and the pushes; the stored message does not keep it)."""
+    for m in messages:
+        m["from_scheduled"] = True
+    for ev in events:
+        if isinstance(ev.payload.get("message"), dict):
+            ev.payload["message"]["from_scheduled"] = True
+
+
 async def _write(
     sender_id: int, peer_id: int, items: list[dict], random_ids: list[int], silent: bool, exclude
 ) -> PrivateChange:
@@ -197,6 +208,8 @@ async def _write(
     written = await send_store.write_messages(
         sender_id, peer_id, items, random_ids, silent=silent, kind=NEW_MESSAGE
     )
+    if FROM_SCHEDULED.get():
+        _mark_from_scheduled(written.own_messages, written.own_events)
     own = PrivateChange(messages=written.own_messages, events=written.own_events, pts=written.pts)
     own.random_ids = {m["id"]: rid for m, rid in zip(written.own_messages, random_ids, strict=True)}
     done = await _finish(own, written.their_events, exclude)

@@ -27,6 +27,7 @@ def message_to_tl(m: dict):
         return types.MessageEmpty(id=m["id"])
     return types.Message(
         out=m["out"],
+        from_scheduled=(m["out"] and bool(m.get("from_scheduled"))) or None,
         silent=bool(m.get("silent")),
         id=m["id"],
         from_id=_peer(m["sender_id"]),

@@ -13,11 +13,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
+from channels_app.actions import admin as channel_admin
 from channels_app.actions import album as channel_album
 from channels_app.actions import messages as channel_messages
-from channels_app.actions.common import jsonb
+from channels_app.actions.common import jsonb, load_channel
 from message_core import db, limits
 from message_core.clock import now
+from message_core.send_origin import FROM_SCHEDULED
 from message_core.text import validate_caption, validate_text
 from private_app import actions as private_actions
 from tl.errors import (
@@ -39,6 +41,7 @@ SCHEDULED_PER_CHAT = 100  # Telegram's limit of scheduled messages in one chat
 IDS_MAX = 100  # ids per getScheduledMessages / send / delete call
 CLAIM_LEASE_SECONDS = 30  # a claimed row is another worker's after this (its worker died)
 CLAIM_GROUPS = 50  # groups (a message or an album) claimed per round
+ADMINS_MAX = 200  # a broadcast's admins told of its scheduled messages
 
 COLUMNS = (
     "id, owner_id, peer_kind, peer_id, date, random_id, group_key, message, entities, media, params,"
@@ -46,6 +49,44 @@ COLUMNS = (
 )
 
 Chat = tuple[str, int]  # ("p", user_id) / ("c", channel_id)
+
+
+# --- whose scheduled messages ----------------------------------------------------------------
+# A broadcast channel's scheduled messages are the channel's: every admin who may post
+# lists, edits, deletes and sends them now, and the cap counts the chat's. Elsewhere
+# they are their sender's. Functions below take ``owner_id`` None for "the whole chat".
+
+
+async def _broadcast(chat: Chat) -> bool:
+    if chat[0] != "c":
+        return False
+    async with db.connection() as conn:
+        channel = await load_channel(conn, chat[1])
+    return bool(channel and channel["broadcast"])
+
+
+async def scope_for(viewer_id: int, chat: Chat) -> int | None:
+    """Whose scheduled messages in ``chat`` the viewer sees and manages: None (all of
+    them) for an admin of a broadcast channel who may post, else the viewer's own."""
+    if not await _broadcast(chat):
+        return viewer_id
+    try:
+        await channel_messages.check_can_send(viewer_id, chat[1], [None])
+    except RpcError:
+        return viewer_id
+    return None
+
+
+async def audience(owner_id: int, chat: Chat) -> list[int]:
+    """Who hears of a change to ``owner_id``'s scheduled messages in ``chat``: every
+    admin of a broadcast channel who may post (and the owner), else the owner."""
+    if not await _broadcast(chat):
+        return [owner_id]
+    return sorted({owner_id, *await channel_admin.admin_ids(chat[1], "post_messages", cap=ADMINS_MAX)})
+
+
+def _whose(owner_id: int | None) -> tuple[str, tuple]:
+    return ("", ()) if owner_id is None else (" AND owner_id = %s", (owner_id,))
 
 
 def check_schedule_date(date: int, kind: str, at: int | None = None) -> None:
@@ -73,8 +114,8 @@ async def do_schedule(
 ) -> list[dict]:
     """Store ``items`` (message, entities, media, random_id; fwd_from for a forward) to
     be sent at ``date``. A retry with the same random ids returns the stored rows; more
-    than SCHEDULED_PER_CHAT in the chat is SCHEDULE_TOO_MUCH. Nothing is written on an
-    error."""
+    than SCHEDULED_PER_CHAT in the chat (the sender's, or a broadcast's all) is
+    SCHEDULE_TOO_MUCH. Nothing is written on an error."""
     kind, peer_id = chat
     check_schedule_date(date, kind)
     random_ids = [it["random_id"] for it in items]
@@ -95,10 +136,13 @@ async def do_schedule(
         rows.append((text, entities, it.get("media"), it["random_id"], item_params))
     group_key = secrets.randbits(62) + 1 if album else 0
     created = now()
+    counted = None if await _broadcast(chat) else owner_id
+    where, args = _whose(counted)
     async with db.connection() as conn, conn.transaction():
-        # One writer per owner at a time: the per-chat cap is counted, then written.
+        # One writer per counted list at a time: the per-chat cap is counted, then written.
         await conn.execute(
-            "SELECT pg_advisory_xact_lock(hashtext('scheduled_messages'), %s::int)", (owner_id % 2**31,)
+            "SELECT pg_advisory_xact_lock(hashtext('scheduled_messages'), %s::int)",
+            ((owner_id if counted else peer_id) % 2**31,),
         )
         cur = await conn.execute(
             f"SELECT {COLUMNS} FROM scheduled_messages WHERE owner_id = %s AND random_id = ANY(%s)",
@@ -112,8 +156,8 @@ async def do_schedule(
                 return [earlier[r] for r in random_ids]  # a retried request
             raise RandomIdDuplicateError()
         cur = await conn.execute(
-            "SELECT count(*) AS n FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s",
-            (owner_id, kind, peer_id),
+            f"SELECT count(*) AS n FROM scheduled_messages WHERE peer_kind = %s AND peer_id = %s{where}",
+            (kind, peer_id, *args),
         )
         if (await cur.fetchone())["n"] + len(items) > SCHEDULED_PER_CHAT:
             raise ScheduleTooMuchError()
@@ -136,12 +180,14 @@ def _order(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (r["date"], r["id"]), reverse=True)
 
 
-async def get_scheduled_history(owner_id: int, chat: Chat) -> list[dict]:
-    """The owner's scheduled messages in the chat (at most SCHEDULED_PER_CHAT exist)."""
+async def get_scheduled_history(owner_id: int | None, chat: Chat) -> list[dict]:
+    """The owner's (None: everyone's) scheduled messages in the chat (at most
+    SCHEDULED_PER_CHAT exist)."""
+    where, args = _whose(owner_id)
     rows = await db.fetchall(
-        f"SELECT {COLUMNS} FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s"
+        f"SELECT {COLUMNS} FROM scheduled_messages WHERE peer_kind = %s AND peer_id = %s{where}"
         " ORDER BY date DESC, id DESC LIMIT %s",
-        (owner_id, chat[0], chat[1], SCHEDULED_PER_CHAT * 2),
+        (chat[0], chat[1], *args, SCHEDULED_PER_CHAT * 2),
     )
     return _order(rows)
 
@@ -159,42 +205,45 @@ def history_hash(rows: list[dict]) -> int:
     return h - (1 << 64) if h >= 1 << 63 else h
 
 
-async def get_scheduled(owner_id: int, chat: Chat, ids: list[int]) -> list[dict]:
+async def get_scheduled(owner_id: int | None, chat: Chat, ids: list[int]) -> list[dict]:
     ids = _ids(ids)
+    where, args = _whose(owner_id)
     rows = await db.fetchall(
-        f"SELECT {COLUMNS} FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s"
+        f"SELECT {COLUMNS} FROM scheduled_messages WHERE peer_kind = %s AND peer_id = %s{where}"
         " AND id = ANY(%s)",
-        (owner_id, chat[0], chat[1], ids),
+        (chat[0], chat[1], *args, ids),
     )
     return _order(rows)
 
 
-async def do_delete_scheduled(owner_id: int, chat: Chat, ids: list[int]) -> list[int]:
-    """Delete these of the owner's scheduled messages in the chat; the ids deleted (a
-    row a worker is sending right now stays: it is sent)."""
+async def do_delete_scheduled(owner_id: int | None, chat: Chat, ids: list[int]) -> list[dict]:
+    """Delete these of the owner's (None: anyone's) scheduled messages in the chat; the
+    rows deleted, by id (a row a worker is sending right now stays: it is sent)."""
     ids = _ids(ids)
+    where, args = _whose(owner_id)
     async with db.connection() as conn, conn.transaction():
         cur = await conn.execute(
-            "DELETE FROM scheduled_messages WHERE id IN (SELECT id FROM scheduled_messages WHERE owner_id = %s"
-            " AND peer_kind = %s AND peer_id = %s AND id = ANY(%s)"
-            " AND (claimed_until IS NULL OR claimed_until < now()) FOR UPDATE SKIP LOCKED) RETURNING id",
-            (owner_id, chat[0], chat[1], ids),
+            "DELETE FROM scheduled_messages WHERE id IN (SELECT id FROM scheduled_messages WHERE"
+            f" peer_kind = %s AND peer_id = %s{where} AND id = ANY(%s)"
+            f" AND (claimed_until IS NULL OR claimed_until < now()) FOR UPDATE SKIP LOCKED) RETURNING {COLUMNS}",
+            (chat[0], chat[1], *args, ids),
         )
-        return sorted(r["id"] for r in await cur.fetchall())
+        return sorted(await cur.fetchall(), key=lambda r: r["id"])
 
 
 async def do_edit_scheduled(
-    owner_id: int, chat: Chat, msg_id: int, *, message: str | None, entities: list[dict] | None,
+    owner_id: int | None, chat: Chat, msg_id: int, *, message: str | None, entities: list[dict] | None,
     media: dict | None, date: int,
 ) -> dict:  # fmt: skip
     """messages.editMessage of a scheduled message: its text (None: unchanged), media
-    (None: unchanged) and schedule date."""
+    (None: unchanged) and schedule date. ``owner_id`` None: anyone's in the chat."""
     check_schedule_date(date, chat[0])
+    where, args = _whose(owner_id)
     async with db.connection() as conn, conn.transaction():
         cur = await conn.execute(
-            f"SELECT {COLUMNS} FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s"
+            f"SELECT {COLUMNS} FROM scheduled_messages WHERE peer_kind = %s AND peer_id = %s{where}"
             " AND id = %s AND (claimed_until IS NULL OR claimed_until < now()) FOR UPDATE",
-            (owner_id, chat[0], chat[1], msg_id),
+            (chat[0], chat[1], *args, msg_id),
         )
         row = await cur.fetchone()
         if row is None:
@@ -268,18 +317,19 @@ async def claim_due(
     return _groups(rows)
 
 
-async def claim_ids(owner_id: int, chat: Chat, ids: list[int]) -> list[list[dict]]:
-    """messages.sendScheduledMessages: claim these rows to send now (ones a worker holds
-    are being sent anyway)."""
+async def claim_ids(owner_id: int | None, chat: Chat, ids: list[int]) -> list[list[dict]]:
+    """messages.sendScheduledMessages: claim these rows (the owner's, None: anyone's in
+    the chat) to send now (ones a worker holds are being sent anyway)."""
     ids = _ids(ids)
+    where, args = _whose(owner_id)
     async with db.connection() as conn, conn.transaction():
         cur = await conn.execute(
             "UPDATE scheduled_messages SET claimed_until = now() + make_interval(secs => %s)"
-            " WHERE id IN (SELECT id FROM scheduled_messages WHERE owner_id = %s AND peer_kind = %s AND peer_id = %s"
+            f" WHERE id IN (SELECT id FROM scheduled_messages WHERE peer_kind = %s AND peer_id = %s{where}"
             " AND (id = ANY(%s) OR group_key IN (SELECT group_key FROM scheduled_messages WHERE id = ANY(%s)"
             " AND group_key <> 0)) AND (claimed_until IS NULL OR claimed_until < now()) FOR UPDATE SKIP LOCKED)"
             f" RETURNING {COLUMNS}",
-            (CLAIM_LEASE_SECONDS, owner_id, chat[0], chat[1], ids, ids),
+            (CLAIM_LEASE_SECONDS, chat[0], chat[1], *args, ids, ids),
         )
         rows = await cur.fetchall()
     if not rows:
@@ -319,6 +369,7 @@ async def do_deliver(group: list[dict], *, sender_name=None) -> Delivery:
     d = Delivery(rows=group)
     owner, (kind, peer_id) = d.owner_id, d.chat
     p = group[0]["params"]
+    origin = FROM_SCHEDULED.set(True)
     try:
         if "fwd_from" in p:
             items = [{"message": r["message"], "entities": r["entities"], "media": r["media"],
@@ -367,6 +418,8 @@ async def do_deliver(group: list[dict], *, sender_name=None) -> Delivery:
         return d
     except RpcError as exc:
         d.error = exc
+    finally:
+        FROM_SCHEDULED.reset(origin)
     if d.change is not None:
         d.sent = _sent_ids(d.change)
     await _forget(group)

@@ -1,6 +1,7 @@
-"""The sender's other sessions hear of its scheduled messages: updateNewScheduledMessage
-when one is scheduled or edited, updateDeleteScheduledMessages when one is deleted or
-sent (with the ids it was sent as)."""
+"""Who manages scheduled messages hears of them (the sender's other sessions; in a
+broadcast channel every admin who may post, ``actions.audience``):
+updateNewScheduledMessage when one is scheduled or edited, updateDeleteScheduledMessages
+when one is deleted or sent (with the ids it was sent as)."""
 
 from __future__ import annotations
 
@@ -33,17 +34,17 @@ async def context_for(
     return await users_for(viewer_id, users), await chats_for(viewer_id, channels)
 
 
-async def push_new(owner_id: int, rows: list[dict], exclude=None) -> None:
+async def push_new(user_ids: list[int], rows: list[dict], exclude=None) -> None:
     if rows:
-        await push_to_users([owner_id], NEW, {"rows": rows}, exclude=exclude)
+        await push_to_users(user_ids, NEW, {"rows": rows}, exclude=exclude)
 
 
 async def push_deleted(
-    owner_id: int, kind: str, peer_id: int, ids: list[int], sent=None, exclude=None
+    user_ids: list[int], kind: str, peer_id: int, ids: list[int], sent=None, exclude=None
 ) -> None:
     if ids:
         payload = {"kind": kind, "peer_id": peer_id, "ids": ids, "sent": sent or []}
-        await push_to_users([owner_id], DELETED, payload, exclude=exclude)
+        await push_to_users(user_ids, DELETED, payload, exclude=exclude)
 
 
 @renderer(NEW)

@@ -35,13 +35,15 @@ async def _name(user_id: int) -> str:
 
 
 async def deliver(group: list[dict]) -> actions.Delivery:
-    """Send one claimed group and tell the sender's sessions what became of it."""
+    """Send one claimed group (as its sender) and tell those who manage it what became
+    of it."""
     owner = group[0]["owner_id"]
     d = await actions.do_deliver(group, sender_name=lambda: _name(owner))
     if isinstance(d.error, FloodWaitError | SlowmodeWaitError):
         return d  # kept for a later try
     kind, peer_id = d.chat
-    await push.push_deleted(owner, kind, peer_id, [r["id"] for r in group], d.sent)
+    who = await actions.audience(owner, d.chat)
+    await push.push_deleted(who, kind, peer_id, [r["id"] for r in group], d.sent)
     if d.error is not None:
         # Telegram drops a scheduled message it can no longer send and tells its sender.
         log.info("scheduled messages %s dropped: %s", [r["id"] for r in group], d.error.message)

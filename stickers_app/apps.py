@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("sets", "library", "discovery")
+RPC_MODULES = ("sets", "library", "discovery", "emoji")
 
 
 class StickersConfig(AppConfig):

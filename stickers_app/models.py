@@ -124,3 +124,16 @@ class AttachedSet(models.Model):
                 fields=["media_kind", "media_id", "set_id"], name="sticker_attached_unique"
             )
         ]
+
+
+class EmojiKeywordsVersion(models.Model):
+    """One version of the emoji keywords this server serves (keyword -> the emoji of
+    the stickers and custom emoji that carry it), kept so messages.getEmojiKeywordsDifference
+    can say exactly what was added and removed since a client's version."""
+
+    version = models.IntegerField(primary_key=True)
+    keywords = models.JSONField(default=dict)
+    created = models.IntegerField()
+
+    class Meta:
+        db_table = "sticker_emoji_keyword_versions"

@@ -37,6 +37,7 @@ import psycopg
 
 from edge_app import metrics
 from message_core.clock import now
+from message_core.send_origin import FROM_SCHEDULED
 
 from ..domain import ChannelEvent
 from .common import with_pts
@@ -132,6 +133,8 @@ async def write_messages(
     discussion.create_roots)."""
     if not rows:
         return []
+    if FROM_SCHEDULED.get():
+        rows = [{**r, "from_scheduled": True} for r in rows]
     loop = asyncio.get_running_loop()
     group = _Group(channel, sender, rows, silent, post_author, send_as, loop.create_future())
     channels = _queues.setdefault(loop, {})
@@ -287,4 +290,6 @@ def _snapshot(g: _Group, r: dict, mid: int, pts: int, date: int, post: bool) -> 
         "recent_repliers": None,
         "reply_markup": r.get("reply_markup"),
         "via_bot_id": r.get("via_bot_id", 0),
+        # Only on a message the scheduler sent (its snapshot: the push and difference).
+        **({"from_scheduled": True} if r.get("from_scheduled") else {}),
     }

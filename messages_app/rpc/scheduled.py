@@ -61,7 +61,9 @@ def _reply_params(me: int, chat, reply_to) -> dict:
 
 
 async def _answer(ctx, me: int, rows: list[dict]):
-    await push.push_new(me, rows, exclude=own_session(ctx))
+    if rows:
+        who = await actions.audience(me, (rows[0]["peer_kind"], rows[0]["peer_id"]))
+        await push.push_new(who, rows, exclude=own_session(ctx))
     users, chats = await push.context_for(me, rows)
     return sched_tl.scheduled_sent_updates_to_tl(rows, users, chats, now())
 
@@ -137,9 +139,10 @@ async def edit_scheduled(ctx, req: functions.messages.EditMessage, media: dict |
         core_tl.entities_from_tl(req.entities, resolve_input_user(me)) if req.message is not None else None
     )
     row = await actions.do_edit_scheduled(
-        me, chat, req.id, message=req.message, entities=entities, media=media, date=req.schedule_date
-    )
-    await push.push_new(me, [row], exclude=own_session(ctx))
+        await actions.scope_for(me, chat), chat, req.id, message=req.message, entities=entities, media=media,
+        date=req.schedule_date,
+    )  # fmt: skip
+    await push.push_new(await actions.audience(row["owner_id"], chat), [row], exclude=own_session(ctx))
     users, chats = await push.context_for(me, [row])
     return sched_tl.updates_to_tl(sched_tl.new_scheduled_updates([row]), users, chats, now())
 
@@ -161,7 +164,7 @@ def _ids(ids) -> list[int]:
 async def get_scheduled_history(ctx, req: functions.messages.GetScheduledHistory):
     me = viewer(ctx)
     chat = await _peer_chat(me, req.peer)
-    rows = await actions.get_scheduled_history(me, chat)
+    rows = await actions.get_scheduled_history(await actions.scope_for(me, chat), chat)
     users, chats = await push.context_for(me, rows, chat)
     return sched_tl.history_to_tl(rows, users, chats, req.hash)
 
@@ -171,19 +174,20 @@ async def get_scheduled_messages(ctx, req: functions.messages.GetScheduledMessag
     me = viewer(ctx)
     ids = _ids(req.id)
     chat = await _peer_chat(me, req.peer)
-    rows = await actions.get_scheduled(me, chat, ids) if ids else []
+    rows = await actions.get_scheduled(await actions.scope_for(me, chat), chat, ids) if ids else []
     users, chats = await push.context_for(me, rows)
     return sched_tl.messages_to_tl(rows, users, chats)
 
 
 @rpc(functions.messages.SendScheduledMessages)
 async def send_scheduled_messages(ctx, req: functions.messages.SendScheduledMessages):
-    """Send these scheduled messages now (the new messages reach every session of the
-    sender as any send does; the answer removes them from the scheduled list)."""
+    """Send these scheduled messages now (each as its sender; the new messages reach
+    every session of the sender as any send does; the answer removes them from the
+    scheduled list)."""
     me = viewer(ctx)
     ids = _ids(req.id)
     chat = await _peer_chat(me, req.peer)
-    groups = await actions.claim_ids(me, chat, ids)
+    groups = await actions.claim_ids(await actions.scope_for(me, chat), chat, ids)
     done, sent, error, answers = [], [], None, []
     for group in groups:
         d = await scheduler.deliver(group)
@@ -215,8 +219,12 @@ async def delete_scheduled_messages(ctx, req: functions.messages.DeleteScheduled
     me = viewer(ctx)
     ids = _ids(req.id)
     chat = await _peer_chat(me, req.peer)
-    deleted = await actions.do_delete_scheduled(me, chat, ids) if ids else []
-    await push.push_deleted(me, chat[0], chat[1], deleted, exclude=own_session(ctx))
+    rows = await actions.do_delete_scheduled(await actions.scope_for(me, chat), chat, ids) if ids else []
+    deleted = [r["id"] for r in rows]
+    who = set()
+    for owner in {r["owner_id"] for r in rows}:
+        who.update(await actions.audience(owner, chat))
+    await push.push_deleted(sorted(who), chat[0], chat[1], deleted, exclude=own_session(ctx))
     update = sched_tl.delete_scheduled_update(chat[0], chat[1], deleted)
     users, chats = await push.context_for(me, [], chat) if deleted else ([], [])
     return sched_tl.updates_to_tl([update] if deleted else [], users, chats, now())

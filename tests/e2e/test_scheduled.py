@@ -127,6 +127,15 @@ async def test_scheduled_list_edit_delete_send_now_and_other_sessions(edge_serve
     deleted = [u for u in answer.updates if isinstance(u, types.UpdateDeleteScheduledMessages)]
     assert deleted and deleted[0].messages == [two.id] and deleted[0].sent_messages
     await wait_for(lambda: any(m.message == "two" for m in got_b))
+    # The sender's copies are marked as sent from the schedule (answer and other
+    # session); the recipient's is an ordinary message.
+    sent = [u.message for u in answer.updates if isinstance(u, types.UpdateNewMessage)]
+    assert [(m.message, m.from_scheduled) for m in sent] == [("two", True)]
+    await wait_for(
+        lambda: any(isinstance(u, types.UpdateNewMessage) and u.message.message == "two" for u in raw_other)
+    )
+    assert [u.message.from_scheduled for u in raw_other if isinstance(u, types.UpdateNewMessage)] == [True]
+    assert not next(m for m in got_b if m.message == "two").from_scheduled
 
     # Delete: the other session is told.
     await a(functions.messages.DeleteScheduledMessagesRequest(peer=peer, id=[one.id]))
@@ -176,15 +185,21 @@ async def test_scheduled_in_supergroup_broadcast_and_banned_sender(edge_server, 
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     created = await a(functions.messages.CreateChatRequest(users=[input_user(alice, bob)], title="Later"))
     channel = created.updates.chats[1]
-    got_b = []
+    got_b, raw_a = [], []
     b.add_event_handler(collect(got_b, "message"), events.NewMessage())
+    a.add_event_handler(collect(raw_a), events.Raw(types.UpdateNewChannelMessage))
     await b.get_dialogs()
+    await a.get_dialogs()
     chan = types.InputPeerChannel(channel.id, channel.access_hash)
     sched = await a.send_message(chan, "group, later", schedule=timedelta(seconds=2))
     due = int(sched.date.timestamp())
     await wait_for(lambda: any(m.message == "group, later" for m in got_b), timeout=8)
     live = next(m for m in got_b if m.message == "group, later")
     assert due <= live.date.timestamp() <= due + 1 and live.sender_id == alice.id
+    assert not live.from_scheduled  # only the sender's view is marked
+    await wait_for(lambda: any(u.message.message == "group, later" for u in raw_a))
+    mine = next(u.message for u in raw_a if u.message.message == "group, later")
+    assert mine.from_scheduled and mine.out
 
     # Bob schedules, then loses the right to write: the message is dropped, Bob told.
     b_chan = await b.get_input_entity(channel.id)
@@ -371,3 +386,99 @@ async def test_kurigram_schedules_a_message(edge_server, edge_db, clients):
         assert due <= got[0].date.timestamp() <= due + 1
     finally:
         await k.stop() if k.is_initialized else await k.disconnect()
+
+
+async def test_broadcast_scheduled_messages_are_shared_by_its_posting_admins(edge_server, edge_db, clients):
+    """Two admins of a broadcast see, edit, delete and send now each other's scheduled
+    posts and hear of each change; the cap of 100 is the channel's; an admin without
+    the right to post sees none of them."""
+    from telethon import errors, events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
+    made = await a(functions.channels.CreateChannelRequest(title="Desk", about="", broadcast=True))
+    news = made.chats[0]
+    ich = types.InputChannel(news.id, news.access_hash)
+    await a(
+        functions.channels.InviteToChannelRequest(ich, [input_user(alice, bob), input_user(alice, carol)])
+    )
+    await a(functions.channels.EditAdminRequest(
+        ich, input_user(alice, bob), types.ChatAdminRights(post_messages=True, edit_messages=True), rank="",
+    ))  # fmt: skip
+    await a(functions.channels.EditAdminRequest(
+        ich, input_user(alice, carol), types.ChatAdminRights(change_info=True), rank="",
+    ))  # fmt: skip
+    raw_a, raw_b, raw_c = [], [], []
+    a.add_event_handler(collect(raw_a), events.Raw())
+    b.add_event_handler(collect(raw_b), events.Raw())
+    c.add_event_handler(collect(raw_c), events.Raw())
+    for cl in (a, b, c):
+        await cl.get_dialogs()
+    pa = types.InputPeerChannel(news.id, news.access_hash)
+    pb = await b.get_input_entity(news.id)
+    pc = await c.get_input_entity(news.id)
+
+    def scheduled(raw, text):
+        return any(isinstance(u, types.UpdateNewScheduledMessage) and u.message.message == text for u in raw)
+
+    by_a = await a.send_message(pa, "from alice", schedule=timedelta(hours=1))
+    await wait_for(lambda: scheduled(raw_b, "from alice"))
+    by_b = await b.send_message(pb, "from bob", schedule=timedelta(hours=2))
+    await wait_for(lambda: scheduled(raw_a, "from bob"))
+    for cl, peer in ((a, pa), (b, pb)):
+        listed = await cl(functions.messages.GetScheduledHistoryRequest(peer=peer, hash=0))
+        assert [m.message for m in listed.messages] == ["from bob", "from alice"]
+        assert all(m.post and m.from_scheduled for m in listed.messages)
+        got = await cl(functions.messages.GetScheduledMessagesRequest(peer=peer, id=[by_a.id, by_b.id]))
+        assert sorted(m.id for m in got.messages) == sorted([by_a.id, by_b.id])
+    # Carol may not post: none of them are hers to see, and she cannot touch them.
+    assert (await c(functions.messages.GetScheduledHistoryRequest(peer=pc, hash=0))).messages == []
+    with pytest.raises(errors.MessageIdInvalidError):
+        await c(functions.messages.SendScheduledMessagesRequest(peer=pc, id=[by_a.id]))
+    assert not scheduled(raw_c, "from alice")
+
+    # Bob edits Alice's post; Alice hears of it.
+    await b(functions.messages.EditMessageRequest(
+        peer=pb, id=by_a.id, message="from alice, edited by bob", schedule_date=int(time.time()) + 5400,
+    ))  # fmt: skip
+    await wait_for(lambda: scheduled(raw_a, "from alice, edited by bob"))
+    # Alice deletes Bob's post; Bob hears of it.
+    await a(functions.messages.DeleteScheduledMessagesRequest(peer=pa, id=[by_b.id]))
+    await wait_for(
+        lambda: any(
+            isinstance(u, types.UpdateDeleteScheduledMessages) and by_b.id in u.messages for u in raw_b
+        )
+    )
+    # Bob sends Alice's post now: it goes out as the channel; Alice's list loses it.
+    answer = await b(functions.messages.SendScheduledMessagesRequest(peer=pb, id=[by_a.id]))
+    new = [u for u in answer.updates if isinstance(u, types.UpdateNewChannelMessage)]
+    assert [m.message.message for m in new] == ["from alice, edited by bob"] and new[0].message.post
+    await wait_for(
+        lambda: any(
+            isinstance(u, types.UpdateDeleteScheduledMessages) and by_a.id in u.messages and u.sent_messages
+            for u in raw_a
+        )
+    )
+    # Sent as its author: Alice's sessions get it marked as sent from the schedule.
+    await wait_for(
+        lambda: any(
+            isinstance(u, types.UpdateNewChannelMessage) and u.message.message == "from alice, edited by bob"
+            and u.message.from_scheduled for u in raw_a
+        )
+    )  # fmt: skip
+    for cl, peer in ((a, pa), (b, pb)):
+        assert (await cl(functions.messages.GetScheduledHistoryRequest(peer=peer, hash=0))).messages == []
+    posts = await c(functions.messages.GetHistoryRequest(pc, 0, 0, 0, 5, 0, 0, 0))
+    assert posts.messages[0].message == "from alice, edited by bob"
+
+    # The cap is the channel's: 100 of Alice's leave Bob no room.
+    at = int(time.time()) + 7200
+    await ScheduledMessage.objects.abulk_create(
+        ScheduledMessage(owner_id=alice.id, peer_kind="c", peer_id=news.id, date=at + i, random_id=1000 + i,
+                         message=f"m{i}", params={"post": True}, created=at)
+        for i in range(100)
+    )  # fmt: skip
+    with pytest.raises(errors.ScheduleTooMuchError):
+        await b.send_message(pb, "one too many", schedule=timedelta(hours=3))
+    assert not await ScheduledMessage.objects.filter(owner_id=bob.id).aexists()

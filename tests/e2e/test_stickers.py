@@ -462,3 +462,72 @@ async def test_kurigram_sends_a_sticker_by_file_id(edge_server, edge_db, clients
         await k.disconnect()
     last = (await a.get_messages(to_bob, limit=1))[0]
     assert last.sender_id == bob.id and last.media.document.id == made.documents[0].id
+
+
+async def test_emoji_keywords_groups_and_default_statuses_from_the_servers_sets(
+    edge_server, edge_db, clients
+):
+    """Telegram Desktop's emoji start-up calls: keywords of the sets' custom emoji (then
+    an exact difference after an edit, then nothing), a featured custom emoji set as an
+    emoji category whose icon resolves, the operator's default statuses, notModified for
+    an unchanged hash."""
+    from telethon import functions, types
+
+    from stickers_app.models import StickerSet
+
+    _, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    _, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    assert await b(functions.messages.GetEmojiKeywordsLanguagesRequest(lang_codes=["en"])) == []
+    empty = await b(functions.messages.GetEmojiGroupsRequest(hash=0))
+    assert isinstance(empty, types.messages.EmojiGroups) and (empty.hash, empty.groups) == (0, [])
+
+    name = short("kw")
+    e1 = await upload(a, webp(100, 100), "e1.webp", "image/webp")
+    e2 = await upload(a, webp(100, 100, color=(1, 200, 1, 255)), "e2.webp", "image/webp")
+    made = await create_set(
+        a, "Weather", name, [item(e1, "⭐", "star, Night"), item(e2, "☀️", "sun")], emojis=True
+    )
+    langs = await b(functions.messages.GetEmojiKeywordsLanguagesRequest(lang_codes=["en", "de"]))
+    assert [x.lang_code for x in langs] == ["en", "de"]
+    full = await b(functions.messages.GetEmojiKeywordsRequest(lang_code="de"))
+    assert full.lang_code == "de" and full.from_version == 0 and full.version > 0
+    assert sorted((k.keyword, k.emoticons) for k in full.keywords) == [
+        ("night", ["⭐"]), ("star", ["⭐"]), ("sun", ["☀️"])
+    ]  # fmt: skip
+
+    # Alice renames a keyword: the difference says exactly that.
+    await a(
+        functions.stickers.ChangeStickerRequest(sticker=as_input(made.documents[0]), keywords="star, evening")
+    )
+    diff = await b(
+        functions.messages.GetEmojiKeywordsDifferenceRequest(lang_code="de", from_version=full.version)
+    )
+    assert (diff.from_version, diff.version > full.version) == (full.version, True)
+    assert sorted((type(k).__name__, k.keyword, k.emoticons) for k in diff.keywords) == [
+        ("EmojiKeyword", "evening", ["⭐"]), ("EmojiKeywordDeleted", "night", ["⭐"])
+    ]  # fmt: skip
+    same = await b(
+        functions.messages.GetEmojiKeywordsDifferenceRequest(lang_code="de", from_version=diff.version)
+    )
+    assert (same.version, same.keywords) == (diff.version, [])
+
+    # Featured by the operator: the set is an emoji category; its icon resolves.
+    await StickerSet.objects.filter(id=made.set.id).aupdate(featured_at=1)
+    for request in (functions.messages.GetEmojiGroupsRequest, functions.messages.GetEmojiStatusGroupsRequest):
+        got = await b(request(hash=0))
+        assert [(g.title, g.icon_emoji_id, g.emoticons) for g in got.groups] == [
+            ("Weather", made.documents[0].id, ["⭐", "☀️"])
+        ]
+        assert isinstance(await b(request(hash=got.hash)), types.messages.EmojiGroupsNotModified)
+    icon = await b(
+        functions.messages.GetCustomEmojiDocumentsRequest(document_id=[got.groups[0].icon_emoji_id])
+    )
+    assert [d.id for d in icon] == [made.documents[0].id]
+
+    # The operator's stand-in for the default statuses set.
+    assert (await b(functions.account.GetDefaultEmojiStatusesRequest(hash=0))).statuses == []
+    await StickerSet.objects.filter(id=made.set.id).aupdate(special="emoji_default_statuses")
+    statuses = await b(functions.account.GetDefaultEmojiStatusesRequest(hash=0))
+    assert [s.document_id for s in statuses.statuses] == [d.id for d in made.documents]
+    again = await b(functions.account.GetDefaultEmojiStatusesRequest(hash=statuses.hash))
+    assert isinstance(again, types.account.EmojiStatusesNotModified)

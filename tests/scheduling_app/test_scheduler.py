@@ -120,3 +120,45 @@ async def test_forbidden_at_send_time_drops_with_a_notice(users):
     assert await db.fetchone("SELECT count(*) AS n FROM scheduled_messages") == {"n": 0}
     notice = await _history(b, SERVICE_USER_ID)
     assert any("could not be sent" in t and "CHAT_WRITE_FORBIDDEN" in t for t in notice)
+
+
+async def test_a_broadcasts_posts_are_its_posting_admins_and_rights_decide_at_send_time(users):
+    """Bob, an admin who may post, manages Alice's scheduled post; once he may not post
+    he sees none, and his own post, still the channel's to Alice, is dropped at its
+    time with a notice to him; Alice's goes out."""
+    a, b = users
+    made = await call(a, functions.channels.CreateChannel(title="Wire", about="", broadcast=True))
+    ch = made.chats[0]
+    ich = types.InputChannel(channel_id=ch.id, access_hash=ch.access_hash)
+    await call(a, functions.channels.InviteToChannel(channel=ich, users=[iu(a, b)]))
+    await call(a, functions.channels.EditAdmin(
+        channel=ich, user_id=iu(a, b), admin_rights=types.ChatAdminRights(post_messages=True), rank=""))  # fmt: skip
+    chat = ("c", ch.id)
+    at = int(time.time()) + 3600
+    [row] = await actions.do_schedule(a, chat, [{"message": "p1", "random_id": 5}], at, {"post": True})
+    assert await actions.scope_for(b, chat) is None  # every post of the channel
+    assert sorted(await actions.audience(a, chat)) == sorted([a, b])
+    assert [r["id"] for r in await actions.get_scheduled_history(await actions.scope_for(b, chat), chat)] == [
+        row["id"]
+    ]
+    edited = await actions.do_edit_scheduled(
+        None, chat, row["id"], message="p1!", entities=[], media=None, date=at
+    )
+    assert edited["message"] == "p1!" and edited["owner_id"] == a
+    [by_b] = await actions.do_schedule(b, chat, [{"message": "p2", "random_id": 6}], at + 1, {"post": True})
+    # Bob loses the right to post: the channel's scheduled posts are no longer his to see.
+    await call(a, functions.channels.EditAdmin(
+        channel=ich, user_id=iu(a, b), admin_rights=types.ChatAdminRights(change_info=True), rank=""))  # fmt: skip
+    assert await actions.scope_for(b, chat) == b
+    assert [r["id"] for r in await actions.get_scheduled_history(b, chat)] == [by_b["id"]]
+    assert [r["id"] for r in await actions.get_scheduled_history(None, chat)] == [by_b["id"], row["id"]]
+    assert await actions.audience(a, chat) == [a]
+    # At their time: Alice's goes out as her post; Bob's is dropped, Bob told.
+    await _make_due()
+    assert await scheduler.deliver_due() == 2
+    posts = await call(a, functions.messages.GetHistory(
+        peer=types.InputPeerChannel(channel_id=ch.id, access_hash=ch.access_hash), offset_id=0, offset_date=0,
+        add_offset=0, limit=5, max_id=0, min_id=0, hash=0))  # fmt: skip
+    assert [m.message for m in posts.messages if isinstance(m, types.Message)] == ["p1!"]
+    notice = await _history(b, SERVICE_USER_ID)
+    assert any("could not be sent" in t and "CHAT_ADMIN_REQUIRED" in t for t in notice)
