@@ -165,3 +165,56 @@ async def run_self_destruct_job() -> None:
         except Exception as exc:
             log.warning("self-destruct job postponed: %s", exc)
         await asyncio.sleep(job_interval())
+
+
+# --- "Was it you?" links: account.sendConfirmPhoneCode / account.confirmPhone --------
+#
+# While a deletion waits, the owner is sent (in-app, from the service account) a
+# t.me/confirmphone link whose hash names that pending deletion; the code
+# sendConfirmPhoneCode sends to the account's number and confirmPhone checks stops it.
+# The hash is an HMAC of (user, scheduled moment): nothing extra is stored, and it stops
+# working once the deletion is cancelled or rescheduled.
+
+
+def confirm_phone_hash(user_id: int, delete_at) -> str:
+    import hashlib
+    import hmac
+
+    msg = f"telesrv/confirmphone/{user_id}/{int(delete_at.timestamp())}".encode()
+    return hmac.new(settings.SECRET_KEY.encode(), msg, hashlib.sha256).hexdigest()[:32]
+
+
+def confirm_phone_link(user_id: int) -> str | None:
+    """The link for a user's pending deletion, or None when none waits."""
+    row = AccountSettings.objects.filter(user_id=user_id, delete_at__isnull=False).first()
+    if row is None:
+        return None
+    phone = User.objects.values_list("phone", flat=True).get(id=user_id)
+    return f"https://t.me/confirmphone?phone={phone}&hash={confirm_phone_hash(user_id, row.delete_at)}"
+
+
+def do_send_confirm_phone_code(user_id: int, link_hash: str):
+    """account.sendConfirmPhoneCode: a login code to the account's number, if
+    ``link_hash`` names the user's pending deletion (HASH_INVALID otherwise)."""
+    import hmac
+
+    from accounts_app import login
+    from tl.errors import HashInvalidError
+
+    row = AccountSettings.objects.filter(user_id=user_id, delete_at__isnull=False).first()
+    if row is None or not hmac.compare_digest(
+        confirm_phone_hash(user_id, row.delete_at).encode(), (link_hash or "").encode()
+    ):
+        raise HashInvalidError()
+    phone = User.objects.values_list("phone", flat=True).get(id=user_id)
+    return login.do_send_code(phone)
+
+
+def do_confirm_phone(user_id: int, phone_code_hash: str, phone_code: str) -> None:
+    """account.confirmPhone: the right code stops the pending deletion."""
+    from accounts_app import login
+
+    phone = User.objects.values_list("phone", flat=True).get(id=user_id)
+    login.do_use_code(phone, phone_code_hash, phone_code)
+    do_cancel_scheduled_deletion(user_id)
+    log.info("user %d confirmed their number; the pending deletion is cancelled", user_id)
