@@ -31,6 +31,7 @@ async def do_upload_ringtone(owner_id: int, ref: UploadRef, file_name: str, mime
         owner_id, ref, mime_type, [{"_": "filename", "file_name": file_name[:255]}]
     )
     if doc["size"] > SIZE_MAX:
+        await in_thread(lambda: Document.objects.filter(id=doc["id"]).delete())()
         raise RingtoneSizeTooBigError()
     await in_thread(_add)(owner_id, doc["id"])
     return doc
