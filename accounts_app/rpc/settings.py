@@ -11,6 +11,7 @@ from accounts_app import (
     account_deletion,
     account_settings,
     code_delivery,
+    confirm_phone,
     login,
     tl_convert,
     tl_convert_account,
@@ -107,7 +108,7 @@ async def delete_account(ctx, req: functions.account.DeleteAccount):
         result = await sync_to_async(account_deletion.do_delete_account)(me, proof)
     except TwofaConfirmWaitError:
         # As Telegram does: the owner's chats get a "was it you?" link that stops it.
-        link = await sync_to_async(account_deletion.confirm_phone_link)(me)
+        link = await sync_to_async(confirm_phone.confirm_phone_link)(me)
         if link:
             await code_delivery.send_service_text(
                 me, f"Your account is scheduled for deletion. If this was not you, open {link}"
@@ -119,16 +120,14 @@ async def delete_account(ctx, req: functions.account.DeleteAccount):
 
 @rpc(functions.account.SendConfirmPhoneCode)
 async def send_confirm_phone_code(ctx, req: functions.account.SendConfirmPhoneCode):
-    code = await sync_to_async(account_deletion.do_send_confirm_phone_code)(viewer_id(ctx), req.hash)
+    code = await sync_to_async(confirm_phone.do_send_confirm_phone_code)(viewer_id(ctx), req.hash)
     via, email_pattern = await code_delivery.deliver(code, "sent to confirm the number", in_app=False)
     return tl_convert.sent_code_to_tl(code, via, email_pattern)
 
 
 @rpc(functions.account.ConfirmPhone)
-async def confirm_phone(ctx, req: functions.account.ConfirmPhone):
-    await sync_to_async(account_deletion.do_confirm_phone)(
-        viewer_id(ctx), req.phone_code_hash, req.phone_code
-    )
+async def confirm_phone_number(ctx, req: functions.account.ConfirmPhone):
+    await sync_to_async(confirm_phone.do_confirm_phone)(viewer_id(ctx), req.phone_code_hash, req.phone_code)
     return True
 
 

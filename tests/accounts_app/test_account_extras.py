@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from accounts_app import account_deletion, actions, two_step
+from accounts_app import actions, confirm_phone, two_step
 from accounts_app.models import AccountSettings, LoginCode, TwoStepPassword, User
 from tl.errors import (
     HashInvalidError,
@@ -58,27 +58,27 @@ def test_reset_waits_then_removes_and_decline_bars_new_requests():
 def test_confirm_phone_hash_names_one_pending_deletion():
     user = _with_password("15550001002")
     with pytest.raises(HashInvalidError):
-        account_deletion.do_send_confirm_phone_code(user.id, "x" * 32)
-    assert account_deletion.confirm_phone_link(user.id) is None
+        confirm_phone.do_send_confirm_phone_code(user.id, "x" * 32)
+    assert confirm_phone.confirm_phone_link(user.id) is None
     AccountSettings.objects.create(user_id=user.id, delete_at=timezone.now() + timedelta(days=7))
-    link = account_deletion.confirm_phone_link(user.id)
+    link = confirm_phone.confirm_phone_link(user.id)
     assert link.startswith("https://t.me/confirmphone?phone=15550001002&hash=")
     link_hash = link.rsplit("=", 1)[1]
     other = _with_password("15550001003")
     AccountSettings.objects.create(user_id=other.id, delete_at=timezone.now() + timedelta(days=7))
     with pytest.raises(HashInvalidError):  # another account's link
-        account_deletion.do_send_confirm_phone_code(other.id, link_hash)
+        confirm_phone.do_send_confirm_phone_code(other.id, link_hash)
 
-    code = account_deletion.do_send_confirm_phone_code(user.id, link_hash)
+    code = confirm_phone.do_send_confirm_phone_code(user.id, link_hash)
     assert code.phone == "15550001002"
     with pytest.raises(PhoneCodeInvalidError):
-        account_deletion.do_confirm_phone(user.id, code.phone_code_hash, "0" if code.code != "0" else "1")
+        confirm_phone.do_confirm_phone(user.id, code.phone_code_hash, "0" if code.code != "0" else "1")
     assert AccountSettings.objects.get(user_id=user.id).delete_at is not None
-    account_deletion.do_confirm_phone(user.id, code.phone_code_hash, code.code)
+    confirm_phone.do_confirm_phone(user.id, code.phone_code_hash, code.code)
     assert AccountSettings.objects.get(user_id=user.id).delete_at is None
     assert LoginCode.objects.get(id=code.id).used
     with pytest.raises(HashInvalidError):
-        account_deletion.do_send_confirm_phone_code(user.id, link_hash)
+        confirm_phone.do_send_confirm_phone_code(user.id, link_hash)
 
 
 def test_one_username_rules():
