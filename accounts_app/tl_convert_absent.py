@@ -47,6 +47,24 @@ def _revenue_stats(req):
     )
 
 
+def _premium_unless_cleared(field: str):
+    """Business profile settings are premium-only: setting one is
+    PREMIUM_ACCOUNT_REQUIRED, clearing it (the field left out) has nothing to clear."""
+
+    def answer(req):
+        if getattr(req, field, None) is not None:
+            raise PremiumAccountRequiredError()
+        return True
+
+    return answer
+
+
+def _emoji_status(req):
+    if isinstance(getattr(req, "emoji_status", None), (types.EmojiStatusEmpty, type(None))):
+        return True  # no status is set here, so clearing one is done
+    raise PremiumAccountRequiredError()
+
+
 ABSENT_ANSWERS = {
     # Stars revenue and paid messages (Settings > Stars / Monetization)
     "payments.getStarsRevenueStats": _revenue_stats,
@@ -86,6 +104,19 @@ ABSENT_ANSWERS = {
     "account.editBusinessChatLink": _refuse(ChatlinkSlugExpiredError),
     "account.deleteBusinessChatLink": _refuse(ChatlinkSlugExpiredError),
     "contacts.getSponsoredPeers": lambda req: types.contacts.SponsoredPeersEmpty(),
+    # Business profile (Settings > Business) and emoji status: premium-only
+    "account.updateBusinessWorkHours": _premium_unless_cleared("business_work_hours"),
+    "account.updateBusinessLocation": _premium_unless_cleared("address"),
+    "account.updateBusinessGreetingMessage": _premium_unless_cleared("message"),
+    "account.updateBusinessAwayMessage": _premium_unless_cleared("message"),
+    "account.updateBusinessIntro": _premium_unless_cleared("intro"),
+    "account.updateConnectedBot": _refuse(PremiumAccountRequiredError),
+    "account.updateEmojiStatus": _emoji_status,
+    # Profile music (no saved music here) and promoted chats (none are promoted)
+    "account.getSavedMusicIds": lambda req: types.account.SavedMusicIds(ids=[]),
+    "users.getSavedMusic": lambda req: types.users.SavedMusic(count=0, documents=[]),
+    "users.getSavedMusicByID": lambda req: types.users.SavedMusic(count=0, documents=[]),
+    "help.hidePromoData": lambda req: True,
     # Voice-message transcription is a premium feature with no engine here
     "messages.transcribeAudio": _refuse(PremiumAccountRequiredError),
 }

@@ -71,6 +71,8 @@ def _value(annotation: str, types):
         "TypeInputMessage": types.InputMessageID(1),
         "TypeInputDocument": types.InputDocumentEmpty(),
         "TypeWallPaperSettings": types.WallPaperSettings(),
+        "TypeEmojiStatus": types.EmojiStatusEmpty(),
+        "TypeInputBusinessBotRecipients": types.InputBusinessBotRecipients(),
         "TypeInputSavedStarGift": types.InputSavedStarGiftUser(msg_id=1),
         "TypeInputInvoice": types.InputInvoiceSlug(slug=""),
         "TypeInputStorePaymentPurpose": types.InputStorePaymentPremiumSubscription(),
