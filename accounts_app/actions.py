@@ -24,6 +24,7 @@ from tl.errors import (
     AboutTooLongError,
     FirstnameInvalidError,
     LastnameInvalidError,
+    OrderInvalidError,
     PhoneNumberInvalidError,
     PhoneNumberOccupiedError,
     RpcError,
@@ -177,6 +178,29 @@ def do_update_username(user_id: int, username: str) -> ProfileChange:
         event = append_user_update(user.id, USER_NAME_UPDATE, _name_payload(user))
     user_render_changed(user_id)
     return ProfileChange(user, [event])
+
+
+def _own_usernames(user_id: int) -> list[str]:
+    username = User.objects.values_list("username", flat=True).get(id=user_id)
+    return [username] if username else []
+
+
+def do_toggle_username(user_id: int, username: str, active: bool) -> None:
+    """account.toggleUsername. A user here has one, editable, username (collectible
+    ones do not exist): it is always active and only account.updateUsername changes it,
+    so toggling it is USERNAME_NOT_MODIFIED; any other name is USERNAME_INVALID."""
+    name = usernames.normalize(usernames.strip_at(username or ""))
+    if name not in [usernames.normalize(u) for u in _own_usernames(user_id)]:
+        raise UsernameInvalidError()
+    raise UsernameNotModifiedError()
+
+
+def do_reorder_usernames(user_id: int, order: list[str]) -> None:
+    """account.reorderUsernames: the only order of one username is itself (kept);
+    anything but the user's active usernames is ORDER_INVALID."""
+    given = [usernames.normalize(usernames.strip_at(u or "")) for u in order[:64]]
+    if len(order) > 64 or given != [usernames.normalize(u) for u in _own_usernames(user_id)]:
+        raise OrderInvalidError()
 
 
 def do_update_status(user_id: int, *, offline: bool, online_for: int) -> User:

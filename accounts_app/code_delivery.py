@@ -42,6 +42,19 @@ def register_in_app_sender(fn: InAppSender) -> InAppSender:
     return fn
 
 
+async def send_service_text(user_id: int, text: str) -> bool:
+    """A message from the service account to the user's chats, where the messaging
+    layer registered its sender; False when it did not (or the send failed)."""
+    if not _in_app_sender:
+        return False
+    try:
+        await _in_app_sender[0](user_id, text)
+    except Exception:
+        log.exception("service message to user %d failed", user_id)
+        return False
+    return True
+
+
 def ensure_service_user() -> User:
     """The service account the in-app codes come from (created on first use)."""
     user, _ = User.objects.get_or_create(

@@ -375,6 +375,20 @@ def authorized_user_id(perm_auth_key_id: int) -> int | None:
     return user_id
 
 
+def do_use_code(phone: str, phone_code_hash: str, phone_code: str) -> LoginCode:
+    """Check and burn a code sent to ``phone`` for something other than a sign-in
+    (account.confirmPhone); the same attempt limits as sign-in."""
+    now = timezone.now()
+    with transaction.atomic():
+        code, error = _check_code(phone, phone_code_hash, phone_code, now)
+        if error is None:
+            code.used = True
+            code.save(update_fields=["used"])
+    if error is not None:
+        raise error
+    return code
+
+
 def do_change_phone(user_id: int, phone: str, phone_code_hash: str, phone_code: str) -> User:
     """account.changePhone with the code account.sendChangePhoneCode sent to the new
     number. PHONE_NUMBER_OCCUPIED when the number got an account meanwhile."""

@@ -223,6 +223,10 @@ class TwoStepPassword(models.Model):
     # Wrong passwords in a row and the wait they imposed (flood limit).
     failed_attempts = models.PositiveIntegerField(default=0)
     locked_until = models.DateTimeField(null=True, blank=True)
+    # account.resetPassword without the password: it is removed once this moment has
+    # passed; declining a reset bars a new request until ``reset_retry_at``.
+    reset_at = models.DateTimeField(null=True, blank=True)
+    reset_retry_at = models.DateTimeField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -640,7 +640,6 @@ STARTUP_ANSWERS = {
     "account.getDefaultGroupPhotoEmojis": lambda req: empty_emoji_list(),
     "account.getDefaultBackgroundEmojis": lambda req: empty_emoji_list(),
     "account.getChannelRestrictedStatusEmojis": lambda req: empty_emoji_list(),
-    "account.getSavedRingtones": lambda req: types.account.SavedRingtones(hash=0, ringtones=[]),
     "account.getWebAuthorizations": lambda req: types.account.WebAuthorizations(authorizations=[], users=[]),
     "account.getConnectedBots": lambda req: types.account.ConnectedBots(connected_bots=[], users=[]),
     "account.getReactionsNotifySettings": lambda req: types.ReactionsNotifySettings(

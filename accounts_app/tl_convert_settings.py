@@ -248,8 +248,18 @@ def password_to_tl(state, g: int, p: bytes):
         new_algo=_srp_algo(state.new_salt1, state.new_salt2, g, p),
         new_secure_algo=types.SecurePasswordKdfAlgoPBKDF2HMACSHA512iter100000(salt=state.new_secure_salt),
         secure_random=state.secure_random,
+        pending_reset_date=int(state.pending_reset_date.timestamp()) if state.pending_reset_date else None,
         **current,
     )
+
+
+def reset_password_to_tl(answer):
+    """``account.ResetPasswordResult`` of a two_step.ResetAnswer."""
+    if answer.done:
+        return types.account.ResetPasswordOk()
+    if answer.retry is not None:
+        return types.account.ResetPasswordFailedWait(retry_date=int(answer.retry.timestamp()))
+    return types.account.ResetPasswordRequestedWait(until_date=int(answer.until.timestamp()))
 
 
 def srp_proof_from_tl(check):

@@ -35,6 +35,7 @@ from tl.errors import (
     PasswordRecoveryExpiredError,
     PasswordRecoveryNaError,
     PasswordRequiredError,
+    ResetRequestMissingError,
     SrpIdInvalidError,
 )
 
@@ -94,6 +95,7 @@ class PasswordState:
     new_salt2: bytes = b""
     new_secure_salt: bytes = b""
     secure_random: bytes = b""
+    pending_reset_date: datetime | None = None
 
 
 def email_pattern(email: str) -> str:
@@ -132,6 +134,7 @@ def get_state(user_id: int) -> PasswordState:
         hint=row.hint,
         has_recovery=bool(row.email),
         email_unconfirmed_pattern=email_pattern(row.email_unconfirmed) if row.email_unconfirmed else "",
+        pending_reset_date=row.reset_at,
         **fresh,
     )
 
@@ -331,3 +334,55 @@ def do_operator_reset(user_id: int, operator: str) -> bool:
     if removed:
         log.warning("operator %s removed the two-step password of user %d", operator, user_id)
     return removed
+
+
+# --- reset without the password (account.resetPassword) -------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ResetAnswer:
+    """account.resetPassword's outcome: ``done`` (the password is gone), else the moment
+    the requested reset happens (``until``) or a new request is allowed (``retry``)."""
+
+    done: bool = False
+    until: datetime | None = None
+    retry: datetime | None = None
+
+
+def reset_wait_seconds() -> int:
+    return _setting("PASSWORD_RESET_WAIT_SECONDS", 7 * 86400)
+
+
+def do_reset_password(user_id: int) -> ResetAnswer:
+    """Request the password's removal; after Telegram's week the same call removes it.
+    A reset the owner declined bars new requests for as long again."""
+    now = timezone.now()
+    with transaction.atomic():
+        row = TwoStepPassword.objects.select_for_update().filter(user_id=user_id).first()
+        if row is None:
+            raise PasswordMissingError()
+        if row.reset_at is not None:
+            if row.reset_at > now:
+                return ResetAnswer(until=row.reset_at)
+            row.delete()
+            log.warning("user %d reset their two-step password after the waiting period", user_id)
+            return ResetAnswer(done=True)
+        if row.reset_retry_at is not None and row.reset_retry_at > now:
+            return ResetAnswer(retry=row.reset_retry_at)
+        row.reset_at = now + timedelta(seconds=reset_wait_seconds())
+        row.save(update_fields=["reset_at", "updated"])
+        log.info("user %d requested a two-step password reset", user_id)
+        return ResetAnswer(until=row.reset_at)
+
+
+def do_decline_password_reset(user_id: int) -> None:
+    """The owner (logged in elsewhere) refuses a pending reset: RESET_REQUEST_MISSING
+    when none waits."""
+    now = timezone.now()
+    with transaction.atomic():
+        row = TwoStepPassword.objects.select_for_update().filter(user_id=user_id).first()
+        if row is None or row.reset_at is None:
+            raise ResetRequestMissingError()
+        row.reset_at = None
+        row.reset_retry_at = now + timedelta(seconds=reset_wait_seconds())
+        row.save(update_fields=["reset_at", "reset_retry_at", "updated"])

@@ -9,6 +9,7 @@ class MediaConfig(AppConfig):
         from accounts_app.tl_convert import set_photo_renderer
         from media_app import (
             rpc,  # noqa: F401  (registers upload.* part and photos.* handlers)
+            rpc_ringtones,  # noqa: F401  (account.*Ringtone*)
             rpc_wallpapers,  # noqa: F401  (account.*WallPaper*, setChatWallPaper)
         )
         from media_app.tl_convert import photo_to_tl

@@ -125,3 +125,18 @@ class ChatWallPaper(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner_id", "peer_id"], name="media_chat_wallpapers_uniq")
         ]
+
+
+class SavedRingtone(models.Model):
+    """A notification sound in a user's list (account.uploadRingtone / saveRingtone):
+    an audio document of the media store. Newest first, as Telegram lists them."""
+
+    id = models.BigAutoField(primary_key=True)
+    user_id = models.BigIntegerField()
+    document_id = models.BigIntegerField()
+    date = models.IntegerField()
+
+    class Meta:
+        db_table = "media_saved_ringtones"
+        constraints = [models.UniqueConstraint(fields=["user_id", "document_id"], name="saved_ringtone_uniq")]
+        indexes = [models.Index(fields=["user_id", "-id"], name="saved_ringtones_user")]

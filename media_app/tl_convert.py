@@ -253,3 +253,13 @@ def peer_wallpaper_update_to_tl(peer_id: int, shown, overridden: bool, users: li
         wallpaper=wallpaper_to_tl(shown) if shown is not None else None,
     )
     return types.Updates(updates=[update], users=users, chats=[], date=now(), seq=0)
+
+
+def saved_ringtones_to_tl(docs: list[dict], list_hash: int, client_hash: int):
+    if client_hash and client_hash == list_hash:
+        return types.account.SavedRingtonesNotModified()
+    return types.account.SavedRingtones(hash=list_hash, ringtones=[document_to_tl(d) for d in docs])
+
+
+def saved_ringtones_update_to_tl():
+    return types.Updates(updates=[types.UpdateSavedRingtones()], users=[], chats=[], date=now(), seq=0)

@@ -73,3 +73,15 @@ async def reset_authorization(ctx, req: functions.account.ResetAuthorization):
         raise HashInvalidError()
     registry.forget_authorization(key_id)
     return True
+
+
+@rpc(functions.account.ToggleUsername)
+async def toggle_username(ctx, req: functions.account.ToggleUsername):
+    await sync_to_async(actions.do_toggle_username)(viewer_id(ctx), req.username, bool(req.active))
+    return True
+
+
+@rpc(functions.account.ReorderUsernames)
+async def reorder_usernames(ctx, req: functions.account.ReorderUsernames):
+    await sync_to_async(actions.do_reorder_usernames)(viewer_id(ctx), list(req.order))
+    return True

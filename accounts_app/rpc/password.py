@@ -108,3 +108,15 @@ async def recover_password(ctx, req: functions.auth.RecoverPassword):
     else:
         user = await sync_to_async(login.do_recover_password_login)(ctx.perm_auth_key_id, req.code, new)
     return await _signed_in(ctx, user)
+
+
+@rpc(functions.account.ResetPassword)
+async def reset_password(ctx, req: functions.account.ResetPassword):
+    answer = await sync_to_async(two_step.do_reset_password)(viewer_id(ctx))
+    return tl_convert_settings.reset_password_to_tl(answer)
+
+
+@rpc(functions.account.DeclinePasswordReset)
+async def decline_password_reset(ctx, req: functions.account.DeclinePasswordReset):
+    await sync_to_async(two_step.do_decline_password_reset)(viewer_id(ctx))
+    return True

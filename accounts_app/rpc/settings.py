@@ -11,6 +11,7 @@ from accounts_app import (
     account_deletion,
     account_settings,
     code_delivery,
+    confirm_phone,
     login,
     tl_convert,
     tl_convert_account,
@@ -26,7 +27,7 @@ from edge_app import registry
 from edge_app.registry import rpc
 from edge_app.rpc.help import add_config_hook
 from tl import functions, types
-from tl.errors import ColorInvalidError, HashInvalidError, PhoneNumberOccupiedError
+from tl.errors import ColorInvalidError, HashInvalidError, PhoneNumberOccupiedError, TwofaConfirmWaitError
 
 
 async def _profile_changed(ctx, user_id: int) -> None:
@@ -103,8 +104,30 @@ async def delete_account(ctx, req: functions.account.DeleteAccount):
     me = viewer_id(ctx)
     parts = srp_proof_from_tl(req.password) if req.password is not None else None
     proof = two_step.SrpProof(*parts) if parts else None
-    result = await sync_to_async(account_deletion.do_delete_account)(me, proof)
+    try:
+        result = await sync_to_async(account_deletion.do_delete_account)(me, proof)
+    except TwofaConfirmWaitError:
+        # As Telegram does: the owner's chats get a "was it you?" link that stops it.
+        link = await sync_to_async(confirm_phone.confirm_phone_link)(me)
+        if link:
+            await code_delivery.send_service_text(
+                me, f"Your account is scheduled for deletion. If this was not you, open {link}"
+            )
+        raise
     await account_deletion.announce(result)
+    return True
+
+
+@rpc(functions.account.SendConfirmPhoneCode)
+async def send_confirm_phone_code(ctx, req: functions.account.SendConfirmPhoneCode):
+    code = await sync_to_async(confirm_phone.do_send_confirm_phone_code)(viewer_id(ctx), req.hash)
+    via, email_pattern = await code_delivery.deliver(code, "sent to confirm the number", in_app=False)
+    return tl_convert.sent_code_to_tl(code, via, email_pattern)
+
+
+@rpc(functions.account.ConfirmPhone)
+async def confirm_phone_number(ctx, req: functions.account.ConfirmPhone):
+    await sync_to_async(confirm_phone.do_confirm_phone)(viewer_id(ctx), req.phone_code_hash, req.phone_code)
     return True
 
 

@@ -6,7 +6,7 @@ method, its answer and why it is enough.
 
 from __future__ import annotations
 
-from accounts_app import tl_convert
+from accounts_app import tl_convert, tl_convert_absent
 from edge_app.registry import rpc
 from tl import functions
 
@@ -29,3 +29,4 @@ def _register(answers: dict, *, auth: bool) -> None:
 
 _register(tl_convert.STARTUP_ANSWERS_NO_AUTH, auth=False)
 _register(tl_convert.STARTUP_ANSWERS, auth=True)
+_register(tl_convert_absent.ABSENT_ANSWERS, auth=True)

@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from accounts_app import tl_convert, tl_convert_settings, two_step
+from accounts_app import tl_convert, tl_convert_absent, tl_convert_settings, two_step
 from tl import layers, types
+from tl.errors import RpcError
 from tl.translate import primary_classes
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "tl" / "schema"
@@ -26,17 +27,25 @@ REQUEST = SimpleNamespace(
     key=types.InputPrivacyKeyPhoneNumber(),
     id=[types.InputUserSelf()],
 )
-ANSWERS = {**tl_convert.STARTUP_ANSWERS_NO_AUTH, **tl_convert.STARTUP_ANSWERS}
+ANSWERS = {
+    **tl_convert.STARTUP_ANSWERS_NO_AUTH,
+    **tl_convert.STARTUP_ANSWERS,
+    **tl_convert_absent.ABSENT_ANSWERS,
+}
 
 
 @pytest.mark.parametrize("layer", layers.SUPPORTED)
 def test_startup_answers_encode_for_each_layer(layer):
     known = functions_of(layer)
     asked = [name for name in ANSWERS if name in known]
-    assert len(asked) > 30  # the schema parse found the functions
+    assert len(asked) > 20  # the schema parse found the functions (layer 150 knows 29)
     for name in asked:
+        try:
+            built = ANSWERS[name](REQUEST)
+        except RpcError:
+            continue  # an error answer ("nothing here" for an action): nothing to encode
         # As the dispatcher does: the answer in the form this layer's function returns.
-        answer = layers.result_for_layer(ANSWERS[name](REQUEST), primary_classes()[name], layer)
+        answer = layers.result_for_layer(built, primary_classes()[name], layer)
         if isinstance(answer, list):
             continue  # Vector results: encoded item by item by the dispatcher
         assert layers.encode(answer, layer), name

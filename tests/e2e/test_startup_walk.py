@@ -69,6 +69,14 @@ def _value(annotation: str, types):
         "TypeInputPeerNotifySettings": types.InputPeerNotifySettings(),
         "TypeEmailVerification": types.EmailVerificationCode(""),
         "TypeInputMessage": types.InputMessageID(1),
+        "TypeInputDocument": types.InputDocumentEmpty(),
+        "TypeWallPaperSettings": types.WallPaperSettings(),
+        "TypeEmojiStatus": types.EmojiStatusEmpty(),
+        "TypeInputBusinessBotRecipients": types.InputBusinessBotRecipients(),
+        "TypeInputSavedStarGift": types.InputSavedStarGiftUser(msg_id=1),
+        "TypeInputInvoice": types.InputInvoiceSlug(slug=""),
+        "TypeInputStorePaymentPurpose": types.InputStorePaymentPremiumSubscription(),
+        "TypeInputBusinessChatLink": types.InputBusinessChatLink(message=""),
     }
     if a in known:
         return known[a]
@@ -99,6 +107,21 @@ def test_the_document_lists_the_methods():
     names = documented_methods()
     assert len(names) > 100
     assert {"auth.exportLoginToken", "messages.getSavedHistory", "langpack.getDifference"} <= set(names)
+    # TDesktop's settings screens beyond the basics (password reset, confirm-phone links,
+    # usernames, ringtones, Stars/gifts/revenue) are walked too.
+    assert {
+        "account.resetPassword",
+        "account.declinePasswordReset",
+        "account.sendConfirmPhoneCode",
+        "account.confirmPhone",
+        "account.toggleUsername",
+        "account.reorderUsernames",
+        "account.uploadRingtone",
+        "account.saveRingtone",
+        "payments.getStarsRevenueStats",
+        "payments.getSavedStarGifts",
+        "stories.getStoriesArchive",
+    } <= set(names)
 
 
 async def test_no_documented_method_answers_method_invalid(edge_server, edge_db, clients):

@@ -85,6 +85,7 @@ class Minimal:
 
 class WalkerCtx(Ctx):
     client = None
+    takeout_id = None  # as mtproto.dispatch.RequestContext outside invokeWithTakeout
 
 
 @pytest.fixture
