@@ -1,0 +1,419 @@
+"""The Bot API methods: each reads its parameters, calls the domain actions the MTProto
+handlers call (as the bot) and answers in the Bot API's shapes.
+
+``METHODS`` maps the method name, lower-cased (the Bot API's names are case-insensitive),
+to ``async fn(bot, params) -> result``."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from accounts_app.models import User
+from bots_app import actions as bot_actions
+from bots_app import callbacks, scopes
+from bots_app import markup as markup_rules
+from bots_app.models import Bot
+from edge_app.orm_threads import in_thread
+from private_app import actions as private
+from private_app.typing import push_typing
+from tl import types
+
+from . import parse_mode, queue, shapes, webhook
+from .errors import BadRequest
+from .params import Params
+
+METHODS: dict[str, Callable[[BotRef, Params], Awaitable[object]]] = {}
+
+
+@dataclass(slots=True)
+class BotRef:
+    id: int
+
+
+def method(name: str):
+    def register(fn):
+        METHODS[name.lower()] = fn
+        return fn
+
+    return register
+
+
+def _random_id() -> int:
+    return secrets.randbits(63) + 1
+
+
+@in_thread
+def _load_bot(bot_id: int) -> tuple[User, Bot]:
+    bot = Bot.objects.select_related("user").get(user_id=bot_id)
+    return bot.user, bot
+
+
+@in_thread
+def _resolve_user_chat(bot_id: int, chat) -> User:
+    """A private chat's user: by id, or by @username."""
+    if isinstance(chat, str) and chat.startswith("@"):
+        u = User.objects.filter(username__iexact=chat[1:], deleted=False).first()
+    elif isinstance(chat, int) and chat > 0:
+        u = User.objects.filter(id=chat, deleted=False).first()
+    else:
+        u = None  # groups and channels: not served over the Bot API yet
+    if u is None:
+        raise BadRequest("chat not found")
+    return u
+
+
+async def _private_peer(bot: BotRef, p: Params, name: str = "chat_id") -> User:
+    return await _resolve_user_chat(bot.id, p.chat_id(name))
+
+
+@in_thread
+def _render(m: dict) -> dict:
+    return queue.private_message_body(m)
+
+
+def _text_and_entities(p: Params, text_name: str, entities_name: str) -> tuple[str, list[dict]]:
+    text = p.str(text_name) or ""
+    parsed = parse_mode.parse(text, p.str("parse_mode"))
+    if parsed is not None:
+        return parsed
+    return text, shapes.entities_in(p.json(entities_name) or [])
+
+
+def _reply_to(p: Params) -> int:
+    reply = p.json("reply_parameters")
+    if isinstance(reply, dict) and reply.get("message_id"):
+        return int(reply["message_id"])
+    return p.int("reply_to_message_id", default=0) or 0
+
+
+def _markup(p: Params) -> dict | None:
+    return markup_rules.validate(shapes.markup_in(p.json("reply_markup")))
+
+
+# --- the bot itself -------------------------------------------------------------------
+
+
+@method("getMe")
+async def get_me(bot: BotRef, p: Params):
+    user, row = await _load_bot(bot.id)
+    return shapes.bot_me(user, row)
+
+
+@method("getMyName")
+async def get_my_name(bot: BotRef, p: Params):
+    user, row = await _load_bot(bot.id)
+    lang = p.str("language_code") or ""
+    name = bot_actions.localized_info(row, lang).get("name") if lang else None
+    return {"name": name or user.first_name}
+
+
+@method("setMyName")
+async def set_my_name(bot: BotRef, p: Params):
+    name = p.str("name")
+    lang = p.str("language_code") or ""
+    if not name and not lang:
+        raise BadRequest("bot name can't be empty")
+    await in_thread(bot_actions.do_set_bot_info)(None, bot.id, lang_code=lang, name=name or "")
+    return True
+
+
+@method("getMyDescription")
+async def get_my_description(bot: BotRef, p: Params):
+    _, row = await _load_bot(bot.id)
+    lang = p.str("language_code") or ""
+    texts = bot_actions.localized_info(row, lang) if lang else {}
+    return {"description": texts.get("description") or row.description}
+
+
+@method("setMyDescription")
+async def set_my_description(bot: BotRef, p: Params):
+    lang = p.str("language_code") or ""
+    await in_thread(bot_actions.do_set_bot_info)(
+        None, bot.id, lang_code=lang, description=p.str("description") or ""
+    )
+    return True
+
+
+@method("getMyShortDescription")
+async def get_my_short_description(bot: BotRef, p: Params):
+    user, row = await _load_bot(bot.id)
+    lang = p.str("language_code") or ""
+    texts = bot_actions.localized_info(row, lang) if lang else {}
+    return {"short_description": texts.get("about") or user.about}
+
+
+@method("setMyShortDescription")
+async def set_my_short_description(bot: BotRef, p: Params):
+    lang = p.str("language_code") or ""
+    about = p.str("short_description") or ""
+    await in_thread(bot_actions.do_set_bot_info)(None, bot.id, lang_code=lang, about=about)
+    return True
+
+
+def _scope(bot: BotRef, p: Params) -> str:
+    raw = p.json("scope") or {"type": "default"}
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    simple = {
+        "default": scopes.DEFAULT,
+        "all_private_chats": scopes.USERS,
+        "all_group_chats": scopes.CHATS,
+        "all_chat_administrators": scopes.CHAT_ADMINS,
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind in ("chat", "chat_administrators", "chat_member"):
+        try:
+            chat_id = int(raw.get("chat_id"))
+        except (TypeError, ValueError):
+            raise BadRequest("chat not found") from None
+        key = scopes.peer_key("u", chat_id) if chat_id > 0 else scopes.peer_key("c", -chat_id - 10**12)
+        if kind == "chat":
+            return scopes.peer(key)
+        if kind == "chat_administrators":
+            return scopes.peer_admins(key)
+        return scopes.peer_user(key, int(raw.get("user_id") or 0))
+    raise BadRequest("can't parse BotCommandScope: unsupported type")
+
+
+@method("setMyCommands")
+async def set_my_commands(bot: BotRef, p: Params):
+    commands = p.json("commands")
+    if not isinstance(commands, list) or not all(isinstance(c, dict) for c in commands):
+        raise BadRequest("can't parse commands JSON object")
+    await in_thread(bot_actions.do_set_commands)(
+        None, bot.id, _scope(bot, p), p.str("language_code") or "", commands
+    )
+    return True
+
+
+@method("getMyCommands")
+async def get_my_commands(bot: BotRef, p: Params):
+    return await in_thread(bot_actions.get_commands)(bot.id, _scope(bot, p), p.str("language_code") or "")
+
+
+@method("deleteMyCommands")
+async def delete_my_commands(bot: BotRef, p: Params):
+    await in_thread(bot_actions.do_set_commands)(
+        None, bot.id, _scope(bot, p), p.str("language_code") or "", []
+    )
+    return True
+
+
+# --- updates ----------------------------------------------------------------------------
+
+
+@method("getUpdates")
+async def get_updates(bot: BotRef, p: Params):
+    await webhook.refuse_get_updates(bot.id)
+    allowed = p.json("allowed_updates")
+    if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
+        raise BadRequest("can't parse allowed_updates JSON array")
+    timeout = max(0, min(p.int("timeout", default=0) or 0, 50))
+    return await queue.get_updates(
+        bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
+    )
+
+
+# --- messages ------------------------------------------------------------------------------
+
+
+@method("sendMessage")
+async def send_message(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    if not p.has("text"):
+        raise BadRequest("message text is empty")
+    text, entities = _text_and_entities(p, "text", "entities")
+    if not text.strip():
+        raise BadRequest("message text is empty")
+    change = await private.do_send_private_message(
+        bot.id,
+        peer.id,
+        text,
+        _random_id(),
+        entities=entities,
+        reply_to_msg_id=_reply_to(p),
+        silent=p.bool("disable_notification"),
+        reply_markup=_markup(p),
+    )
+    return await _render(change.messages[0])
+
+
+@method("forwardMessage")
+async def forward_message(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    source = await _private_peer(bot, p, "from_chat_id")
+    items = await private.get_forwardable(bot.id, source.id, [p.int("message_id", required=True)])
+    if not items:
+        raise BadRequest("message to forward not found")
+    change = await private.do_forward_to_user(
+        bot.id, peer.id, items, [_random_id()], silent=p.bool("disable_notification")
+    )
+    return await _render(change.messages[0])
+
+
+@method("copyMessage")
+async def copy_message(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    source = await _private_peer(bot, p, "from_chat_id")
+    items = await private.get_forwardable(bot.id, source.id, [p.int("message_id", required=True)])
+    if not items:
+        raise BadRequest("message to copy not found")
+    item = items[0]
+    if p.has("caption"):
+        text, entities = _text_and_entities(p, "caption", "caption_entities")
+    else:
+        text, entities = item["message"], item.get("entities") or []
+    change = await private.do_send_private_message(
+        bot.id,
+        peer.id,
+        text,
+        _random_id(),
+        entities=entities,
+        media=item.get("media"),
+        reply_to_msg_id=_reply_to(p),
+        silent=p.bool("disable_notification"),
+        reply_markup=_markup(p),
+    )
+    return {"message_id": change.messages[0]["id"]}
+
+
+async def _edit(bot: BotRef, p: Params, *, text: bool):
+    if p.has("inline_message_id"):
+        raise BadRequest("inline message editing is not supported")
+    peer = await _private_peer(bot, p)
+    kwargs = {"reply_markup": _markup(p)}
+    if text:
+        if not p.has("text"):
+            raise BadRequest("message text is empty")
+        body, entities = _text_and_entities(p, "text", "entities")
+    else:
+        body, entities = None, None
+    change = await private.do_edit_private_message(
+        bot.id, peer.id, p.int("message_id", required=True), body, entities, **kwargs
+    )
+    return await _render(change.messages[0])
+
+
+@method("editMessageText")
+async def edit_message_text(bot: BotRef, p: Params):
+    return await _edit(bot, p, text=True)
+
+
+@method("editMessageReplyMarkup")
+async def edit_message_reply_markup(bot: BotRef, p: Params):
+    return await _edit(bot, p, text=False)
+
+
+@in_thread
+def _own_ids_in_chat(bot_id: int, peer_id: int, ids: list[int]) -> list[int]:
+    return list(
+        private.live_boxes(bot_id).filter(peer_id=peer_id, box_id__in=ids).values_list("box_id", flat=True)
+    )
+
+
+@method("deleteMessage")
+async def delete_message(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    ids = await _own_ids_in_chat(bot.id, peer.id, [p.int("message_id", required=True)])
+    if not ids:
+        raise BadRequest("message to delete not found")
+    await private.do_delete_private_messages(bot.id, ids, revoke=True)
+    return True
+
+
+@method("deleteMessages")
+async def delete_messages(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    raw = p.json("message_ids")
+    if not isinstance(raw, list) or not raw or not all(isinstance(i, int) for i in raw):
+        raise BadRequest("message identifiers are not specified")
+    if len(raw) > 100:
+        raise BadRequest("too many messages to delete")
+    ids = await _own_ids_in_chat(bot.id, peer.id, raw)
+    if ids:
+        await private.do_delete_private_messages(bot.id, ids, revoke=True)
+    return True
+
+
+_ACTIONS = {
+    "typing": types.SendMessageTypingAction,
+    "upload_photo": lambda: types.SendMessageUploadPhotoAction(progress=0),
+    "record_video": types.SendMessageRecordVideoAction,
+    "upload_video": lambda: types.SendMessageUploadVideoAction(progress=0),
+    "record_voice": types.SendMessageRecordAudioAction,
+    "upload_voice": lambda: types.SendMessageUploadAudioAction(progress=0),
+    "upload_document": lambda: types.SendMessageUploadDocumentAction(progress=0),
+    "choose_sticker": types.SendMessageChooseStickerAction,
+    "find_location": types.SendMessageGeoLocationAction,
+    "record_video_note": types.SendMessageRecordRoundAction,
+    "upload_video_note": lambda: types.SendMessageUploadRoundAction(progress=0),
+}
+
+
+@method("sendChatAction")
+async def send_chat_action(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    make = _ACTIONS.get(p.str("action") or "")
+    if make is None:
+        raise BadRequest("wrong parameter action in request")
+    await push_typing(bot.id, peer.id, make().to_bytes().hex())
+    return True
+
+
+@method("answerCallbackQuery")
+async def answer_callback_query(bot: BotRef, p: Params):
+    raw = p.str("callback_query_id", required=True)
+    try:
+        query_id = int(raw)
+    except ValueError:
+        raise BadRequest("query is too old and response timeout expired or query ID is invalid") from None
+    await callbacks.do_answer(
+        bot.id,
+        query_id,
+        message=p.str("text"),
+        alert=p.bool("show_alert"),
+        url=p.str("url"),
+        cache_time=p.int("cache_time", default=0) or 0,
+    )
+    return True
+
+
+# --- chats ----------------------------------------------------------------------------------
+
+
+@method("getChat")
+async def get_chat(bot: BotRef, p: Params):
+    peer = await _private_peer(bot, p)
+    d = shapes.private_chat(peer)
+    if peer.about:
+        d["bio"] = peer.about
+    d["accent_color_id"] = peer.id % 7
+    d["max_reaction_count"] = 11
+    return d
+
+
+# --- webhooks ------------------------------------------------------------------------------
+
+
+@method("setWebhook")
+async def set_webhook(bot: BotRef, p: Params):
+    return await webhook.do_set_webhook(
+        bot.id,
+        p.str("url") or "",
+        secret_token=p.str("secret_token") or "",
+        max_connections=p.int("max_connections", default=40),
+        allowed_updates=p.json("allowed_updates"),
+        drop_pending=p.bool("drop_pending_updates"),
+    )
+
+
+@method("deleteWebhook")
+async def delete_webhook(bot: BotRef, p: Params):
+    return await webhook.do_set_webhook(bot.id, "", drop_pending=p.bool("drop_pending_updates"))
+
+
+@method("getWebhookInfo")
+async def get_webhook_info(bot: BotRef, p: Params):
+    return await webhook.info(bot.id)
