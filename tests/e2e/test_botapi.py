@@ -141,3 +141,70 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
     assert status == 400
     assert (await call(base, token, "deleteMyCommands"))[1]["result"] is True
     assert (await call(base, token, "getMyCommands"))[1]["result"] == []
+
+
+async def test_webhook_with_secret_token_retries_after_failures(edge_server, botapi_server, edge_db, clients):
+    from aiohttp import web
+
+    from tests.e2e import harness
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    _, username, token = await _new_bot(alice.id, "Hook")
+    base = botapi_server.base
+
+    received, answers = [], [500, 500]  # the receiver fails twice, then accepts
+
+    async def receive(request: web.Request) -> web.Response:
+        received.append((request.headers.get("X-Telegram-Bot-Api-Secret-Token"), await request.json()))
+        return web.Response(status=answers.pop(0) if answers else 200)
+
+    app = web.Application()
+    app.router.add_post("/hook", receive)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = harness.free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        status, body = await call(
+            base, token, "setWebhook", url=f"http://127.0.0.1:{port}/hook", secret_token="bad token!"
+        )
+        assert (status, body["description"]) == (
+            400,
+            "Bad Request: secret token contains unallowed characters",
+        )
+        status, body = await call(
+            base, token, "setWebhook", url=f"http://127.0.0.1:{port}/hook", secret_token="s3cret"
+        )
+        assert body == {"ok": True, "result": True}
+        status, body = await call(base, token, "getUpdates")
+        assert status == 409 and body["description"].startswith("Conflict: can't use getUpdates method")
+
+        await a.send_message(username, "to the hook")
+        await wait_for(lambda: len(received) >= 3, 20)
+        assert [r[0] for r in received] == ["s3cret"] * 3
+        assert {r[1]["update_id"] for r in received} == {
+            received[0][1]["update_id"]
+        }  # the same update, retried
+        assert received[-1][1]["message"]["text"] == "to the hook"
+        _, info = await call(base, token, "getWebhookInfo")
+        info = info["result"]
+        assert info["url"] == f"http://127.0.0.1:{port}/hook"
+        assert info["last_error_message"] == "Wrong response from the webhook: 500 Internal Server Error"
+        for _ in range(40):
+            _, info = await call(base, token, "getWebhookInfo")
+            if info["result"]["pending_update_count"] == 0:
+                break
+            await asyncio.sleep(0.1)
+        assert info["result"]["pending_update_count"] == 0
+        await asyncio.sleep(1)
+        assert len(received) == 3  # delivered once it succeeded, never again
+
+        # Back to getUpdates: what arrives meanwhile waits there.
+        assert (await call(base, token, "deleteWebhook"))[1]["result"] is True
+        _, info = await call(base, token, "getWebhookInfo")
+        assert info["result"]["url"] == ""
+        await a.send_message(username, "polled")
+        got = await updates_until(base, token, 1)
+        assert got[0]["message"]["text"] == "polled"
+    finally:
+        await runner.cleanup()
