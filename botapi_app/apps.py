@@ -14,3 +14,4 @@ class BotApiConfig(AppConfig):
         # Bot API itself): the bot's queue row is written there, so nothing is lost while
         # the Bot API process is down.
         send_hooks.register_listener(queue.on_private_message)
+        send_hooks.register_listener(queue.on_channel_message)

@@ -20,7 +20,7 @@ from private_app import actions as private
 from private_app.typing import push_typing
 from tl import types
 
-from . import parse_mode, queue, shapes, webhook
+from . import files, parse_mode, queue, shapes, webhook
 from .errors import BadRequest
 from .params import Params
 
@@ -71,6 +71,35 @@ async def _private_peer(bot: BotRef, p: Params, name: str = "chat_id") -> User:
 @in_thread
 def _render(m: dict) -> dict:
     return queue.private_message_body(m)
+
+
+GROUP_BASE = 10**12  # the Bot API's id of a supergroup or channel: -(10**12 + channel id)
+
+
+def _channel_of(chat) -> int | None:
+    if isinstance(chat, int) and chat < -GROUP_BASE:
+        return -chat - GROUP_BASE
+    return None
+
+
+@in_thread
+def _channel_member_chat(bot_id: int, channel_id: int) -> dict:
+    """The group or channel, if the bot is in it ("chat not found" otherwise, as a bot
+    cannot see chats it is not in)."""
+    from channels_app.models import Channel, ChannelMember
+
+    channel = Channel.objects.filter(id=channel_id).first()
+    if (
+        channel is None
+        or not ChannelMember.objects.filter(channel_id=channel_id, user_id=bot_id, status="active").exists()
+    ):
+        raise BadRequest("chat not found")
+    return queue.group_chat(channel)
+
+
+@in_thread
+def _render_channel(m: dict, chat: dict) -> dict:
+    return queue.channel_message_body(m, chat)
 
 
 def _text_and_entities(p: Params, text_name: str, entities_name: str) -> tuple[str, list[dict]]:
@@ -221,12 +250,28 @@ async def get_updates(bot: BotRef, p: Params):
 
 @method("sendMessage")
 async def send_message(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
+    channel_id = _channel_of(p.chat_id())
     if not p.has("text"):
         raise BadRequest("message text is empty")
     text, entities = _text_and_entities(p, "text", "entities")
     if not text.strip():
         raise BadRequest("message text is empty")
+    if channel_id is not None:
+        from channels_app.actions.messages import do_send_message
+
+        chat = await _channel_member_chat(bot.id, channel_id)
+        change = await do_send_message(
+            bot.id,
+            channel_id,
+            text,
+            _random_id(),
+            entities=entities,
+            reply_to_msg_id=_reply_to(p),
+            silent=p.bool("disable_notification"),
+            reply_markup=_markup(p),
+        )
+        return await _render_channel(change.events[0].message, chat)
+    peer = await _private_peer(bot, p)
     change = await private.do_send_private_message(
         bot.id,
         peer.id,
@@ -238,6 +283,43 @@ async def send_message(bot: BotRef, p: Params):
         reply_markup=_markup(p),
     )
     return await _render(change.messages[0])
+
+
+async def _send_media(bot: BotRef, p: Params, want: str):
+    channel_id = _channel_of(p.chat_id())
+    chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
+    peer = None if channel_id is not None else await _private_peer(bot, p)
+    media = await files.input_media(bot.id, p.values.get(want), want)
+    caption, entities = _text_and_entities(p, "caption", "caption_entities")
+    kwargs = {
+        "entities": entities,
+        "media": media,
+        "reply_to_msg_id": _reply_to(p),
+        "silent": p.bool("disable_notification"),
+        "reply_markup": _markup(p),
+    }
+    if channel_id is not None:
+        from channels_app.actions.messages import do_send_message
+
+        change = await do_send_message(bot.id, channel_id, caption, _random_id(), **kwargs)
+        return await _render_channel(change.events[0].message, chat)
+    change = await private.do_send_private_message(bot.id, peer.id, caption, _random_id(), **kwargs)
+    return await _render(change.messages[0])
+
+
+@method("sendPhoto")
+async def send_photo(bot: BotRef, p: Params):
+    return await _send_media(bot, p, "photo")
+
+
+@method("sendDocument")
+async def send_document(bot: BotRef, p: Params):
+    return await _send_media(bot, p, "document")
+
+
+@method("getFile")
+async def get_file(bot: BotRef, p: Params):
+    return await files.get_file(bot.id, p.str("file_id", required=True))
 
 
 @method("forwardMessage")
@@ -385,6 +467,9 @@ async def answer_callback_query(bot: BotRef, p: Params):
 
 @method("getChat")
 async def get_chat(bot: BotRef, p: Params):
+    if _channel_of(p.chat_id()) is not None:
+        _, chat = await _group(bot, p)
+        return {**chat, "accent_color_id": 0, "max_reaction_count": 11}
     peer = await _private_peer(bot, p)
     d = shapes.private_chat(peer)
     if peer.about:
@@ -417,3 +502,109 @@ async def delete_webhook(bot: BotRef, p: Params):
 @method("getWebhookInfo")
 async def get_webhook_info(bot: BotRef, p: Params):
     return await webhook.info(bot.id)
+
+
+# --- groups ------------------------------------------------------------------------------------
+
+
+async def _group(bot: BotRef, p: Params) -> tuple[int, dict]:
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is None:
+        raise BadRequest("chat not found")
+    return channel_id, await _channel_member_chat(bot.id, channel_id)
+
+
+@in_thread
+def _member_status(channel_id: int, user_id: int) -> dict:
+    from channels_app.models import ChannelMember
+
+    user = User.objects.filter(id=user_id).first()
+    if user is None:
+        raise BadRequest("user not found")
+    mb = ChannelMember.objects.filter(channel_id=channel_id, user_id=user_id).first()
+    d = {"user": shapes.user(user)}
+    if mb is None or mb.status == "left":
+        return {**d, "status": "left"}
+    if mb.status in ("kicked", "banned") and mb.banned_rights & 1:
+        return {**d, "status": "kicked", "until_date": mb.banned_until}
+    if mb.role == "creator":
+        return {**d, "status": "creator", "is_anonymous": False}
+    if mb.role == "admin":
+        return {**d, "status": "administrator", "can_be_edited": False, "is_anonymous": False}
+    if mb.banned_rights:
+        return {
+            **d,
+            "status": "restricted",
+            "is_member": mb.status == "active",
+            "until_date": mb.banned_until,
+        }
+    return {**d, "status": "member"}
+
+
+@method("getChatMember")
+async def get_chat_member(bot: BotRef, p: Params):
+    channel_id, _ = await _group(bot, p)
+    return await _member_status(channel_id, p.int("user_id", required=True))
+
+
+@in_thread
+def _member_count(channel_id: int) -> int:
+    from channels_app.models import ChannelMember
+
+    return ChannelMember.objects.filter(channel_id=channel_id, status="active").count()
+
+
+@method("getChatMemberCount")
+async def get_chat_member_count(bot: BotRef, p: Params):
+    channel_id, _ = await _group(bot, p)
+    return await _member_count(channel_id)
+
+
+@in_thread
+def _admins(channel_id: int) -> list[int]:
+    from channels_app.models import ChannelMember
+
+    rows = ChannelMember.objects.filter(channel_id=channel_id, status="active", role__in=("creator", "admin"))
+    return list(rows.order_by("joined_at").values_list("user_id", flat=True)[:50])
+
+
+@method("getChatAdministrators")
+async def get_chat_administrators(bot: BotRef, p: Params):
+    channel_id, _ = await _group(bot, p)
+    return [await _member_status(channel_id, uid) for uid in await _admins(channel_id)]
+
+
+@method("banChatMember")
+async def ban_chat_member(bot: BotRef, p: Params):
+    from channels_app.actions.admin import do_edit_banned
+    from channels_app.rights import banned_bit
+
+    channel_id, _ = await _group(bot, p)
+    user_id = p.int("user_id", required=True)
+    until = p.int("until_date", default=0) or 0
+    await do_edit_banned(bot.id, channel_id, user_id, banned_bit("view_messages"), until)
+    return True
+
+
+@method("unbanChatMember")
+async def unban_chat_member(bot: BotRef, p: Params):
+    from channels_app.actions.admin import do_edit_banned
+
+    channel_id, _ = await _group(bot, p)
+    user_id = p.int("user_id", required=True)
+    status = await _member_status(channel_id, user_id)
+    if p.bool("only_if_banned") and status["status"] != "kicked":
+        return True
+    if status["status"] in ("member", "administrator", "creator"):
+        return True  # unbanning a member does nothing (it would remove them otherwise)
+    await do_edit_banned(bot.id, channel_id, user_id, 0, 0)
+    return True
+
+
+@method("leaveChat")
+async def leave_chat(bot: BotRef, p: Params):
+    from channels_app.actions.channels import do_leave_channel
+
+    channel_id, _ = await _group(bot, p)
+    await do_leave_channel(bot.id, channel_id)
+    return True

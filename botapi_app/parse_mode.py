@@ -102,7 +102,7 @@ _V2_RESERVED = set("_*[]()~`>#+-=|{}.!")
 def parse_markdown_v2(source: str) -> tuple[str, list[dict]]:
     out: list[str] = []
     length = 0
-    open_: list[tuple[str, str, int]] = []  # (mark, kind, start)
+    open_: list[tuple[str, str, int, str]] = []  # (mark, kind, start, language)
     links: list[int] = []
     entities: list[dict] = []
     i = 0
@@ -122,8 +122,10 @@ def parse_markdown_v2(source: str) -> tuple[str, list[dict]]:
         if in_code:
             mark = open_[-1][0]
             if source.startswith(mark, i):
-                _, kind, start = open_.pop()
+                _, kind, start, language = open_.pop()
                 entities.append({"type": kind, "offset": start, "length": length - start})
+                if language:
+                    entities[-1]["language"] = language
                 i += len(mark)
             else:
                 emit(c)
@@ -132,28 +134,38 @@ def parse_markdown_v2(source: str) -> tuple[str, list[dict]]:
         for mark, kind in _V2_MARKS:
             if source.startswith(mark, i):
                 if open_ and open_[-1][0] == mark:
-                    _, kind, start = open_.pop()
+                    _, kind, start, language = open_.pop()
                     if length > start:
                         entities.append({"type": kind, "offset": start, "length": length - start})
+                        if language:
+                            entities[-1]["language"] = language
+                    i += len(mark)
                 else:
+                    i += len(mark)
+                    language = ""
                     if kind == "pre":
-                        nl = source.find("\n", i + 3)
-                        lang = source[i + 3 : nl] if nl != -1 else ""
-                        if lang and " " not in lang:
-                            i = nl
-                    open_.append((mark, kind, length))
-                i += len(mark)
+                        # ```lang\n opens a block in that language; the newline is not text.
+                        nl = source.find("\n", i)
+                        first = source[i:nl] if nl != -1 else ""
+                        if first and " " not in first:
+                            language, i = first, nl + 1
+                    open_.append((mark, kind, length, language))
                 break
         else:
             if c == "[":
                 links.append(length)
                 i += 1
             elif c == "]" and links and source.startswith("(", i + 1):
-                end = source.find(")", i + 2)
-                if end == -1:
-                    raise _error(f"can't find end of a URL at byte offset {i}")
+                end, chars = i + 2, []
+                while end < len(source) and source[end] != ")":
+                    if source[end] == "\\" and end + 1 < len(source):
+                        end += 1  # inside a URL only ")" and "\\" are escaped
+                    chars.append(source[end])
+                    end += 1
+                if end >= len(source):
+                    raise _error(f"can't find end of a URL at byte offset {len(source[:i].encode())}")
                 start = links.pop()
-                url = source[i + 2 : end].replace("\\)", ")").replace("\\\\", "\\")
+                url = "".join(chars)
                 if url.startswith("tg://user?id="):
                     entities.append(
                         {

@@ -226,3 +226,67 @@ def drop_pending(bot_id: int) -> None:
 
 def data_b64(data: str) -> str:
     return base64.b64encode(data.encode()).decode()
+
+
+def group_chat(channel) -> dict:
+    """A supergroup or channel as the Bot API names it: id -100<channel id>."""
+    d = {
+        "id": -(10**12) - channel.id,
+        "type": "supergroup" if channel.megagroup else "channel",
+        "title": channel.title,
+    }
+    if channel.username:
+        d["username"] = channel.username
+    return d
+
+
+def channel_message_body(m: dict, chat: dict) -> dict:
+    """A channel message snapshot in the Bot API's shape."""
+    ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = users_by_id(ids)
+    view = {**m, "sender_id": m.get("sender_user_id") or 0}
+    return shapes.message(view, users, chat)
+
+
+@in_thread
+def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> list[int]:
+    from bots_app.privacy_mode import sees
+    from channels_app.models import Channel, ChannelMember
+
+    bot_ids = Bot.objects.filter(deactivated=False).values("user_id")
+    members = list(
+        ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids).exclude(
+            user_id=sender_id
+        )
+    )
+    if not members:
+        return []
+    channel = Channel.objects.filter(id=channel_id).first()
+    if channel is None:
+        return []
+    chat = group_chat(channel)
+    bots = {u.id: u for u in User.objects.filter(id__in=[mb.user_id for mb in members])}
+    woken = []
+    for mb in members:
+        bot = bots.get(mb.user_id)
+        if bot is None or mb.user_id == _service_bot_id():
+            continue
+        privacy = not bool((bot.bot or {}).get("history"))
+        admin = mb.role in ("creator", "admin")
+        kind = "channel_post" if channel.broadcast else "message"
+        for m in messages:
+            if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
+                continue
+            if _insert(bot.id, kind, channel_message_body(m, chat), f"c{channel_id}:{m['id']}"):
+                woken.append(bot.id)
+    return sorted(set(woken))
+
+
+async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    """send_hooks listener: a group's message becomes the ``message`` of each bot in the
+    group that sees it (privacy mode), a channel's post its ``channel_post``."""
+    if kind != "channel":
+        return
+    for bot_id in await _queue_channel(sender_id, peer_id, messages):
+        await push.publish(WAKE_EVENT, {"bot_id": bot_id})

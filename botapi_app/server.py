@@ -17,7 +17,7 @@ from edge_app import health, metrics
 from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
-from . import methods
+from . import files, methods
 from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
 from .params import Params
 
@@ -94,6 +94,17 @@ async def handle_method(request: web.Request) -> web.Response:
     return response
 
 
+async def handle_file(request: web.Request) -> web.Response:
+    try:
+        bot_id = await _bot_of(request.match_info["token"])
+        data, ctype = await files.download(bot_id, request.match_info["path"])
+    except BotApiError as exc:
+        return _json(
+            NotFound().body() if exc.code == 400 else exc.body(), 404 if exc.code == 400 else exc.code
+        )
+    return web.Response(body=data, content_type=ctype)
+
+
 async def handle_not_found(request: web.Request) -> web.Response:
     return _json(NotFound().body(), 404)
 
@@ -115,6 +126,7 @@ async def metrics_page(request: web.Request) -> web.Response:
 def make_app() -> web.Application:
     app = web.Application(client_max_size=BODY_MAX)
     app.router.add_route("*", "/bot{token}/{method}", handle_method)
+    app.router.add_get("/file/bot{token}/{path:.+}", handle_file)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics_page)

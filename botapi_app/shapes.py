@@ -152,6 +152,13 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         entities = entities_out(text, m.get("entities") or [], users)
         if entities:
             d["entities" if key == "text" else "caption_entities"] = entities
+    if media:
+        from . import files
+
+        if media.get("photo"):
+            d["photo"] = files.photo_sizes(media["photo"])
+        elif media.get("document"):
+            d["document"] = files.document(media["document"])
     if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":
         d["reply_markup"] = markup_out(m["reply_markup"])
     if m.get("via_bot_id") and m["via_bot_id"] in users:

@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 from tests.e2e.test_bots import _new_bot
-from tests.e2e.test_channels import logged_in, wait_for
+from tests.e2e.test_channels import collect, logged_in, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,7 +95,7 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
 
     # The bot answers with HTML; Alice sees the formatting live.
     seen = []
-    a.add_event_handler(lambda e: seen.append(e.message), events.NewMessage(incoming=True))
+    a.add_event_handler(collect(seen, "message"), events.NewMessage(incoming=True))
     status, body = await call(
         base, token, "sendMessage", chat_id=alice.id, text="<b>bold</b> and <a href='https://x.org'>link</a>",
         parse_mode="HTML", how="form",
