@@ -364,7 +364,7 @@ async def copy_message(bot: BotRef, p: Params):
 async def _edit(bot: BotRef, p: Params, *, text: bool):
     if p.has("inline_message_id"):
         raise BadRequest("inline message editing is not supported")
-    peer = await _private_peer(bot, p)
+    channel_id = _channel_of(p.chat_id())
     kwargs = {"reply_markup": _markup(p)}
     if text:
         if not p.has("text"):
@@ -372,6 +372,15 @@ async def _edit(bot: BotRef, p: Params, *, text: bool):
         body, entities = _text_and_entities(p, "text", "entities")
     else:
         body, entities = None, None
+    if channel_id is not None:
+        from channels_app.actions.messages import do_edit_message
+
+        chat = await _channel_member_chat(bot.id, channel_id)
+        change = await do_edit_message(
+            bot.id, channel_id, p.int("message_id", required=True), body, entities, **kwargs
+        )
+        return await _render_channel(change.events[0].message, chat)
+    peer = await _private_peer(bot, p)
     change = await private.do_edit_private_message(
         bot.id, peer.id, p.int("message_id", required=True), body, entities, **kwargs
     )
@@ -395,8 +404,19 @@ def _own_ids_in_chat(bot_id: int, peer_id: int, ids: list[int]) -> list[int]:
     )
 
 
+async def _delete_in_group(bot: BotRef, channel_id: int, ids: list[int]) -> None:
+    from channels_app.actions.messages import do_delete_messages
+
+    await _channel_member_chat(bot.id, channel_id)
+    await do_delete_messages(bot.id, channel_id, ids)
+
+
 @method("deleteMessage")
 async def delete_message(bot: BotRef, p: Params):
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is not None:
+        await _delete_in_group(bot, channel_id, [p.int("message_id", required=True)])
+        return True
     peer = await _private_peer(bot, p)
     ids = await _own_ids_in_chat(bot.id, peer.id, [p.int("message_id", required=True)])
     if not ids:
@@ -407,12 +427,16 @@ async def delete_message(bot: BotRef, p: Params):
 
 @method("deleteMessages")
 async def delete_messages(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
     raw = p.json("message_ids")
     if not isinstance(raw, list) or not raw or not all(isinstance(i, int) for i in raw):
         raise BadRequest("message identifiers are not specified")
     if len(raw) > 100:
         raise BadRequest("too many messages to delete")
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is not None:
+        await _delete_in_group(bot, channel_id, raw)
+        return True
+    peer = await _private_peer(bot, p)
     ids = await _own_ids_in_chat(bot.id, peer.id, raw)
     if ids:
         await private.do_delete_private_messages(bot.id, ids, revoke=True)
@@ -607,4 +631,138 @@ async def leave_chat(bot: BotRef, p: Params):
 
     channel_id, _ = await _group(bot, p)
     await do_leave_channel(bot.id, channel_id)
+    return True
+
+
+# The Bot API's ChatPermissions fields and the banned rights each one lifts.
+_PERMISSIONS = {
+    "can_send_messages": ("send_messages", "send_plain"),
+    "can_send_audios": ("send_audios",),
+    "can_send_documents": ("send_docs",),
+    "can_send_photos": ("send_photos",),
+    "can_send_videos": ("send_videos",),
+    "can_send_video_notes": ("send_roundvideos",),
+    "can_send_voice_notes": ("send_voices",),
+    "can_send_polls": ("send_polls",),
+    "can_send_other_messages": ("send_stickers", "send_gifs", "send_games", "send_inline"),
+    "can_add_web_page_previews": ("embed_links",),
+    "can_change_info": ("change_info",),
+    "can_invite_users": ("invite_users",),
+    "can_pin_messages": ("pin_messages",),
+    "can_manage_topics": ("manage_topics",),
+}
+_ADMIN_RIGHTS = {
+    "can_change_info": "change_info",
+    "can_post_messages": "post_messages",
+    "can_edit_messages": "edit_messages",
+    "can_delete_messages": "delete_messages",
+    "can_restrict_members": "ban_users",
+    "can_invite_users": "invite_users",
+    "can_pin_messages": "pin_messages",
+    "can_promote_members": "add_admins",
+    "is_anonymous": "anonymous",
+    "can_manage_video_chats": "manage_call",
+    "can_manage_chat": "other",
+    "can_manage_topics": "manage_topics",
+    "can_post_stories": "post_stories",
+    "can_edit_stories": "edit_stories",
+    "can_delete_stories": "delete_stories",
+}
+
+
+def _banned_rights(p: Params) -> int:
+    """What a ChatPermissions object forbids (fields left out are forbidden)."""
+    from channels_app.rights import banned_bit
+
+    perms = p.json("permissions")
+    if not isinstance(perms, dict):
+        raise BadRequest("can't parse chat permissions JSON object")
+    rights = 0
+    for field, names in _PERMISSIONS.items():
+        if not perms.get(field):
+            for name in names:
+                rights |= banned_bit(name)
+    return rights
+
+
+@method("restrictChatMember")
+async def restrict_chat_member(bot: BotRef, p: Params):
+    from channels_app.actions.admin import do_edit_banned
+
+    channel_id, _ = await _group(bot, p)
+    user_id = p.int("user_id", required=True)
+    await do_edit_banned(bot.id, channel_id, user_id, _banned_rights(p), p.int("until_date", default=0) or 0)
+    return True
+
+
+@method("setChatPermissions")
+async def set_chat_permissions(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_edit_default_banned_rights
+
+    channel_id, _ = await _group(bot, p)
+    await do_edit_default_banned_rights(bot.id, channel_id, _banned_rights(p))
+    return True
+
+
+@method("promoteChatMember")
+async def promote_chat_member(bot: BotRef, p: Params):
+    from channels_app.actions.admin import do_edit_admin
+    from channels_app.rights import admin_bit
+
+    channel_id, _ = await _group(bot, p)
+    rights = 0
+    for field, name in _ADMIN_RIGHTS.items():
+        if p.bool(field):
+            rights |= admin_bit(name)
+    await do_edit_admin(bot.id, channel_id, p.int("user_id", required=True), rights)
+    return True
+
+
+@method("pinChatMessage")
+async def pin_chat_message(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_update_pinned_message
+
+    channel_id, _ = await _group(bot, p)
+    await do_update_pinned_message(
+        bot.id, channel_id, p.int("message_id", required=True), silent=p.bool("disable_notification")
+    )
+    return True
+
+
+@method("unpinChatMessage")
+async def unpin_chat_message(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_update_pinned_message
+
+    channel_id, _ = await _group(bot, p)
+    await do_update_pinned_message(bot.id, channel_id, p.int("message_id", required=True), unpin=True)
+    return True
+
+
+@method("unpinAllChatMessages")
+async def unpin_all_chat_messages(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_unpin_all_messages
+
+    channel_id, _ = await _group(bot, p)
+    await do_unpin_all_messages(bot.id, channel_id)
+    return True
+
+
+@method("setChatTitle")
+async def set_chat_title(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_edit_title
+
+    channel_id, _ = await _group(bot, p)
+    title = (p.str("title") or "").strip()
+    if not title:
+        raise BadRequest("chat title can't be empty")
+    await do_edit_title(bot.id, channel_id, title)
+    return True
+
+
+@method("setChatDescription")
+async def set_chat_description(bot: BotRef, p: Params):
+    from channels_app.actions.settings import do_edit_about
+
+    channel_id, _ = await _group(bot, p)
+    await do_edit_about(bot.id, channel_id, p.str("description") or "")
     return True

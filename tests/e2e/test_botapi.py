@@ -208,3 +208,102 @@ async def test_webhook_with_secret_token_retries_after_failures(edge_server, bot
         assert got[0]["message"]["text"] == "polled"
     finally:
         await runner.cleanup()
+
+
+async def test_supergroup_admin_methods_as_members_see_them(edge_server, botapi_server, edge_db, clients):
+    from telethon import functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Admin")
+    base = botapi_server.base
+
+    def iu(target_id):
+        return types.InputUser(target_id, user_access_hash(alice.id, target_id))
+
+    created = await a(functions.channels.CreateChannelRequest(title="Club", about="", megagroup=True))
+    channel = created.chats[0]
+    ic = types.InputChannel(channel.id, channel.access_hash)
+    peer = types.InputPeerChannel(channel.id, channel.access_hash)
+    chat_id = -(10**12) - channel.id
+
+    # Not in the group yet: the bot cannot see it.
+    status, body = await call(base, token, "getChat", chat_id=chat_id)
+    assert (status, body["description"]) == (400, "Bad Request: chat not found")
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(bob.id), iu(bot_id)]))
+    status, body = await call(base, token, "sendMessage", chat_id=chat_id, text="hi")
+    assert status == 200 and body["result"]["chat"]["type"] == "supergroup"
+    # A plain member may not moderate: the domain's error, in the Bot API's shape.
+    status, body = await call(base, token, "banChatMember", chat_id=chat_id, user_id=bob.id)
+    assert status == 400 and body["description"] == "Bad Request: CHAT_ADMIN_REQUIRED"
+
+    rights = types.ChatAdminRights(
+        change_info=True,
+        delete_messages=True,
+        ban_users=True,
+        pin_messages=True,
+        add_admins=True,
+        invite_users=True,
+    )
+    await a(functions.channels.EditAdminRequest(ic, iu(bot_id), rights, rank="bot"))
+
+    assert (await call(base, token, "setChatTitle", chat_id=chat_id, title="Club 2"))[1]["result"] is True
+    status, body = await call(base, token, "getChat", chat_id=chat_id)
+    assert body["result"]["title"] == "Club 2" and body["result"]["id"] == chat_id
+
+    sent = (await call(base, token, "sendMessage", chat_id=chat_id, text="rules"))[1]["result"]
+    status, body = await call(
+        base, token, "editMessageText", chat_id=chat_id, message_id=sent["message_id"], text="Rules!"
+    )
+    assert status == 200 and body["result"]["text"] == "Rules!"
+    assert (await call(base, token, "pinChatMessage", chat_id=chat_id, message_id=sent["message_id"]))[1][
+        "ok"
+    ]
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    assert full.full_chat.pinned_msg_id == sent["message_id"]
+    assert (await call(base, token, "unpinChatMessage", chat_id=chat_id, message_id=sent["message_id"]))[1][
+        "ok"
+    ]
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    assert not full.full_chat.pinned_msg_id
+
+    # Bob may read but not write; then he may again.
+    status, body = await call(
+        base,
+        token,
+        "restrictChatMember",
+        chat_id=chat_id,
+        user_id=bob.id,
+        permissions={"can_send_messages": False},
+    )
+    assert body == {"ok": True, "result": True}
+    status, body = await call(base, token, "getChatMember", chat_id=chat_id, user_id=bob.id)
+    assert body["result"]["status"] == "restricted"
+    from telethon import errors
+
+    with pytest.raises(errors.ChatWriteForbiddenError):
+        await b.send_message(peer, "let me talk")
+    perms = {k: True for k in ("can_send_messages", "can_send_photos", "can_send_other_messages")}
+    await call(base, token, "restrictChatMember", chat_id=chat_id, user_id=bob.id, permissions=perms)
+    spam = await b.send_message(peer, "spam")
+
+    status, body = await call(base, token, "deleteMessage", chat_id=chat_id, message_id=spam.id)
+    assert body == {"ok": True, "result": True}
+    (gone,) = await a.get_messages(peer, ids=[spam.id])
+    assert gone is None
+
+    status, body = await call(
+        base, token, "promoteChatMember", chat_id=chat_id, user_id=bob.id, can_pin_messages=True
+    )
+    assert body == {"ok": True, "result": True}
+    admins = (await call(base, token, "getChatAdministrators", chat_id=chat_id))[1]["result"]
+    assert {m["user"]["id"]: m["status"] for m in admins} == {
+        alice.id: "creator",
+        bot_id: "administrator",
+        bob.id: "administrator",
+    }
+    assert (await call(base, token, "leaveChat", chat_id=chat_id))[1]["result"] is True
+    status, body = await call(base, token, "getChat", chat_id=chat_id)
+    assert status == 400
