@@ -766,3 +766,81 @@ async def set_chat_description(bot: BotRef, p: Params):
     channel_id, _ = await _group(bot, p)
     await do_edit_about(bot.id, channel_id, p.str("description") or "")
     return True
+
+
+# --- inline mode ------------------------------------------------------------------------------
+
+
+async def _inline_result(bot: BotRef, r: dict) -> dict:
+    """An InlineQueryResult in the stored form bots_app.inline keeps (article, cached
+    photo, cached document)."""
+    if not isinstance(r, dict) or not r.get("id"):
+        raise BadRequest("RESULT_ID_INVALID")
+    kind = r.get("type")
+    content = r.get("input_message_content")
+    markup = markup_rules.validate(shapes.markup_in(r.get("reply_markup")))
+    media = None
+    if kind == "photo" and r.get("photo_file_id"):
+        media = await files.media_of_file_id(bot.id, str(r["photo_file_id"]), "photo")
+    elif kind == "document" and r.get("document_file_id"):
+        media = await files.media_of_file_id(bot.id, str(r["document_file_id"]), "document")
+    elif kind != "article":
+        raise BadRequest("unsupported inline query result type")
+    if content is None and media is None:
+        raise BadRequest("message text is empty")
+    if isinstance(content, dict):
+        text = str(content.get("message_text") or "")
+        parsed = parse_mode.parse(text, content.get("parse_mode"))
+        text, entities = parsed if parsed else (text, shapes.entities_in(content.get("entities") or []))
+        if not text.strip():
+            raise BadRequest("message text is empty")
+        send = {"message": text, "entities": entities, "no_webpage": False, "reply_markup": markup}
+    else:
+        caption = str(r.get("caption") or "")
+        parsed = parse_mode.parse(caption, r.get("parse_mode"))
+        caption, entities = (
+            parsed if parsed else (caption, shapes.entities_in(r.get("caption_entities") or []))
+        )
+        send = {"message": caption, "entities": entities, "media_auto": True, "reply_markup": markup}
+    out = {
+        "id": str(r["id"]),
+        "type": kind,
+        "title": str(r.get("title") or ""),
+        "description": str(r.get("description") or ""),
+        "url": str(r.get("url") or ""),
+        "send": send,
+    }
+    if media is not None:
+        out["photo" if kind == "photo" else "document"] = media["photo" if kind == "photo" else "document"]
+    return out
+
+
+@method("answerInlineQuery")
+async def answer_inline_query(bot: BotRef, p: Params):
+    from bots_app import inline
+
+    raw = p.str("inline_query_id", required=True)
+    try:
+        query_id = int(raw)
+    except ValueError:
+        raise BadRequest("query is too old and response timeout expired or query ID is invalid") from None
+    results = p.json("results")
+    if not isinstance(results, list):
+        raise BadRequest("can't parse inline query results JSON object")
+    inline.check_results(
+        [{"id": str(r.get("id") or "")} if isinstance(r, dict) else {"id": ""} for r in results]
+    )
+    button = p.json("button")
+    switch = None
+    if isinstance(button, dict) and button.get("start_parameter"):
+        switch = {"text": str(button.get("text") or ""), "start_param": str(button["start_parameter"])}
+    body = {
+        "results": [await _inline_result(bot, r) for r in results],
+        "next_offset": p.str("next_offset") or "",
+        "cache_time": p.int("cache_time", default=300),
+        "gallery": False,
+        "private": p.bool("is_personal"),
+        "switch_pm": switch,
+    }
+    await inline.do_answer(bot.id, query_id, body)
+    return True

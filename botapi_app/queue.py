@@ -142,14 +142,56 @@ def _is_api_bot(user_id: int) -> bool:
     return user_id != _service_bot_id() and Bot.objects.filter(user_id=user_id, deactivated=False).exists()
 
 
+_CHAT_TYPES = {"pm": "private", "same_bot_pm": "sender", "chat": "group", "megagroup": "supergroup",
+               "broadcast": "channel"}  # fmt: skip
+
+
+@in_thread
+def _queue_inline(bot_id: int, payload: dict) -> int | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+    if asker is None:
+        return None
+    body = {
+        "id": str(payload["query_id"]),
+        "from": shapes.user(asker),
+        "query": payload.get("query") or "",
+        "offset": payload.get("offset") or "",
+    }
+    if payload.get("peer_type") in _CHAT_TYPES:
+        body["chat_type"] = _CHAT_TYPES[payload["peer_type"]]
+    return _insert(bot_id, "inline_query", body, f"i{payload['query_id']}")
+
+
+@in_thread
+def _queue_chosen(bot_id: int, payload: dict) -> int | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+    if asker is None:
+        return None
+    body = {"result_id": payload["id"], "from": shapes.user(asker), "query": payload.get("query") or ""}
+    # One row per user and result a minute: pushes carry no id of their own.
+    import time
+
+    return _insert(
+        bot_id,
+        "chosen_inline_result",
+        body,
+        f"s{payload['user_id']}:{payload['id']}:{int(time.time()) // 60}",
+    )
+
+
 async def on_pushed(event: dict, edge) -> None:
     """The Bot API process's subscriber of user pushes: queries asked of a bot."""
-    from bots_app import callbacks
+    from bots_app import callbacks, inline
 
-    if event.get("kind") != callbacks.PUSH_KIND:
+    queue_fn = {
+        callbacks.PUSH_KIND: _queue_callback,
+        inline.PUSH_KIND: _queue_inline,
+        inline.SEND_PUSH_KIND: _queue_chosen,
+    }.get(event.get("kind"))
+    if queue_fn is None:
         return
     for bot_id in event["user_ids"]:
-        if await _is_api_bot(int(bot_id)) and await _queue_callback(int(bot_id), event["payload"]):
+        if await _is_api_bot(int(bot_id)) and await queue_fn(int(bot_id), event["payload"]):
             wake(int(bot_id))
 
 

@@ -254,3 +254,81 @@ async def test_python_telegram_bot_photo_round_trip_through_get_file(
     async with Bot(other_token, base_url=f"{botapi_server.base}/bot") as other:
         with pytest.raises(BadRequest, match=r"(?i)wrong file_id"):
             await other.get_file(biggest.file_id)
+
+
+async def test_aiogram_inline_mode(edge_server, botapi_server, edge_db, clients):
+    from aiogram import Bot, Dispatcher
+    from aiogram.client.session.aiohttp import AiohttpSession
+    from aiogram.client.telegram import TelegramAPIServer
+    from aiogram.types import (
+        ChosenInlineResult,
+        InlineKeyboardButton,
+        InlineKeyboardMarkup,
+        InlineQuery,
+        InlineQueryResultArticle,
+        InputTextMessageContent,
+    )
+
+    from bots_app import actions
+    from edge_app.orm_threads import in_thread
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, username, token = await _new_bot(alice.id, "Inline")
+    await in_thread(actions.do_set_inline)(alice.id, bot_id, "Search...")
+    await in_thread(actions.do_set_inline_feedback)(alice.id, bot_id, True)
+
+    dp = Dispatcher()
+    chosen: list[str] = []
+
+    @dp.inline_query()
+    async def answer(query: InlineQuery):
+        keyboard = InlineKeyboardMarkup(
+            inline_keyboard=[[InlineKeyboardButton(text="Site", url="https://x.org")]]
+        )
+        await query.answer(
+            [
+                InlineQueryResultArticle(
+                    id="up",
+                    title=query.query.upper(),
+                    description="shouted",
+                    input_message_content=InputTextMessageContent(
+                        message_text=f"<b>{query.query.upper()}</b>", parse_mode="HTML"
+                    ),
+                    reply_markup=keyboard,
+                )
+            ],
+            cache_time=0,
+        )
+
+    @dp.chosen_inline_result()
+    async def picked(result: ChosenInlineResult):
+        chosen.append(f"{result.result_id}:{result.query}:{result.from_user.id}")
+
+    bot = Bot(token, session=AiohttpSession(api=TelegramAPIServer.from_base(botapi_server.base)))
+    polling = asyncio.create_task(dp.start_polling(bot, polling_timeout=2, handle_signals=False))
+    try:
+        results = await a.inline_query(username, "hello")
+        assert [r.title for r in results] == ["HELLO"] and results[0].description == "shouted"
+        got: list = []
+        b.add_event_handler(collect(got, "message"), events_new_message())
+        from telethon import types
+
+        from accounts_app.access import user_access_hash
+
+        await results[0].click(types.InputPeerUser(bob.id, user_access_hash(alice.id, bob.id)))
+        await wait_for(lambda: got, 20)
+        assert got[0].raw_text == "HELLO" and got[0].via_bot_id == bot_id and got[0].entities[0].length == 5
+        assert got[0].reply_markup.rows[0].buttons[0].text == "Site"
+        await wait_for(lambda: chosen, 20)
+        assert chosen == [f"up::{alice.id}"]  # the server does not keep the query text for feedback
+    finally:
+        await dp.stop_polling()
+        await asyncio.wait_for(polling, 10)
+        await bot.session.close()
+
+
+def events_new_message():
+    from telethon import events
+
+    return events.NewMessage(incoming=True)
