@@ -116,12 +116,8 @@ async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: 
 
 
 @in_thread
-def _queue_callback(bot_id: int, payload: dict) -> int | None:
-    peer = payload.get("peer") or {}
-    if "user_id" not in peer:
-        return None  # callback queries under channel messages: not served over the Bot API yet
-    users = users_by_id([payload["user_id"], bot_id])
-    asker = users.get(int(payload["user_id"]))
+def _callback_body(bot_id: int, payload: dict, channel_message: dict | None) -> dict | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
     if asker is None:
         return None
     body = {
@@ -129,12 +125,34 @@ def _queue_callback(bot_id: int, payload: dict) -> int | None:
         "from": shapes.user(asker),
         "chat_instance": str(payload["chat_instance"]),
     }
-    m = load_boxes(bot_id, [int(payload["msg_id"])]).get(int(payload["msg_id"]))
-    if m is not None:
-        body["message"] = private_message_body(m)
+    channel_id = (payload.get("peer") or {}).get("channel_id")
+    if channel_id:
+        from channels_app.models import Channel
+
+        channel = Channel.objects.filter(id=int(channel_id)).first()
+        if channel is not None and channel_message is not None:
+            body["message"] = channel_message_body(channel_message, group_chat(channel))
+    else:
+        m = load_boxes(bot_id, [int(payload["msg_id"])]).get(int(payload["msg_id"]))
+        if m is not None:
+            body["message"] = private_message_body(m)
     if payload.get("data") is not None:
         body["data"] = bytes.fromhex(payload["data"]).decode("utf-8", "replace")
-    return _insert(bot_id, "callback_query", body, f"q{payload['query_id']}")
+    return body
+
+
+async def _queue_callback(bot_id: int, payload: dict) -> int | None:
+    channel_id = (payload.get("peer") or {}).get("channel_id")
+    channel_message = None
+    if channel_id:
+        from channels_app.actions.messages import get_messages
+
+        shown = (await get_messages(bot_id, int(channel_id), [int(payload["msg_id"])])).messages
+        channel_message = shown[0] if shown and not shown[0].get("empty") else None
+    body = await _callback_body(bot_id, payload, channel_message)
+    if body is None:
+        return None
+    return await in_thread(_insert)(bot_id, "callback_query", body, f"q{payload['query_id']}")
 
 
 @in_thread

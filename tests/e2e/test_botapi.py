@@ -253,7 +253,30 @@ async def test_supergroup_admin_methods_as_members_see_them(edge_server, botapi_
     status, body = await call(base, token, "getChat", chat_id=chat_id)
     assert body["result"]["title"] == "Club 2" and body["result"]["id"] == chat_id
 
-    sent = (await call(base, token, "sendMessage", chat_id=chat_id, text="rules"))[1]["result"]
+    keyboard = {"inline_keyboard": [[{"text": "Agree", "callback_data": "agree"}]]}
+    sent = (await call(base, token, "sendMessage", chat_id=chat_id, text="rules", reply_markup=keyboard))[1][
+        "result"
+    ]
+    assert sent["reply_markup"] == keyboard
+
+    # A member presses the button under the group message; the bot answers.
+    (shown,) = await b.get_messages(peer, ids=[sent["message_id"]])
+    pressing = asyncio.create_task(shown.click(data=b"agree"))
+    for _ in range(50):
+        got = (await call(base, token, "getUpdates", allowed_updates=["callback_query"], timeout=1))[1][
+            "result"
+        ]
+        if got:
+            break
+    query = got[-1]["callback_query"]
+    assert query["from"]["id"] == bob.id and query["data"] == "agree"
+    assert query["message"]["message_id"] == sent["message_id"] and query["message"]["chat"]["id"] == chat_id
+    assert (await call(base, token, "answerCallbackQuery", callback_query_id=query["id"], text="Thanks"))[1][
+        "ok"
+    ]
+    assert (await pressing).message == "Thanks"
+    await call(base, token, "getUpdates", offset=got[-1]["update_id"] + 1, allowed_updates=[])
+
     status, body = await call(
         base, token, "editMessageText", chat_id=chat_id, message_id=sent["message_id"], text="Rules!"
     )
