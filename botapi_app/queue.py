@@ -82,14 +82,20 @@ def _bot_view_of_private(bot_id: int, message_pk: int) -> dict | None:
     return load_boxes(bot_id, [box_id]).get(box_id)
 
 
-def private_message_body(m: dict) -> dict:
-    """A private message (as its owner sees it) in the Bot API's shape."""
+def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
+    """A private message (as its owner sees it) in the Bot API's shape, with the message
+    it replies to (one level, as Telegram)."""
     ids = {m["sender_id"], m["peer_id"], m["owner_id"], m.get("via_bot_id") or 0}
     ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
     users = users_by_id(ids)
     peer = users.get(m["peer_id"])
     chat = shapes.private_chat(peer) if peer else {"id": m["peer_id"], "type": "private"}
-    return shapes.message(m, users, chat)
+    body = shapes.message(m, users, chat)
+    if with_reply and m.get("reply_to_msg_id"):
+        replied = load_boxes(m["owner_id"], [m["reply_to_msg_id"]]).get(m["reply_to_msg_id"])
+        if replied is not None:
+            body["reply_to_message"] = private_message_body(replied, with_reply=False)
+    return body
 
 
 @in_thread
@@ -300,13 +306,32 @@ def group_chat(channel) -> dict:
     return d
 
 
-def channel_message_body(m: dict, chat: dict) -> dict:
-    """A channel message snapshot in the Bot API's shape."""
+_REPLIED_FIELDS = ("id", "date", "edit_date", "message", "entities", "sender_user_id", "media")
+
+
+def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
+    """A channel message snapshot in the Bot API's shape, with the message it replies
+    to (one level)."""
+    from channels_app.models import ChannelMessage
+
     ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
     ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
     users = users_by_id(ids)
     view = {**m, "sender_id": m.get("sender_user_id") or 0}
-    return shapes.message(view, users, chat)
+    body = shapes.message(view, users, chat)
+    reply_id = m.get("reply_to_msg_id") or 0
+    if with_reply and reply_id:
+        channel_id = -chat["id"] - 10**12
+        replied = (
+            ChannelMessage.objects.filter(
+                channel_id=channel_id, id=reply_id, deleted=False, action__isnull=True
+            )
+            .values(*_REPLIED_FIELDS)
+            .first()
+        )
+        if replied is not None:
+            body["reply_to_message"] = channel_message_body(replied, chat, with_reply=False)
+    return body
 
 
 @in_thread

@@ -136,7 +136,8 @@ async def test_python_telegram_bot_moderates_a_supergroup(edge_server, botapi_se
         chats.append(update.message.chat)
 
     async def ban(update, context):
-        target = int(context.args[0])
+        replied = update.message.reply_to_message
+        target = replied.from_user.id if replied else int(context.args[0])
         await context.bot.ban_chat_member(update.message.chat_id, target)
         member = await context.bot.get_chat_member(update.message.chat_id, target)
         await update.message.reply_text(f"Banned. {member.status}")
@@ -165,7 +166,8 @@ async def test_python_telegram_bot_moderates_a_supergroup(edge_server, botapi_se
 
         got_a: list = []
         a.add_event_handler(collect(got_a, "message"), events.NewMessage(incoming=True))
-        await a.send_message(peer, f"/ban {bob.id}")
+        spam = next(m for m in await a.get_messages(peer, limit=5) if m.message == "buy cheap stuff")
+        await a.send_message(peer, "/ban", reply_to=spam.id)
         await wait_for(lambda: any(m.message.startswith("Banned.") for m in got_a), 20)
         assert next(m.message for m in got_a if m.message.startswith("Banned.")) == "Banned. kicked"
         parts = await a(
