@@ -13,6 +13,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -193,8 +194,6 @@ def _queue_chosen(bot_id: int, payload: dict) -> int | None:
         return None
     body = {"result_id": payload["id"], "from": shapes.user(asker), "query": payload.get("query") or ""}
     # One row per user and result a minute: pushes carry no id of their own.
-    import time
-
     return _insert(
         bot_id,
         "chosen_inline_result",
@@ -339,12 +338,8 @@ def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> lis
     from bots_app.privacy_mode import sees
     from channels_app.models import Channel, ChannelMember
 
-    bot_ids = Bot.objects.filter(deactivated=False).values("user_id")
-    members = list(
-        ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids).exclude(
-            user_id=sender_id
-        )
-    )
+    bot_ids = Bot.objects.filter(deactivated=False).exclude(user_id=sender_id).values("user_id")
+    members = list(ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids))
     if not members:
         return []
     channel = Channel.objects.filter(id=channel_id).first()
@@ -375,3 +370,10 @@ async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: 
         return
     for bot_id in await _queue_channel(sender_id, peer_id, messages):
         await push.publish(WAKE_EVENT, {"bot_id": bot_id})
+
+
+@in_thread
+def purge_expired() -> int:
+    """Drop every bot's updates older than 24 hours (bots that never poll, or that run
+    over MTProto, would otherwise keep theirs forever)."""
+    return BotUpdate.objects.filter(created__lt=timezone.now() - KEEP).delete()[0]

@@ -26,6 +26,7 @@ URL_MAX = 2048
 BACKOFF_MAX = 60.0
 SEND_TIMEOUT = 10.0
 BATCH = 100
+PURGE_EVERY = 600.0  # seconds between sweeps of updates past the 24-hour window
 
 
 @in_thread
@@ -153,9 +154,13 @@ async def run_sender(tick: float = 0.5) -> None:
     """The Bot API process's webhook sender: every ``tick``, each bot with a webhook
     whose back-off has passed gets its pending updates, in order, one request each."""
     timeout = aiohttp.ClientTimeout(total=SEND_TIMEOUT)
+    purged_at = 0.0
     async with aiohttp.ClientSession(timeout=timeout) as session:
         while True:
             try:
+                if time.monotonic() - purged_at > PURGE_EVERY:
+                    purged_at = time.monotonic()
+                    await queue.purge_expired()
                 states = await _due()
                 await asyncio.gather(*(_deliver(session, st) for st in states))
             except asyncio.CancelledError:
