@@ -460,8 +460,24 @@ _ACTIONS = {
 
 @method("sendChatAction")
 async def send_chat_action(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
     make = _ACTIONS.get(p.str("action") or "")
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is not None:
+        from channels_app import notify
+
+        await _channel_member_chat(bot.id, channel_id)
+        if make is None:
+            raise BadRequest("wrong parameter action in request")
+        # As messages.setTyping: pushed to a bounded few members, never stored.
+        payload = {
+            "channel_id": channel_id,
+            "user_id": bot.id,
+            "action": make().to_bytes().hex(),
+            "top_msg_id": 0,
+        }
+        await notify.publish("channel.typing", payload)
+        return True
+    peer = await _private_peer(bot, p)
     if make is None:
         raise BadRequest("wrong parameter action in request")
     await push_typing(bot.id, peer.id, make().to_bytes().hex())

@@ -117,6 +117,16 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
     )
     assert status == 400 and "reserved" in body["description"]
 
+    # Typing, seen live.
+    from telethon import types as tl_types
+
+    typing: list = []
+    a.add_event_handler(collect(typing), events.UserUpdate(chats=[bot_id]))
+    assert (await call(base, token, "sendChatAction", chat_id=alice.id, action="typing"))[1]["result"] is True
+    await wait_for(lambda: any(isinstance(e.action, tl_types.SendMessageTypingAction) for e in typing))
+    status, body = await call(base, token, "sendChatAction", chat_id=alice.id, action="dancing")
+    assert (status, body["description"]) == (400, "Bad Request: wrong parameter action in request")
+
     # Edit, then delete: Alice's copy follows.
     status, body = await call(
         base, token, "editMessageText", chat_id=alice.id, message_id=sent["message_id"], text="edited"
@@ -211,7 +221,7 @@ async def test_webhook_with_secret_token_retries_after_failures(edge_server, bot
 
 
 async def test_supergroup_admin_methods_as_members_see_them(edge_server, botapi_server, edge_db, clients):
-    from telethon import functions, types
+    from telethon import events, functions, types
 
     from accounts_app.access import user_access_hash
 
@@ -248,6 +258,13 @@ async def test_supergroup_admin_methods_as_members_see_them(edge_server, botapi_
         invite_users=True,
     )
     await a(functions.channels.EditAdminRequest(ic, iu(bot_id), rights, rank="bot"))
+
+    typing: list = []
+    b.add_event_handler(collect(typing), events.UserUpdate())
+    assert (await call(base, token, "sendChatAction", chat_id=chat_id, action="upload_photo"))[1][
+        "result"
+    ] is True
+    await wait_for(lambda: any(e.user_id == bot_id and e.uploading for e in typing))
 
     assert (await call(base, token, "setChatTitle", chat_id=chat_id, title="Club 2"))[1]["result"] is True
     status, body = await call(base, token, "getChat", chat_id=chat_id)
