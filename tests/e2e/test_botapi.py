@@ -117,6 +117,24 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
     )
     assert status == 400 and "reserved" in body["description"]
 
+    # Forward and copy what Alice wrote back to her.
+    status, body = await call(
+        base, token, "forwardMessage", chat_id=alice.id, from_chat_id=alice.id, message_id=first["message_id"]
+    )
+    assert status == 200 and body["result"]["text"] == "/start hello"
+    status, body = await call(
+        base, token, "copyMessage", chat_id=alice.id, from_chat_id=alice.id, message_id=first["message_id"],
+        caption="ignored for text",
+    )  # fmt: skip
+    assert status == 200 and set(body["result"]) == {"message_id"}
+    status, body = await call(
+        base, token, "forwardMessage", chat_id=alice.id, from_chat_id=alice.id, message_id=999999
+    )
+    assert (status, body["description"]) == (400, "Bad Request: message to forward not found")
+    await wait_for(lambda: sum(m.raw_text == "/start hello" for m in seen) >= 2)
+    forwarded = [m for m in seen if m.raw_text == "/start hello"]
+    assert forwarded[0].fwd_from is not None and forwarded[1].fwd_from is None
+
     # Typing, seen live.
     from telethon import types as tl_types
 
@@ -138,7 +156,7 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
     assert status == 400 and body["description"].startswith("Bad Request: message is not modified")
     status, body = await call(base, token, "deleteMessage", chat_id=alice.id, message_id=sent["message_id"])
     assert body == {"ok": True, "result": True}
-    (left,) = await a.get_messages(username, ids=[seen[0].id])
+    (left,) = await a.get_messages(username, ids=[next(m.id for m in seen if m.raw_text == "bold and link")])
     assert left is None
 
     # Commands.
