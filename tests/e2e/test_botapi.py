@@ -159,6 +159,31 @@ async def test_errors_getme_send_and_durable_updates(edge_server, botapi_server,
     (left,) = await a.get_messages(username, ids=[next(m.id for m in seen if m.raw_text == "bold and link")])
     assert left is None
 
+    # The keyboard alone changes; several messages go at once.
+    kb = {"inline_keyboard": [[{"text": "Go", "url": "https://x.org"}]]}
+    one = (await call(base, token, "sendMessage", chat_id=alice.id, text="one"))[1]["result"]
+    two = (await call(base, token, "sendMessage", chat_id=alice.id, text="two"))[1]["result"]
+    status, body = await call(
+        base, token, "editMessageReplyMarkup", chat_id=alice.id, message_id=one["message_id"], reply_markup=kb
+    )
+    assert status == 200 and body["result"]["reply_markup"] == kb and body["result"]["text"] == "one"
+    ids = [one["message_id"], two["message_id"]]
+    assert (await call(base, token, "deleteMessages", chat_id=alice.id, message_ids=ids))[1]["result"] is True
+    assert await a.get_messages(username, ids=ids) == [None, None]
+
+    # The bot's profile texts, as Alice's client shows them.
+    from telethon import functions
+
+    assert (await call(base, token, "setMyName", name="Echo Two"))[1]["result"] is True
+    assert (await call(base, token, "getMyName"))[1]["result"] == {"name": "Echo Two"}
+    await call(base, token, "setMyDescription", description="Repeats you.")
+    await call(base, token, "setMyShortDescription", short_description="An echo")
+    assert (await call(base, token, "getMyDescription"))[1]["result"] == {"description": "Repeats you."}
+    assert (await call(base, token, "getMyShortDescription"))[1]["result"] == {"short_description": "An echo"}
+    full = await a(functions.users.GetFullUserRequest(username))
+    assert full.users[0].first_name == "Echo Two" and full.full_user.about == "An echo"
+    assert full.full_user.bot_info.description == "Repeats you."
+
     # Commands.
     cmds = [{"command": "start", "description": "Start"}, {"command": "help", "description": "Help"}]
     assert (await call(base, token, "setMyCommands", commands=cmds))[1]["result"] is True
@@ -351,6 +376,28 @@ async def test_supergroup_admin_methods_as_members_see_them(edge_server, botapi_
     assert body == {"ok": True, "result": True}
     (gone,) = await a.get_messages(peer, ids=[spam.id])
     assert gone is None
+
+    # Everyone's permissions, the description, unpinning everything, a ban lifted.
+    await call(base, token, "setChatPermissions", chat_id=chat_id, permissions={"can_send_messages": True})
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    assert (
+        full.chats[0].default_banned_rights.send_photos
+        and not full.chats[0].default_banned_rights.send_messages
+    )
+    assert (await call(base, token, "setChatDescription", chat_id=chat_id, description="About us"))[1]["ok"]
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    assert full.full_chat.about == "About us"
+    await call(base, token, "pinChatMessage", chat_id=chat_id, message_id=sent["message_id"])
+    assert (await call(base, token, "unpinAllChatMessages", chat_id=chat_id))[1]["result"] is True
+    full = await a(functions.channels.GetFullChannelRequest(ic))
+    assert not full.full_chat.pinned_msg_id
+    await call(base, token, "banChatMember", chat_id=chat_id, user_id=bob.id)
+    status, body = await call(base, token, "getChatMember", chat_id=chat_id, user_id=bob.id)
+    assert body["result"]["status"] == "kicked"
+    assert (await call(base, token, "unbanChatMember", chat_id=chat_id, user_id=bob.id))[1]["result"] is True
+    status, body = await call(base, token, "getChatMember", chat_id=chat_id, user_id=bob.id)
+    assert body["result"]["status"] == "left"
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(bob.id)]))
 
     status, body = await call(
         base, token, "promoteChatMember", chat_id=chat_id, user_id=bob.id, can_pin_messages=True
