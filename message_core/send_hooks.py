@@ -1,8 +1,10 @@
 """What a layer above the chat kinds adds to every send of both (messages, albums,
 forwards) without them importing it: ``guards`` that may refuse a send before anything
 is written (bots_app: a bot cannot start a private chat, bots' flood limits), and
-``listeners`` that hear each delivered private message after the commit (bots_app's
-service bot, which lives inside the server and answers through ordinary messages).
+``listeners`` that hear each delivered private message, and each new message of a
+channel sent with ``channels_app.actions.messages.do_send_message``, after the commit
+(bots_app's service bot, which lives inside the server and answers through ordinary
+messages; botapi_app's update queues).
 
 ``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel".
 """

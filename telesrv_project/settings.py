@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "webpages_app",
     "polls_app",
     "messages_app",
+    "botapi_app",
     "console_app",
 ]
 
@@ -247,6 +248,9 @@ RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
 RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
+# The HTTP Bot API (manage.py runbotapi; botapi_app).
+BOTAPI_HOST = env("BOTAPI_HOST", "127.0.0.1")
+BOTAPI_PORT = int(env("BOTAPI_PORT", "8081"))
 # Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.
 TEST_PHONE_NUMBERS = env_bool("TEST_PHONE_NUMBERS", False)
 

@@ -227,3 +227,13 @@ async def clients(edge_server):
     new = edge_server.log()[start:]
     trouble = [line for line in new.splitlines() if "Traceback" in line or " ERROR " in line]
     assert not trouble, new[-3000:]
+
+
+@pytest.fixture(scope="session")
+def botapi_server(edge_server, edge_env, tmp_path_factory):
+    """The running ``manage.py runbotapi`` beside the test listener (one per session)."""
+    from tests.e2e.botapi_fixtures import start_botapi
+
+    server = start_botapi(edge_env, tmp_path_factory.mktemp("botapi-log") / "runbotapi.log")
+    yield server
+    server.stop()

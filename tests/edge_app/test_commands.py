@@ -41,3 +41,4 @@ def test_serve_ensures_the_key_before_starting(tmp_path, monkeypatch):
         call_command("serve")
     assert RsaKey.load(path).n > 0
     assert any("runmtproto" in argv for argv in started)
+    assert any("runbotapi" in argv for argv in started)  # the Bot API beside the listener

@@ -23,6 +23,7 @@ LAYERS = (
     ("channels_app", "private_app"),
     ("bots_app", "scheduling_app", "webpages_app"),
     ("messages_app",),
+    ("botapi_app",),
     ("console_app",),
     ("telesrv_project",),
 )

@@ -65,10 +65,12 @@ class Command(BaseCommand):
                 ],
             ),
         ]
+        children.append(("Bot API (manage.py runbotapi)", [python, "manage.py", "runbotapi"]))
         procs = [(name, subprocess.Popen(argv)) for name, argv in children]
         self.stdout.write(
             f"MTProto on {settings.MTPROTO_HOST}:{settings.MTPROTO_PORT}, "
-            f"admin on http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/admin/ (Ctrl-C stops both)\n"
+            f"admin on http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/admin/, "
+            f"Bot API on http://{settings.BOTAPI_HOST}:{settings.BOTAPI_PORT}/ (Ctrl-C stops all)\n"
             + next_steps()
         )
         self.stdout.flush()

@@ -1,0 +1,139 @@
+"""HTTP Bot API benchmarks: prints figures (not a test).
+
+1. sendMessage throughput: N bots (default 100), each sending M messages back to back
+   to one user over HTTP keep-alive (``manage.py runbotapi``); messages/s and p50/p99.
+2. getUpdates latency: every bot long-polls; the user writes to each bot over MTProto;
+   the time from the user's send returning to the bot's poll returning, p50/p99.
+
+    TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
+        .venv/bin/python bench/bench_botapi.py --bots 100 --messages 10
+
+Clients and servers share this box's cores, as in bench_channels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import bench.env  # noqa: E402, F401
+from bench.bench_channels import login, pct, setup_django  # noqa: E402
+
+BOTS_PER_OWNER = 20
+
+
+async def run(bots: int, messages: int) -> None:
+    import aiohttp
+    from asgiref.sync import sync_to_async
+
+    from accounts_app.models import User
+    from bots_app import actions
+    from edge_app.management.commands.rsakey import write_key
+    from mtproto.crypto import RsaKey
+    from tests.e2e import harness
+    from tests.e2e.botapi_fixtures import start_botapi
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-botapi-"))
+    key = tmp / "server_rsa.pem"
+    write_key(key, RsaKey.generate())
+    env = {"TELESRV_DB_NAME": os.environ["TELESRV_DB_NAME"], "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
+           "TELESRV_LOG_LEVEL": "WARNING"}  # fmt: skip
+    server = harness.start_edge(env, key, tmp / "edge.log")
+    api = start_botapi(env, tmp / "botapi.log")
+    client = None
+    try:
+        stamp = int(time.time())
+        owners = []
+        for i in range((bots + BOTS_PER_OWNER - 1) // BOTS_PER_OWNER):
+            owner, _ = await sync_to_async(User.objects.get_or_create)(
+                phone=f"4479{stamp % 100000:05d}{i:03d}", defaults={"first_name": f"Owner{i}"}
+            )
+            owners.append(owner)
+        made = []
+        for i in range(bots):
+            username = f"b{stamp % 100000}_{i}_bot"
+            created = await sync_to_async(actions.do_create_bot)(
+                owners[i // BOTS_PER_OWNER].id, f"B{i}", username
+            )
+            made.append((created.user.id, username, created.token))
+        phone, code = harness.fresh_phone()
+        user, _ = await sync_to_async(User.objects.get_or_create)(
+            phone=phone, defaults={"first_name": "Reader"}
+        )
+        client = await login(server, user, phone, code)
+        for _, username, _ in made:
+            await client.send_message(username, "/start")  # the bots may write to the user now
+
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=bots)) as http:
+
+            async def post(token: str, method: str, **params) -> dict:
+                async with http.post(f"{api.base}/bot{token}/{method}", json=params) as r:
+                    return await r.json()
+
+            # Confirm the /start updates so the polls below wait for new ones.
+            offsets = {}
+            for bot_id, _, token in made:
+                got = (await post(token, "getUpdates"))["result"]
+                offsets[bot_id] = got[-1]["update_id"] + 1 if got else 0
+                await post(token, "getUpdates", offset=offsets[bot_id], limit=1)
+
+            latencies: list[float] = []
+
+            async def sender(token: str) -> None:
+                for n in range(messages):
+                    t0 = time.perf_counter()
+                    body = await post(token, "sendMessage", chat_id=user.id, text=f"m{n}")
+                    assert body["ok"], body
+                    latencies.append(time.perf_counter() - t0)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(sender(token) for _, _, token in made))
+            elapsed = time.perf_counter() - t0
+            total = bots * messages
+            print(f"sendMessage: {bots} bots x {messages} = {total} messages in {elapsed:.2f} s,"
+                  f" {total / elapsed:.0f} msg/s, p50 {pct(latencies, 50) * 1000:.1f} ms,"
+                  f" p99 {pct(latencies, 99) * 1000:.1f} ms")  # fmt: skip
+
+            woke: dict[int, float] = {}
+
+            async def poll(bot_id: int, token: str) -> None:
+                body = await post(token, "getUpdates", offset=offsets[bot_id], timeout=30)
+                assert body["result"], body
+                woke[bot_id] = time.perf_counter()
+
+            polls = [asyncio.create_task(poll(bot_id, token)) for bot_id, _, token in made]
+            await asyncio.sleep(1.0)  # every poll is waiting
+            sent_at: dict[int, float] = {}
+            for bot_id, username, _ in made:
+                await client.send_message(username, "ping")
+                sent_at[bot_id] = time.perf_counter()
+            await asyncio.wait_for(asyncio.gather(*polls), 60)
+            lat = [max(0.0, woke[b] - sent_at[b]) for b in sent_at]
+            print(f"getUpdates wake-up after a user's message: {bots} bots,"
+                  f" p50 {pct(lat, 50) * 1000:.1f} ms, p99 {pct(lat, 99) * 1000:.1f} ms")  # fmt: skip
+    finally:
+        if client is not None:
+            await client.disconnect()
+        api.stop()
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bots", type=int, default=100)
+    parser.add_argument("--messages", type=int, default=10)
+    args = parser.parse_args()
+    setup_django()
+    asyncio.run(run(args.bots, args.messages))
+
+
+if __name__ == "__main__":
+    main()

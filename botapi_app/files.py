@@ -1,0 +1,201 @@
+"""Files over the Bot API: multipart uploads become photos and documents (the media
+storage the MTProto path uses), ``file_id`` / ``file_unique_id``, getFile and the
+``/file/bot<token>/<file_path>`` download.
+
+A ``file_id`` names one photo size or one document together with its access hash, so it
+cannot be guessed; it works for a bot that may see the file (it uploaded it, or the file
+is held by a private chat of the bot's or a group it is in). ``file_unique_id`` is the
+same for the same file whoever asks and never usable to download."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+
+from aiohttp import web
+
+from edge_app.orm_threads import in_thread
+from media_app import actions as media
+from tl.errors import RpcError
+
+from .errors import BadRequest
+
+PART = 512 * 1024
+PHOTO_MAX = 10 * 1024 * 1024
+DOCUMENT_MAX = 50 * 1024 * 1024
+DOWNLOAD_MAX = 20 * 1024 * 1024  # getFile serves files up to 20 MB, as Telegram's
+
+
+def _b64(s: str) -> str:
+    return base64.urlsafe_b64encode(s.encode()).decode().rstrip("=")
+
+
+def _unb64(s: str) -> str:
+    try:
+        return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
+
+
+def photo_file_id(photo: dict, size: str) -> str:
+    return _b64(f"p.{photo['id']}.{photo['access_hash']}.{size}")
+
+
+def document_file_id(doc: dict) -> str:
+    return _b64(f"d.{doc['id']}.{doc['access_hash']}")
+
+
+def unique_id(kind: str, media_id: int, size: str = "") -> str:
+    return _b64(f"{kind}{media_id}{size}")
+
+
+def photo_sizes(photo: dict) -> list[dict]:
+    return [
+        {
+            "file_id": photo_file_id(photo, s["type"]),
+            "file_unique_id": unique_id("p", photo["id"], s["type"]),
+            "width": s["w"],
+            "height": s["h"],
+            "file_size": s["size"],
+        }
+        for s in photo.get("sizes") or []
+    ]
+
+
+def document(doc: dict) -> dict:
+    d = {
+        "file_id": document_file_id(doc),
+        "file_unique_id": unique_id("d", doc["id"]),
+        "mime_type": doc.get("mime_type") or "application/octet-stream",
+        "file_size": doc.get("size") or 0,
+    }
+    for a in doc.get("attributes") or []:
+        if a.get("_") == "filename":
+            d["file_name"] = a.get("file_name", "")
+    return d
+
+
+def parse_file_id(file_id: str) -> tuple[str, int, int, str]:
+    parts = _unb64(file_id).split(".")
+    try:
+        if parts[0] == "p" and len(parts) == 4:
+            return "p", int(parts[1]), int(parts[2]), parts[3]
+        if parts[0] == "d" and len(parts) == 3:
+            return "d", int(parts[1]), int(parts[2]), ""
+    except ValueError:
+        pass
+    raise BadRequest("wrong file_id or the file is temporarily unavailable")
+
+
+@in_thread
+def _in_any(bot_id: int, channel_ids: list[int]) -> bool:
+    from channels_app.models import ChannelMember
+
+    return ChannelMember.objects.filter(channel_id__in=channel_ids, user_id=bot_id, status="active").exists()
+
+
+async def _may_see(bot_id: int, kind: str, media_id: int) -> bool:
+    owner, holders = await media.holders_of(kind, media_id)
+    if owner == bot_id or ("u", bot_id) in holders or ("public", 0) in holders:
+        return True
+    channels = [hid for holder, hid in holders if holder == "c"]
+    return bool(channels) and await _in_any(bot_id, channels)
+
+
+async def media_of_file_id(bot_id: int, file_id: str, want: str) -> dict:
+    """The stored media a reused ``file_id`` names, as a message's media."""
+    kind, media_id, access_hash, _ = parse_file_id(file_id)
+    if kind != want[0]:
+        raise BadRequest("wrong file identifier/HTTP URL specified")
+    if not await _may_see(bot_id, kind, media_id):
+        raise BadRequest("wrong file_id or the file is temporarily unavailable")
+    try:
+        if kind == "p":
+            return {"photo": await media.get_photo(media_id, access_hash), "kind": "photo", "spoiler": False}
+        doc = await media.get_document(media_id, access_hash)
+    except RpcError:
+        raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
+    from messages_app.media_input import media_kind
+
+    return {"document": doc, "kind": media_kind(doc["attributes"], doc["mime_type"]), "spoiler": False}
+
+
+async def _stage(bot_id: int, data: bytes) -> tuple[int, int]:
+    """The bytes as an upload of the bot's (parts on disk), as a client would make it."""
+    file_id = secrets.randbits(62) + 1
+    chunks = [data[i : i + PART] for i in range(0, len(data), PART)]
+    for i, chunk in enumerate(chunks):
+        await media.do_save_part(bot_id, file_id, i, chunk)
+    return file_id, len(chunks)
+
+
+async def upload(bot_id: int, field: web.FileField, want: str) -> dict:
+    """A multipart file as a new photo or document, as a message's media."""
+    data = field.file.read()
+    if not data:
+        raise BadRequest("file must be non-empty")
+    limit = PHOTO_MAX if want == "photo" else DOCUMENT_MAX
+    if len(data) > limit:
+        raise BadRequest("file is too big")
+    file_id, parts = await _stage(bot_id, data)
+    ref = media.UploadRef(file_id=file_id, parts=parts, name=field.filename or "file")
+    try:
+        if want == "photo":
+            return {"photo": await media.do_upload_photo(bot_id, ref), "kind": "photo", "spoiler": False}
+        doc = await media.do_upload_document(bot_id, ref, field.content_type or "", [], force_file=True)
+    except RpcError as exc:
+        if exc.message == "IMAGE_PROCESS_FAILED":
+            raise BadRequest("IMAGE_PROCESS_FAILED") from None
+        raise
+    from messages_app.media_input import media_kind
+
+    return {"document": doc, "kind": media_kind(doc["attributes"], doc["mime_type"]), "spoiler": False}
+
+
+async def input_media(bot_id: int, value, want: str) -> dict:
+    """``photo`` / ``document`` of a send: an uploaded file, or a file_id to reuse. URLs
+    are refused: the server fetches nothing for bots."""
+    if isinstance(value, web.FileField):
+        return await upload(bot_id, value, want)
+    if not value:
+        raise BadRequest(f"there is no {want} in the request")
+    value = str(value)
+    if value.startswith(("http://", "https://")):
+        raise BadRequest("wrong file identifier/HTTP URL specified")
+    if value.startswith("attach://"):
+        raise BadRequest(f"there is no {want} in the request")
+    return await media_of_file_id(bot_id, value, want)
+
+
+async def get_file(bot_id: int, file_id: str) -> dict:
+    kind, media_id, access_hash, size = parse_file_id(file_id)
+    if not await _may_see(bot_id, kind, media_id):
+        raise BadRequest("wrong file_id or the file is temporarily unavailable")
+    target = await _target(kind, media_id, access_hash, size)
+    d = {"file_id": file_id, "file_unique_id": unique_id(kind, media_id, size), "file_size": target.size}
+    if target.size <= DOWNLOAD_MAX:
+        d["file_path"] = f"{'photos' if kind == 'p' else 'documents'}/{file_id}"
+    return d
+
+
+async def _target(kind: str, media_id: int, access_hash: int, size: str):
+    try:
+        if kind == "p":
+            return await media.photo_target(media_id, access_hash, None, size)
+        doc = await media.get_document(media_id, access_hash)
+        return await media.document_target(media_id, access_hash, media.unb64(doc["file_reference"]), "")
+    except RpcError:
+        raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
+
+
+async def download(bot_id: int, file_path: str) -> tuple[bytes, str]:
+    """The bytes of ``/file/bot<token>/<file_path>`` and their content type."""
+    _, _, file_id = file_path.partition("/")
+    kind, media_id, access_hash, size = parse_file_id(file_id)
+    if not await _may_see(bot_id, kind, media_id):
+        raise BadRequest("wrong file_id or the file is temporarily unavailable")
+    target = await _target(kind, media_id, access_hash, size)
+    if target.size > DOWNLOAD_MAX:
+        raise BadRequest("file is too big")
+    data = await media.read_window(target, 0, target.size)
+    return data, "image/jpeg" if kind == "p" else "application/octet-stream"

@@ -1,0 +1,379 @@
+"""Each bot's durable queue of updates: filled where the events happen, read by
+getUpdates (offsets confirm, 24 hours kept) and drained by the webhook sender.
+
+Private messages to a bot are written by the process that delivered them (a
+``message_core.send_hooks`` listener), so a bot that was offline, or a Bot API process
+that was down, loses none. Callback queries are live by nature (the user waits for the
+answer): the Bot API process hears them on the push path and queues them there. A queued
+row wakes waiting getUpdates calls through the push path (``WAKE_EVENT``)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts_app.models import User
+from bots_app.models import Bot
+from edge_app import push
+from edge_app.orm_threads import in_thread
+from private_app.actions import load_boxes
+from private_app.models import MessageBox
+
+from . import shapes
+from .models import BotApiState, BotUpdate
+
+log = logging.getLogger("telesrv.botapi")
+
+WAKE_EVENT = "botapi.new_update"
+KEEP = timedelta(hours=24)  # as Telegram: older updates are dropped
+LIMIT_MAX = 100
+# Kinds a bot gets without asking; the rest only when named in allowed_updates.
+DEFAULT_KINDS = {
+    "message",
+    "edited_message",
+    "channel_post",
+    "edited_channel_post",
+    "inline_query",
+    "chosen_inline_result",
+    "callback_query",
+    "my_chat_member",
+}
+KNOWN_KINDS = DEFAULT_KINDS | {
+    "chat_member",
+    "message_reaction",
+    "message_reaction_count",
+    "chat_join_request",
+}
+
+_waiters: dict[int, asyncio.Event] = {}
+
+
+def _service_bot_id() -> int:
+    return int(getattr(settings, "SERVICE_BOT_ID", 0))
+
+
+def _insert(bot_id: int, kind: str, body: dict, dedup: str) -> int | None:
+    try:
+        with transaction.atomic():
+            return BotUpdate.objects.create(bot_id=bot_id, kind=kind, body=body, dedup=dedup).id
+    except IntegrityError:
+        return None  # heard twice
+
+
+def users_by_id(ids) -> dict[int, User]:
+    return {u.id: u for u in User.objects.filter(id__in={int(i) for i in ids if i})}
+
+
+def _bot_view_of_private(bot_id: int, message_pk: int) -> dict | None:
+    box_id = (
+        MessageBox.objects.filter(owner_id=bot_id, message_id=message_pk, deleted=False)
+        .values_list("box_id", flat=True)
+        .first()
+    )
+    if box_id is None:
+        return None
+    return load_boxes(bot_id, [box_id]).get(box_id)
+
+
+def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
+    """A private message (as its owner sees it) in the Bot API's shape, with the message
+    it replies to (one level, as Telegram)."""
+    ids = {m["sender_id"], m["peer_id"], m["owner_id"], m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = users_by_id(ids)
+    peer = users.get(m["peer_id"])
+    chat = shapes.private_chat(peer) if peer else {"id": m["peer_id"], "type": "private"}
+    body = shapes.message(m, users, chat)
+    if with_reply and m.get("reply_to_msg_id"):
+        replied = load_boxes(m["owner_id"], [m["reply_to_msg_id"]]).get(m["reply_to_msg_id"])
+        if replied is not None:
+            body["reply_to_message"] = private_message_body(replied, with_reply=False)
+    return body
+
+
+@in_thread
+def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
+    if not Bot.objects.filter(user_id=bot_id, deactivated=False).exists():
+        return []
+    queued = []
+    for m in messages:
+        theirs = _bot_view_of_private(bot_id, m["message_pk"])
+        if theirs is None:
+            continue
+        row = _insert(bot_id, "message", private_message_body(theirs), f"m{m['message_pk']}")
+        if row:
+            queued.append(row)
+    return queued
+
+
+async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    """send_hooks listener: a user's private message to a bot becomes its ``message``."""
+    if kind != "user" or peer_id == _service_bot_id() or sender_id == peer_id:
+        return
+    if await _queue_private(peer_id, messages):
+        await push.publish(WAKE_EVENT, {"bot_id": peer_id})
+
+
+@in_thread
+def _callback_body(bot_id: int, payload: dict, channel_message: dict | None) -> dict | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+    if asker is None:
+        return None
+    body = {
+        "id": str(payload["query_id"]),
+        "from": shapes.user(asker),
+        "chat_instance": str(payload["chat_instance"]),
+    }
+    channel_id = (payload.get("peer") or {}).get("channel_id")
+    if channel_id:
+        from channels_app.models import Channel
+
+        channel = Channel.objects.filter(id=int(channel_id)).first()
+        if channel is not None and channel_message is not None:
+            body["message"] = channel_message_body(channel_message, group_chat(channel))
+    else:
+        m = load_boxes(bot_id, [int(payload["msg_id"])]).get(int(payload["msg_id"]))
+        if m is not None:
+            body["message"] = private_message_body(m)
+    if payload.get("data") is not None:
+        body["data"] = bytes.fromhex(payload["data"]).decode("utf-8", "replace")
+    return body
+
+
+async def _queue_callback(bot_id: int, payload: dict) -> int | None:
+    channel_id = (payload.get("peer") or {}).get("channel_id")
+    channel_message = None
+    if channel_id:
+        from channels_app.actions.messages import get_messages
+
+        shown = (await get_messages(bot_id, int(channel_id), [int(payload["msg_id"])])).messages
+        channel_message = shown[0] if shown and not shown[0].get("empty") else None
+    body = await _callback_body(bot_id, payload, channel_message)
+    if body is None:
+        return None
+    return await in_thread(_insert)(bot_id, "callback_query", body, f"q{payload['query_id']}")
+
+
+@in_thread
+def _is_api_bot(user_id: int) -> bool:
+    return user_id != _service_bot_id() and Bot.objects.filter(user_id=user_id, deactivated=False).exists()
+
+
+_CHAT_TYPES = {"pm": "private", "same_bot_pm": "sender", "chat": "group", "megagroup": "supergroup",
+               "broadcast": "channel"}  # fmt: skip
+
+
+@in_thread
+def _queue_inline(bot_id: int, payload: dict) -> int | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+    if asker is None:
+        return None
+    body = {
+        "id": str(payload["query_id"]),
+        "from": shapes.user(asker),
+        "query": payload.get("query") or "",
+        "offset": payload.get("offset") or "",
+    }
+    if payload.get("peer_type") in _CHAT_TYPES:
+        body["chat_type"] = _CHAT_TYPES[payload["peer_type"]]
+    return _insert(bot_id, "inline_query", body, f"i{payload['query_id']}")
+
+
+@in_thread
+def _queue_chosen(bot_id: int, payload: dict) -> int | None:
+    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+    if asker is None:
+        return None
+    body = {"result_id": payload["id"], "from": shapes.user(asker), "query": payload.get("query") or ""}
+    # One row per user and result a minute: pushes carry no id of their own.
+    return _insert(
+        bot_id,
+        "chosen_inline_result",
+        body,
+        f"s{payload['user_id']}:{payload['id']}:{int(time.time()) // 60}",
+    )
+
+
+async def on_pushed(event: dict, edge) -> None:
+    """The Bot API process's subscriber of user pushes: queries asked of a bot."""
+    from bots_app import callbacks, inline
+
+    queue_fn = {
+        callbacks.PUSH_KIND: _queue_callback,
+        inline.PUSH_KIND: _queue_inline,
+        inline.SEND_PUSH_KIND: _queue_chosen,
+    }.get(event.get("kind"))
+    if queue_fn is None:
+        return
+    for bot_id in event["user_ids"]:
+        if await _is_api_bot(int(bot_id)) and await queue_fn(int(bot_id), event["payload"]):
+            wake(int(bot_id))
+
+
+async def on_wake(event: dict, edge) -> None:
+    wake(int(event["bot_id"]))
+
+
+def wake(bot_id: int) -> None:
+    waiter = _waiters.pop(bot_id, None)
+    if waiter is not None:
+        waiter.set()
+
+
+def state(bot_id: int) -> BotApiState:
+    return BotApiState.objects.get_or_create(bot_id=bot_id)[0]
+
+
+def _wanted(allowed: list[str]) -> set[str]:
+    return set(allowed) & KNOWN_KINDS if allowed else DEFAULT_KINDS
+
+
+@in_thread
+def _take(bot_id: int, offset: int, limit: int, allowed: list[str] | None) -> list[dict]:
+    with transaction.atomic():
+        st = BotApiState.objects.select_for_update().get_or_create(bot_id=bot_id)[0]
+        if allowed is not None and allowed != st.allowed_updates:
+            st.allowed_updates = allowed
+            st.save(update_fields=["allowed_updates"])
+        rows = BotUpdate.objects.filter(bot_id=bot_id)
+        rows.filter(created__lt=timezone.now() - KEEP).delete()
+        if offset < 0:
+            # The last -offset updates; everything before them is forgotten.
+            keep = list(rows.order_by("-id").values_list("id", flat=True)[:-offset])
+            if keep:
+                rows.filter(id__lt=min(keep)).delete()
+        elif offset:
+            rows.filter(id__lt=offset).delete()
+        wanted = _wanted(st.allowed_updates)
+        # Kinds the bot no longer wants are confirmed by reading past them.
+        picked = list(rows.order_by("id")[:limit])
+        unwanted = [r.id for r in picked if r.kind not in wanted]
+        if unwanted:
+            BotUpdate.objects.filter(id__in=unwanted).delete()
+        return [{"update_id": r.id, r.kind: r.body} for r in picked if r.kind in wanted]
+
+
+async def get_updates(
+    bot_id: int, offset: int, limit: int, timeout: float, allowed: list[str] | None
+) -> list[dict]:
+    limit = max(1, min(LIMIT_MAX, limit or LIMIT_MAX))
+    deadline = asyncio.get_running_loop().time() + max(0.0, timeout)
+    while True:
+        waiter = _waiters.setdefault(bot_id, asyncio.Event())
+        got = await _take(bot_id, offset, limit, allowed)
+        left = deadline - asyncio.get_running_loop().time()
+        if got or left <= 0:
+            return got
+        # A wake that came between the read and now has set the event already; the
+        # second is a safety net against a lost pub/sub message.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(waiter.wait(), min(left, 2.0))
+        allowed = None
+
+
+@in_thread
+def pending_count(bot_id: int) -> int:
+    return BotUpdate.objects.filter(bot_id=bot_id, created__gte=timezone.now() - KEEP).count()
+
+
+@in_thread
+def drop_pending(bot_id: int) -> None:
+    BotUpdate.objects.filter(bot_id=bot_id).delete()
+
+
+def data_b64(data: str) -> str:
+    return base64.b64encode(data.encode()).decode()
+
+
+def group_chat(channel) -> dict:
+    """A supergroup or channel as the Bot API names it: id -100<channel id>."""
+    d = {
+        "id": -(10**12) - channel.id,
+        "type": "supergroup" if channel.megagroup else "channel",
+        "title": channel.title,
+    }
+    if channel.username:
+        d["username"] = channel.username
+    return d
+
+
+_REPLIED_FIELDS = ("id", "date", "edit_date", "message", "entities", "sender_user_id", "media")
+
+
+def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
+    """A channel message snapshot in the Bot API's shape, with the message it replies
+    to (one level)."""
+    from channels_app.models import ChannelMessage
+
+    ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = users_by_id(ids)
+    view = {**m, "sender_id": m.get("sender_user_id") or 0}
+    body = shapes.message(view, users, chat)
+    reply_id = m.get("reply_to_msg_id") or 0
+    if with_reply and reply_id:
+        channel_id = -chat["id"] - 10**12
+        replied = (
+            ChannelMessage.objects.filter(
+                channel_id=channel_id, id=reply_id, deleted=False, action__isnull=True
+            )
+            .values(*_REPLIED_FIELDS)
+            .first()
+        )
+        if replied is not None:
+            body["reply_to_message"] = channel_message_body(replied, chat, with_reply=False)
+    return body
+
+
+@in_thread
+def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> list[int]:
+    from bots_app.privacy_mode import sees
+    from channels_app.models import Channel, ChannelMember
+
+    bot_ids = Bot.objects.filter(deactivated=False).exclude(user_id=sender_id).values("user_id")
+    members = list(ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids))
+    if not members:
+        return []
+    channel = Channel.objects.filter(id=channel_id).first()
+    if channel is None:
+        return []
+    chat = group_chat(channel)
+    bots = {u.id: u for u in User.objects.filter(id__in=[mb.user_id for mb in members])}
+    woken = []
+    for mb in members:
+        bot = bots.get(mb.user_id)
+        if bot is None or mb.user_id == _service_bot_id():
+            continue
+        privacy = not bool((bot.bot or {}).get("history"))
+        admin = mb.role in ("creator", "admin")
+        kind = "channel_post" if channel.broadcast else "message"
+        for m in messages:
+            if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
+                continue
+            if _insert(bot.id, kind, channel_message_body(m, chat), f"c{channel_id}:{m['id']}"):
+                woken.append(bot.id)
+    return sorted(set(woken))
+
+
+async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+    """send_hooks listener: a group's message becomes the ``message`` of each bot in the
+    group that sees it (privacy mode), a channel's post its ``channel_post``."""
+    if kind != "channel":
+        return
+    for bot_id in await _queue_channel(sender_id, peer_id, messages):
+        await push.publish(WAKE_EVENT, {"bot_id": bot_id})
+
+
+@in_thread
+def purge_expired() -> int:
+    """Drop every bot's updates older than 24 hours (bots that never poll, or that run
+    over MTProto, would otherwise keep theirs forever)."""
+    return BotUpdate.objects.filter(created__lt=timezone.now() - KEEP).delete()[0]

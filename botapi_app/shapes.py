@@ -1,0 +1,283 @@
+"""Bot API objects (User, Chat, Message, MessageEntity, InlineKeyboardMarkup ...) from
+the stored forms the chat kinds keep, and the stored forms of what bots send.
+
+Only this module and ``parse_mode`` know the Bot API's JSON shapes; the domain actions
+see the project's own message dicts and markup."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+from accounts_app.models import User
+
+# Stored entity type (MTProto's name) <-> the Bot API's.
+_ENTITY_NAMES = {
+    "bold": "bold",
+    "italic": "italic",
+    "underline": "underline",
+    "strike": "strikethrough",
+    "spoiler": "spoiler",
+    "code": "code",
+    "pre": "pre",
+    "textUrl": "text_link",
+    "mentionName": "text_mention",
+    "url": "url",
+    "mention": "mention",
+    "hashtag": "hashtag",
+    "cashtag": "cashtag",
+    "botCommand": "bot_command",
+    "email": "email",
+    "phone": "phone_number",
+    "blockquote": "blockquote",
+    "customEmoji": "custom_emoji",
+}
+_STORED_NAMES = {v: k for k, v in _ENTITY_NAMES.items()}
+# Telegram marks commands in any message a bot receives, whatever client sent it.
+_COMMAND = re.compile(r"(?<![\w/])/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?")
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def user(u: User, *, me: bool = False) -> dict:
+    d = {"id": u.id, "is_bot": bool(u.bot), "first_name": u.first_name}
+    if u.last_name:
+        d["last_name"] = u.last_name
+    if u.username:
+        d["username"] = u.username
+    if u.lang_code and not u.bot:
+        d["language_code"] = u.lang_code
+    return d
+
+
+def bot_me(u: User, bot) -> dict:
+    """getMe: the bot with the flags only it sees about itself."""
+    return {
+        **user(u),
+        "can_join_groups": bool(bot.join_groups),
+        "can_read_all_group_messages": not bot.privacy,
+        "supports_inline_queries": bool(bot.inline_placeholder),
+        "can_connect_to_business": False,
+        "has_main_web_app": False,
+    }
+
+
+def private_chat(u: User) -> dict:
+    d = {"id": u.id, "type": "private", "first_name": u.first_name}
+    if u.last_name:
+        d["last_name"] = u.last_name
+    if u.username:
+        d["username"] = u.username
+    return d
+
+
+def entities_out(text: str, stored: list[dict], users: dict[int, User]) -> list[dict]:
+    out = []
+    for e in stored or []:
+        name = _ENTITY_NAMES.get(e.get("type", ""))
+        if name is None:
+            continue
+        d = {"type": name, "offset": e["offset"], "length": e["length"]}
+        if name == "pre" and e.get("language"):
+            d["language"] = e["language"]
+        elif name == "text_link":
+            d["url"] = e.get("url", "")
+        elif name == "text_mention":
+            target = users.get(int(e.get("user_id") or 0))
+            if target is None:
+                continue
+            d["user"] = user(target)
+        elif name == "custom_emoji":
+            d["custom_emoji_id"] = str(e.get("document_id", ""))
+        out.append(d)
+    taken = [(d["offset"], d["offset"] + d["length"]) for d in out]
+    for m in _COMMAND.finditer(text or ""):
+        start = utf16_len(text[: m.start()])
+        end = start + utf16_len(m.group())
+        if not any(a < end and start < b for a, b in taken):
+            out.append({"type": "bot_command", "offset": start, "length": end - start})
+    out.sort(key=lambda d: (d["offset"], -d["length"]))
+    return out
+
+
+def entities_in(raw: list[dict]) -> list[dict]:
+    """The stored form of a bot's ``entities`` (already shaped as the Bot API's)."""
+    from .errors import BadRequest
+
+    out = []
+    for e in raw or []:
+        if not isinstance(e, dict):
+            raise BadRequest("can't parse entities: entity must be an object")
+        stored = _STORED_NAMES.get(e.get("type"))
+        try:
+            offset, length = int(e["offset"]), int(e["length"])
+        except (KeyError, TypeError, ValueError):
+            raise BadRequest('can\'t parse entities: field "offset" must be of type Number') from None
+        if stored is None or stored in (
+            "mention",
+            "hashtag",
+            "cashtag",
+            "botCommand",
+            "url",
+            "email",
+            "phone",
+        ):
+            continue  # detected by Telegram, not taken from the bot
+        d = {"type": stored, "offset": offset, "length": length}
+        if stored == "pre" and e.get("language"):
+            d["language"] = str(e["language"])
+        if stored == "textUrl":
+            d["url"] = str(e.get("url", ""))
+        if stored == "mentionName":
+            d["user_id"] = int((e.get("user") or {}).get("id") or 0)
+        out.append(d)
+    return out
+
+
+def message(m: dict, users: dict[int, User], chat: dict) -> dict:
+    """A private message as its owner (the bot) sees it."""
+    sender = users.get(m["sender_id"])
+    d = {"message_id": m["id"], "date": m["date"], "chat": chat}
+    if sender is not None:
+        d["from"] = user(sender)
+    if m.get("edit_date"):
+        d["edit_date"] = m["edit_date"]
+    text = m.get("message") or ""
+    media = m.get("media")
+    key = "caption" if media else "text"
+    if text or not media:
+        d[key] = text
+        entities = entities_out(text, m.get("entities") or [], users)
+        if entities:
+            d["entities" if key == "text" else "caption_entities"] = entities
+    if media:
+        from . import files
+
+        if media.get("photo"):
+            d["photo"] = files.photo_sizes(media["photo"])
+        elif media.get("document"):
+            d["document"] = files.document(media["document"])
+    if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":
+        d["reply_markup"] = markup_out(m["reply_markup"])
+    if m.get("via_bot_id") and m["via_bot_id"] in users:
+        d["via_bot"] = user(users[m["via_bot_id"]])
+    return d
+
+
+def markup_out(stored: dict) -> dict:
+    rows = []
+    for row in stored.get("rows") or []:
+        out_row = []
+        for b in row:
+            d = {"text": b["text"]}
+            if b["type"] == "callback":
+                d["callback_data"] = base64.b64decode(b.get("data", "")).decode("utf-8", "replace")
+            elif b["type"] == "url":
+                d["url"] = b.get("url", "")
+            elif b["type"] == "switch_inline":
+                d["switch_inline_query_current_chat" if b.get("same_peer") else "switch_inline_query"] = (
+                    b.get("query", "")
+                )
+            elif b["type"] == "copy":
+                d["copy_text"] = {"text": b.get("copy_text", "")}
+            elif b["type"] == "web_view":
+                d["web_app"] = {"url": b.get("url", "")}
+            out_row.append(d)
+        rows.append(out_row)
+    return {"inline_keyboard": rows}
+
+
+def markup_in(raw) -> dict | None:
+    """The stored form of a bot's ``reply_markup`` (InlineKeyboardMarkup,
+    ReplyKeyboardMarkup, ReplyKeyboardRemove or ForceReply); the rules are
+    ``bots_app.markup``'s."""
+    from .errors import BadRequest
+
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise BadRequest("can't parse reply keyboard markup JSON object")
+    if "inline_keyboard" in raw:
+        rows = []
+        for row in _rows(raw["inline_keyboard"], "inline keyboard"):
+            out_row = []
+            for b in row:
+                text = str(b.get("text", ""))
+                if "callback_data" in b:
+                    data = str(b["callback_data"]).encode()
+                    out_row.append(
+                        {"text": text, "type": "callback", "data": base64.b64encode(data).decode()}
+                    )
+                elif "url" in b:
+                    out_row.append({"text": text, "type": "url", "url": str(b["url"])})
+                elif "switch_inline_query" in b or "switch_inline_query_current_chat" in b:
+                    same = "switch_inline_query_current_chat" in b
+                    query = b.get("switch_inline_query_current_chat" if same else "switch_inline_query") or ""
+                    out_row.append(
+                        {"text": text, "type": "switch_inline", "query": str(query), "same_peer": same}
+                    )
+                elif "copy_text" in b:
+                    out_row.append(
+                        {
+                            "text": text,
+                            "type": "copy",
+                            "copy_text": str((b["copy_text"] or {}).get("text", "")),
+                        }
+                    )
+                elif "web_app" in b:
+                    out_row.append(
+                        {"text": text, "type": "web_view", "url": str((b["web_app"] or {}).get("url", ""))}
+                    )
+                else:
+                    raise BadRequest(
+                        "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"
+                    )
+            rows.append(out_row)
+        return {"kind": "inline", "rows": rows}
+    if "keyboard" in raw:
+        rows = []
+        for row in _rows(raw["keyboard"], "keyboard"):
+            out_row = []
+            for b in row:
+                if isinstance(b, str):
+                    b = {"text": b}
+                kind = (
+                    "request_phone"
+                    if b.get("request_contact")
+                    else "request_geo"
+                    if b.get("request_location")
+                    else "text"
+                )
+                out_row.append({"text": str(b.get("text", "")), "type": kind})
+            rows.append(out_row)
+        return {
+            "kind": "keyboard",
+            "rows": rows,
+            "resize": bool(raw.get("resize_keyboard")),
+            "single_use": bool(raw.get("one_time_keyboard")),
+            "selective": bool(raw.get("selective")),
+            "persistent": bool(raw.get("is_persistent")),
+            "placeholder": str(raw.get("input_field_placeholder") or ""),
+        }
+    if raw.get("remove_keyboard"):
+        return {"kind": "hide", "selective": bool(raw.get("selective"))}
+    if raw.get("force_reply"):
+        return {
+            "kind": "force_reply",
+            "single_use": False,
+            "selective": bool(raw.get("selective")),
+            "placeholder": str(raw.get("input_field_placeholder") or ""),
+        }
+    raise BadRequest("can't parse reply keyboard markup JSON object")
+
+
+def _rows(rows, what: str) -> list[list[dict]]:
+    from .errors import BadRequest
+
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise BadRequest(f'field "{what}" of the reply markup must be an Array of Arrays')
+    if not all(isinstance(b, dict | str) for r in rows for b in r):
+        raise BadRequest(f"can't parse {what} button")
+    return rows
