@@ -24,7 +24,6 @@ from accounts_app.models import User
 from bots_app.models import Bot
 from edge_app import push
 from edge_app.orm_threads import in_thread
-from message_core import db
 from private_app.actions import load_boxes
 from private_app.models import MessageBox
 
@@ -364,26 +363,10 @@ def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> lis
     return sorted(set(woken))
 
 
-# Every channel send in the deployment passes through on_channel_message, most of them in
-# groups without a bot: those are answered by one probe on the pooled connection (the
-# planner walks the few bots and probes each one's membership key), never by the ORM in a
-# thread, whose hold on the interpreter lock stalls the listener's loop.
-HAS_BOT_MEMBERS = (
-    "SELECT 1 AS found FROM bots b CROSS JOIN LATERAL ("
-    "  SELECT 1 FROM channel_members m"
-    "   WHERE m.channel_id = %s AND m.user_id = b.user_id AND m.status = 'active' LIMIT 1) member"
-    " WHERE NOT b.deactivated AND b.user_id <> %s LIMIT 1"
-)
-
-
-async def _has_bot_members(sender_id: int, channel_id: int) -> bool:
-    return await db.fetchone(HAS_BOT_MEMBERS, (channel_id, sender_id)) is not None
-
-
 async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
     """send_hooks listener: a group's message becomes the ``message`` of each bot in the
     group that sees it (privacy mode), a channel's post its ``channel_post``."""
-    if kind != "channel" or not await _has_bot_members(sender_id, peer_id):
+    if kind != "channel":
         return
     for bot_id in await _queue_channel(sender_id, peer_id, messages):
         await push.publish(WAKE_EVENT, {"bot_id": bot_id})
