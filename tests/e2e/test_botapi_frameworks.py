@@ -323,7 +323,7 @@ async def test_aiogram_inline_mode(edge_server, botapi_server, edge_db, clients)
         assert got[0].raw_text == "HELLO" and got[0].via_bot_id == bot_id and got[0].entities[0].length == 5
         assert got[0].reply_markup.rows[0].buttons[0].text == "Site"
         await wait_for(lambda: chosen, 20)
-        assert chosen == [f"up::{alice.id}"]  # the server does not keep the query text for feedback
+        assert chosen == [f"up:hello:{alice.id}"]  # the query the result was chosen for
     finally:
         await dp.stop_polling()
         await asyncio.wait_for(polling, 10)
