@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy node
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni node
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy node lint
+test: venv services browser haproxy patroni node lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -59,3 +59,9 @@ browser:
 # without it). Debian package; run as root or with sudo.
 haproxy:
 	test -x /usr/sbin/haproxy || (apt-get update && apt-get install -y haproxy)
+
+# Patroni with etcd managing two PostgreSQL nodes (tests/e2e/test_patroni_failover.py
+# skips without them). Debian packages; run as root or with sudo.
+patroni:
+	test -x /usr/bin/patroni -a -x /usr/bin/etcd && /usr/bin/python3 -c 'import etcd' 2>/dev/null \
+		|| (apt-get update && apt-get install -y patroni etcd-server etcd-client python3-etcd)
