@@ -149,7 +149,10 @@ class PatroniNode:
             "scope": SCOPE,
             "name": self.name,
             "log": {"level": "INFO"},
-            "restapi": {"listen": f"127.0.0.1:{self.rest_port}", "connect_address": f"127.0.0.1:{self.rest_port}"},
+            "restapi": {
+                "listen": f"127.0.0.1:{self.rest_port}",
+                "connect_address": f"127.0.0.1:{self.rest_port}",
+            },
             "etcd3": {"hosts": f"127.0.0.1:{etcd.client_port}"},
             "bootstrap": {
                 # Written to etcd by the first node: the cluster-wide settings.
@@ -231,14 +234,15 @@ class PatroniNode:
     def lose_machine(self) -> None:
         """The node's machine is gone: SIGKILL to Patroni (so nothing restarts the server
         or releases the leader lock) and to the postmaster with every backend (the
-        postmaster runs in a session of its own: one process group)."""
+        postmaster runs in a session of its own, set up by Patroni: one process group
+        with its backends)."""
         postmaster = self.postmaster_pid()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
         if postmaster is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(postmaster, signal.SIGKILL)
+                os.killpg(os.getpgid(postmaster), signal.SIGKILL)
 
     def stop(self) -> None:
         """A clean stop: Patroni shuts PostgreSQL down and releases its lock."""
@@ -303,7 +307,9 @@ class HaCluster:
 
     def wait_synchronous(self, node: PatroniNode, timeout: float = 120) -> None:
         """Until ``node`` streams from the primary as its synchronous standby."""
-        self.wait(lambda: self.role_of(node) == "sync_standby", timeout, f"{node.name} to be the sync standby", node)
+        self.wait(
+            lambda: self.role_of(node) == "sync_standby", timeout, f"{node.name} to be the sync standby", node
+        )
 
     def primary(self) -> PatroniNode | None:
         for node in self.nodes:
@@ -342,7 +348,9 @@ def main() -> None:
         cluster.start()
         print(f"TELESRV_DB_HOSTS={cluster.hosts}")
         for node in cluster.nodes:
-            print(f"{node.name}: PostgreSQL {node.address}, Patroni {node.rest} (/cluster, /metrics), log {node.log}")
+            print(
+                f"{node.name}: PostgreSQL {node.address}, Patroni {node.rest} (/cluster, /metrics), log {node.log}"
+            )
         print("Ctrl-C stops and removes the cluster", flush=True)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         with contextlib.suppress(KeyboardInterrupt):
