@@ -14,6 +14,8 @@ from typing import Any
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from edge_app.db_metrics import DatabaseNodes
+
 RPC_CALLS = Counter(
     "telesrv_rpc_calls",
     "RPC calls answered, by TL method and error ('' = success)",
@@ -200,6 +202,7 @@ class _BuildInfo:
 REGISTRY.register(_LiveCollector())
 REGISTRY.register(_RefusalCollector())
 REGISTRY.register(_BuildInfo())
+REGISTRY.register(DatabaseNodes())
 
 # What only a listener measures: the admin process's /metrics leaves these out (they
 # would read 0 there forever and look like a listener that does nothing).

@@ -30,6 +30,7 @@ import pytest
 
 from tests.e2e import harness
 from tests.e2e.test_faults import FAST_REPAIR, Load, group_of, live_telethon, pts_holes, wait_until
+from tests.e2e.test_operations import get, health_url, sample
 from tests.support import patroni_cluster
 
 DB = "telesrv_ha"
@@ -127,6 +128,12 @@ def _conninfo(node: patroni_cluster.PatroniNode) -> str:
     return f"host=127.0.0.1 port={node.pg_port} dbname={DB} user=postgres"
 
 
+async def _listener_metrics(server) -> str:
+    status, text = await asyncio.to_thread(get, health_url(server, "/metrics"))
+    assert status == 200
+    return text
+
+
 async def _sync_standbys(primary: patroni_cluster.PatroniNode) -> list[str]:
     async with await psycopg.AsyncConnection.connect(_conninfo(primary), autocommit=True) as db:
         cur = await db.execute("SELECT application_name FROM pg_stat_replication WHERE sync_state = 'sync'")
@@ -200,6 +207,13 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
             live.append(event.message.message)
 
         clients[1].add_event_handler(on_message, events.NewMessage())
+        # The listener's own view: its primary connection on pg1, lag-tolerant reads on
+        # the standby pg2, which streams synchronously.
+        seen = await _listener_metrics(server)
+        assert sample(seen, "telesrv_db_node_info", alias="default", node=old.address, role="primary") == 1
+        assert sample(seen, "telesrv_db_node_info", alias="replica", node=new.address, role="standby") == 1
+        assert sample(seen, "telesrv_db_standbys", sync_state="sync") == 1
+        assert sample(seen, "telesrv_db_replay_lag_bytes", standby=new.name, sync_state="sync") is not None
         follower.start()
         load = SteadyLoad(clients[:2], peers[:2])
         load.start()
@@ -235,6 +249,9 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
         # Patroni's metrics tell the failover: the new leader, on a new timeline.
         assert _metric(new, "patroni_primary") == 1
         assert _metric(new, "patroni_postgres_timeline") == 2
+        seen = await _listener_metrics(server)
+        assert sample(seen, "telesrv_db_node_info", alias="default", node=new.address, role="primary") == 1
+        assert sample(seen, "telesrv_db_standbys", sync_state="sync") == 0  # one machine holds the data
 
         # The clients carry on live: a send after the failover is pushed to the other one.
         await asyncio.wait_for(clients[0].send_message(peers[0], "live after the failover"), 20)
@@ -280,6 +297,9 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
         assert cluster.primary() is new
         assert await _sync_standbys(new) == [old.name]
         assert _metric(old, "patroni_replica") == 1 and _metric(old, "patroni_sync_standby") == 1
+        seen = await _listener_metrics(server)
+        assert sample(seen, "telesrv_db_standbys", sync_state="sync") == 1
+        assert sample(seen, "telesrv_db_node_info", alias="replica", node=old.address, role="standby") == 1
         # A send now commits on both machines, and the rejoined node holds every
         # acknowledged one.
         last = await asyncio.wait_for(clients[0].send_message(peers[0], "on two machines again"), 20)
