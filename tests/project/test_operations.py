@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +120,10 @@ def test_admin_health_readiness_and_metrics(client, settings):
         assert listener_only not in metrics
     assert 'telesrv_build_info{commit="",python="' in metrics
     assert f'version="{settings.TELESRV_VERSION}"}} 1.0' in metrics
+    # The database node it reaches (here the one test server, a primary without standbys).
+    assert 'telesrv_db_up{alias="default"} 1.0' in metrics
+    assert re.search(r'telesrv_db_node_info\{alias="default",node="[^"]+:\d+",role="primary"\} 1.0', metrics)
+    assert 'telesrv_db_standbys{sync_state="sync"} 0.0' in metrics
 
 
 @pytest.mark.django_db
