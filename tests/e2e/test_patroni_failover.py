@@ -251,6 +251,13 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
         assert _metric(new, "patroni_postgres_timeline") == 2
         seen = await _listener_metrics(server)
         assert sample(seen, "telesrv_db_node_info", alias="default", node=new.address, role="primary") == 1
+        # No request of any client (sends, the follower's differences, Telethon's own
+        # calls) was answered INTERNAL.
+        assert not [
+            line
+            for line in seen.splitlines()
+            if line.startswith("telesrv_rpc_calls_total{") and 'error="INTERNAL"' in line
+        ]
         assert sample(seen, "telesrv_db_standbys", sync_state="sync") == 0  # one machine holds the data
 
         # The clients carry on live: a send after the failover is pushed to the other one.
