@@ -105,7 +105,7 @@ async def _may_see(bot_id: int, kind: str, media_id: int) -> bool:
 async def media_of_file_id(bot_id: int, file_id: str, want: str) -> dict:
     """The stored media a reused ``file_id`` names, as a message's media."""
     kind, media_id, access_hash, _ = parse_file_id(file_id)
-    if kind != want[0]:
+    if kind != ("p" if want == "photo" else "d"):
         raise BadRequest("wrong file identifier/HTTP URL specified")
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
@@ -129,27 +129,45 @@ async def _stage(bot_id: int, data: bytes) -> tuple[int, int]:
     return file_id, len(chunks)
 
 
-async def upload(bot_id: int, field: web.FileField, want: str) -> dict:
-    """A multipart file as a new photo or document, as a message's media."""
+async def staged(bot_id: int, field: web.FileField, limit: int = DOCUMENT_MAX) -> media.UploadRef:
+    """A multipart file as an upload of the bot's (checked for size)."""
     data = field.file.read()
     if not data:
         raise BadRequest("file must be non-empty")
-    limit = PHOTO_MAX if want == "photo" else DOCUMENT_MAX
     if len(data) > limit:
         raise BadRequest("file is too big")
     file_id, parts = await _stage(bot_id, data)
-    ref = media.UploadRef(file_id=file_id, parts=parts, name=field.filename or "file")
+    return media.UploadRef(file_id=file_id, parts=parts, name=field.filename or "file")
+
+
+async def upload(
+    bot_id: int,
+    field: web.FileField,
+    want: str,
+    *,
+    attributes: list[dict] | None = None,
+    mime_type: str = "",
+    thumb: web.FileField | None = None,
+) -> dict:
+    """A multipart file as a new photo or document (``attributes`` make it a video,
+    audio, voice, animation or sticker), as a message's media."""
+    ref = await staged(bot_id, field, PHOTO_MAX if want == "photo" else DOCUMENT_MAX)
     try:
         if want == "photo":
             return {"photo": await media.do_upload_photo(bot_id, ref), "kind": "photo", "spoiler": False}
-        doc = await media.do_upload_document(bot_id, ref, field.content_type or "", [], force_file=True)
+        thumb_ref = await staged(bot_id, thumb, PHOTO_MAX) if thumb is not None else None
+        doc = await media.do_upload_document(
+            bot_id, ref, mime_type or field.content_type or "", list(attributes or []), thumb_ref,
+            force_file=want == "document",
+        )  # fmt: skip
     except RpcError as exc:
         if exc.message == "IMAGE_PROCESS_FAILED":
             raise BadRequest("IMAGE_PROCESS_FAILED") from None
         raise
     from messages_app.media_input import media_kind
 
-    return {"document": doc, "kind": media_kind(doc["attributes"], doc["mime_type"]), "spoiler": False}
+    kind = "document" if want == "document" else media_kind(doc["attributes"], doc["mime_type"])
+    return {"document": doc, "kind": kind, "spoiler": False}
 
 
 async def input_media(bot_id: int, value, want: str) -> dict:

@@ -241,8 +241,13 @@ async def get_updates(bot: BotRef, p: Params):
     if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
         raise BadRequest("can't parse allowed_updates JSON array")
     timeout = max(0, min(p.int("timeout", default=0) or 0, 50))
-    return await queue.get_updates(
-        bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
+    from .methods_chat import until_closed
+
+    return await until_closed(
+        bot.id,
+        queue.get_updates(
+            bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
+        ),
     )
 
 
@@ -869,3 +874,7 @@ async def answer_inline_query(bot: BotRef, p: Params):
     }
     await inline.do_answer(bot.id, query_id, body)
     return True
+
+
+# The rest of the methods register themselves through ``method`` when imported.
+from . import methods_chat, methods_media, methods_polls  # noqa: E402, F401

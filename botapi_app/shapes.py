@@ -153,12 +153,11 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         if entities:
             d["entities" if key == "text" else "caption_entities"] = entities
     if media:
-        from . import files
+        from .media_shapes import media_fields
 
-        if media.get("photo"):
-            d["photo"] = files.photo_sizes(media["photo"])
-        elif media.get("document"):
-            d["document"] = files.document(media["document"])
+        # A quiz's answer shows in the bot's private chats and on what the bot sent.
+        reveal = chat.get("type") == "private" or bool(sender is not None and sender.bot)
+        d.update(media_fields(media, reveal_quiz=reveal))
     if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":
         d["reply_markup"] = markup_out(m["reply_markup"])
     if m.get("via_bot_id") and m["via_bot_id"] in users:
