@@ -85,7 +85,9 @@ def poll(snapshot: dict, results: dict | None, row=None, *, reveal: bool = False
     counts = (results or {}).get("counts") or {}
     options = []
     for a in snapshot.get("answers") or []:
-        o = {"text": a["text"], "voter_count": int(counts.get(a["option"], 0))}
+        # persistent_id: the option's own bytes, which never change (the newer Bot API
+        # names options by it).
+        o = {"persistent_id": a["option"], "text": a["text"], "voter_count": int(counts.get(a["option"], 0))}
         ents = entities_out(a["text"], a.get("entities") or [], {})
         if ents:
             o["text_entities"] = ents
@@ -100,6 +102,8 @@ def poll(snapshot: dict, results: dict | None, row=None, *, reveal: bool = False
         "is_anonymous": not snapshot.get("public_voters"),
         "type": "quiz" if snapshot.get("quiz") else "regular",
         "allows_multiple_answers": bool(snapshot.get("multiple_choice")),
+        "allows_revoting": not snapshot.get("quiz"),  # a quiz answer is final
+        "members_only": False,
     }
     q_entities = entities_out(snapshot["question"], snapshot.get("question_entities") or [], {})
     if q_entities:
@@ -108,6 +112,7 @@ def poll(snapshot: dict, results: dict | None, row=None, *, reveal: bool = False
         options_hex = [a["option"] for a in snapshot.get("answers") or []]
         if row.correct and row.correct[0] in options_hex:
             d["correct_option_id"] = options_hex.index(row.correct[0])
+            d["correct_option_ids"] = [d["correct_option_id"]]
         if row.solution:
             d["explanation"] = row.solution
             ents = entities_out(row.solution, row.solution_entities or [], {})

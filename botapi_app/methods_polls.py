@@ -88,6 +88,11 @@ def poll_spec(p: Params, *, channel: bool) -> dict:
     correct = []
     if quiz:
         cid = p.int("correct_option_id")
+        many = p.json("correct_option_ids")  # the newer Bot API's list form
+        if cid is None and isinstance(many, list):
+            if len(many) != 1 or not isinstance(many[0], int):
+                raise BadRequest("quiz poll must have exactly one correct option")
+            cid = many[0]
         if cid is None or not 0 <= cid < len(answers):
             raise BadRequest("wrong correct option ID specified")
         correct = [cid]

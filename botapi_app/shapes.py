@@ -158,6 +158,8 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         # A quiz's answer shows in the bot's private chats and on what the bot sent.
         reveal = chat.get("type") == "private" or bool(sender is not None and sender.bot)
         d.update(media_fields(media, reveal_quiz=reveal))
+        if m.get("grouped_id"):
+            d["media_group_id"] = str(m["grouped_id"])
     if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":
         d["reply_markup"] = markup_out(m["reply_markup"])
     if m.get("via_bot_id") and m["via_bot_id"] in users:
