@@ -170,6 +170,15 @@ async def upload(
     return {"document": doc, "kind": kind, "spoiler": False}
 
 
+def attached(values: dict, ref):
+    """An InputFile parameter: the upload itself, or the upload ``attach://<field>``
+    names (how aiogram sends every file), or the string (a file_id) as it is."""
+    if isinstance(ref, str) and ref.startswith("attach://"):
+        found = values.get(ref[len("attach://") :])
+        return found if isinstance(found, web.FileField) else ref
+    return ref
+
+
 async def input_media(bot_id: int, value, want: str) -> dict:
     """``photo`` / ``document`` of a send: an uploaded file, or a file_id to reuse. URLs
     are refused: the server fetches nothing for bots."""

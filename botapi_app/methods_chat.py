@@ -15,7 +15,7 @@ from edge_app.orm_threads import in_thread
 from media_app import actions as media
 from tl.errors import RpcError
 
-from . import files, queue, shapes
+from . import files, shapes
 from .errors import BadRequest, rights_text
 from .methods import BotRef, _group, method
 from .params import Params
@@ -149,7 +149,7 @@ async def set_chat_photo(bot: BotRef, p: Params):
     from channels_app.actions.settings import do_edit_photo
 
     channel_id, _ = await _group(bot, p)
-    field = p.values.get("photo")
+    field = files.attached(p.values, p.values.get("photo"))
     if not isinstance(field, web.FileField):
         # Telegram takes a new chat photo only as an upload.
         raise BadRequest("there is no photo in the request")
@@ -209,9 +209,10 @@ async def until_closed(bot_id: int, updates):
 
 
 def _end_polls(bot_id: int) -> None:
+    # Not queue.wake too: a wake landing with the cancel lets Python 3.11's wait_for
+    # swallow the cancel, and the poll would run on to its timeout.
     for closing in list(_polls.get(bot_id, ())):
         closing.set()
-    queue.wake(bot_id)
 
 
 @method("logOut")

@@ -94,12 +94,8 @@ def _sticker_mime(field: web.FileField) -> str:
 
 def _field(values: dict, ref) -> web.FileField | None:
     """An uploaded file given directly, or named by ``attach://<field>``."""
-    if isinstance(ref, web.FileField):
-        return ref
-    if isinstance(ref, str) and ref.startswith("attach://"):
-        found = values.get(ref[len("attach://") :])
-        return found if isinstance(found, web.FileField) else None
-    return None
+    found = files.attached(values, ref)
+    return found if isinstance(found, web.FileField) else None
 
 
 async def file_media(bot_id: int, values: dict, ref, want: str, spec: dict) -> dict:
