@@ -19,7 +19,6 @@ from edge_app.orm_threads import in_thread
 from private_app import actions as private
 from private_app.typing import push_typing
 from tl import types
-from tl.errors import RpcError
 
 from . import files, parse_mode, queue, shapes, webhook
 from .errors import BadRequest
@@ -328,51 +327,7 @@ async def get_file(bot: BotRef, p: Params):
     return await files.get_file(bot.id, p.str("file_id", required=True))
 
 
-async def _forwardable(bot_id: int, chat_id: int, message_id: int, what: str) -> list[dict]:
-    try:
-        items = await private.get_forwardable(bot_id, chat_id, [message_id])
-    except RpcError as exc:
-        if exc.message != "MESSAGE_ID_INVALID":
-            raise
-        items = []
-    if not items:
-        raise BadRequest(f"message to {what} not found")
-    return items
-
-
-@method("forwardMessage")
-async def forward_message(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
-    source = await _private_peer(bot, p, "from_chat_id")
-    items = await _forwardable(bot.id, source.id, p.int("message_id", required=True), "forward")
-    change = await private.do_forward_to_user(
-        bot.id, peer.id, items, [_random_id()], silent=p.bool("disable_notification")
-    )
-    return await _render(change.messages[0])
-
-
-@method("copyMessage")
-async def copy_message(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
-    source = await _private_peer(bot, p, "from_chat_id")
-    items = await _forwardable(bot.id, source.id, p.int("message_id", required=True), "copy")
-    item = items[0]
-    if p.has("caption") and item.get("media"):  # a text message keeps its text
-        text, entities = _text_and_entities(p, "caption", "caption_entities")
-    else:
-        text, entities = item["message"], item.get("entities") or []
-    change = await private.do_send_private_message(
-        bot.id,
-        peer.id,
-        text,
-        _random_id(),
-        entities=entities,
-        media=item.get("media"),
-        reply_to_msg_id=_reply_to(p),
-        silent=p.bool("disable_notification"),
-        reply_markup=_markup(p),
-    )
-    return {"message_id": change.messages[0]["id"]}
+# forwardMessage(s) and copyMessage(s): methods_media.
 
 
 async def _edit(bot: BotRef, p: Params, *, text: bool):

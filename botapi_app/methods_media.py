@@ -298,7 +298,9 @@ def _message_ids(p: Params) -> list[int]:
     return raw
 
 
-async def _sources(bot: BotRef, p: Params, ids: list[int]) -> tuple[list[dict], tuple[str, int]]:
+async def _sources(
+    bot: BotRef, p: Params, ids: list[int], missing: str = "messages to forward not found"
+) -> tuple[list[dict], tuple[str, int]]:
     """The messages to forward or copy (missing ones skipped, as Telegram)."""
     from tl.errors import RpcError
 
@@ -314,7 +316,7 @@ async def _sources(bot: BotRef, p: Params, ids: list[int]) -> tuple[list[dict], 
         return await private.get_forwardable(bot.id, source.id, ids), ("u", source.id)
     except RpcError as exc:
         if exc.message == "MESSAGE_ID_INVALID":
-            raise BadRequest("messages to forward not found") from None
+            raise BadRequest(missing) from None
         if exc.message == "CHAT_FORWARDS_RESTRICTED":
             raise BadRequest("message can't be forwarded") from None
         raise
@@ -339,6 +341,58 @@ async def _forward_many(bot: BotRef, p: Params, *, copy: bool) -> list[dict]:
         bot.id, peer.id, items, rids, drop_author=copy, silent=silent, source=source
     )
     return [{"message_id": m["id"]} for m in change.messages]
+
+
+@method("forwardMessage")
+async def forward_message(bot: BotRef, p: Params):
+    items, source = await _sources(
+        bot, p, [p.int("message_id", required=True)], "message to forward not found"
+    )
+    silent = p.bool("disable_notification")
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is not None:
+        from channels_app.actions.messages import do_forward_to_channel
+
+        chat = await _channel_member_chat(bot.id, channel_id)
+        change = await do_forward_to_channel(bot.id, channel_id, items, [_random_id()], silent=silent)
+        return await _render_channel(change.events[0].message, chat)
+    peer = await _private_peer(bot, p)
+    change = await private.do_forward_to_user(
+        bot.id, peer.id, items, [_random_id()], silent=silent, source=source
+    )
+    return await _render(change.messages[0])
+
+
+@method("copyMessage")
+async def copy_message(bot: BotRef, p: Params):
+    """A new message with the source's text and media (no forward header); a caption
+    given replaces a media message's own."""
+    items, _ = await _sources(bot, p, [p.int("message_id", required=True)], "message to copy not found")
+    item = items[0]
+    media = item.get("media")
+    if media and media.get("kind") == "poll":
+        raise BadRequest("message can't be copied")  # a copy would share the poll's votes
+    if media and (p.has("caption") or p.bool("remove_caption")):
+        text, entities = _text_and_entities(p, "caption", "caption_entities")
+    else:
+        text, entities = item["message"], item.get("entities") or []
+    kwargs = {
+        "entities": entities,
+        "media": media,
+        "reply_to_msg_id": _reply_to(p),
+        "silent": p.bool("disable_notification"),
+        "reply_markup": _markup(p),
+    }
+    channel_id = _channel_of(p.chat_id())
+    if channel_id is not None:
+        from channels_app.actions.messages import do_send_message
+
+        await _channel_member_chat(bot.id, channel_id)
+        change = await do_send_message(bot.id, channel_id, text, _random_id(), **kwargs)
+        return {"message_id": change.events[0].message["id"]}
+    peer = await _private_peer(bot, p)
+    change = await private.do_send_private_message(bot.id, peer.id, text, _random_id(), **kwargs)
+    return {"message_id": change.messages[0]["id"]}
 
 
 @method("forwardMessages")
