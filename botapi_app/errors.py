@@ -92,6 +92,7 @@ _TEXTS = {
     "BOT_COMMAND_DESCRIPTION_INVALID": (BadRequest, "BOT_COMMAND_DESCRIPTION_INVALID"),
     "ENTITY_BOUNDS_INVALID": (BadRequest, "can't parse entities: entity beginning/end is out of bounds"),
     "MEDIA_CAPTION_TOO_LONG": (BadRequest, "message caption is too long"),
+    "REPLY_MESSAGE_ID_INVALID": (BadRequest, "message to be replied not found"),
     "MEDIA_PREV_INVALID": (BadRequest, "there is no media in the message to edit"),
     "CHAT_SEND_MEDIA_FORBIDDEN": (BadRequest, "not enough rights to send media to the chat"),
     "CHAT_SEND_STICKERS_FORBIDDEN": (BadRequest, "not enough rights to send stickers to the chat"),

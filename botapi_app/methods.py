@@ -274,6 +274,7 @@ async def send_message(bot: BotRef, p: Params):
             reply_to_msg_id=_reply_to(p),
             silent=p.bool("disable_notification"),
             reply_markup=_markup(p),
+            noforwards=p.bool("protect_content"),
         )
         return await _render_channel(change.events[0].message, chat)
     peer = await _private_peer(bot, p)
@@ -306,7 +307,9 @@ async def _send_media(bot: BotRef, p: Params, want: str):
     if channel_id is not None:
         from channels_app.actions.messages import do_send_message
 
-        change = await do_send_message(bot.id, channel_id, caption, _random_id(), **kwargs)
+        change = await do_send_message(
+            bot.id, channel_id, caption, _random_id(), noforwards=p.bool("protect_content"), **kwargs
+        )
         return await _render_channel(change.events[0].message, chat)
     change = await private.do_send_private_message(bot.id, peer.id, caption, _random_id(), **kwargs)
     return await _render(change.messages[0])

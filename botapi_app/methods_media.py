@@ -137,7 +137,9 @@ async def _send_one(bot: BotRef, p: Params, media: dict):
     if channel_id is not None:
         from channels_app.actions.messages import do_send_message
 
-        change = await do_send_message(bot.id, channel_id, caption, _random_id(), **kwargs)
+        change = await do_send_message(
+            bot.id, channel_id, caption, _random_id(), noforwards=p.bool("protect_content"), **kwargs
+        )
         return await _render_channel(change.events[0].message, chat)
     change = await private.do_send_private_message(bot.id, peer.id, caption, _random_id(), **kwargs)
     return await _render(change.messages[0])
@@ -230,10 +232,10 @@ async def send_media_group(bot: BotRef, p: Params):
     if channel_id is not None:
         from channels_app.actions.album import do_send_album
 
-        reply = _reply_to(p)
-        if reply:
-            for it in items:
-                it["reply_to_msg_id"] = reply
+        reply, protect = _reply_to(p), p.bool("protect_content")
+        for it in items:
+            it["reply_to_msg_id"] = reply
+            it["noforwards"] = protect
         change = await do_send_album(bot.id, channel_id, items, silent=silent)
         return [await _render_channel(e.message, chat) for e in change.events]
     change = await private.do_send_private_album(bot.id, peer.id, items, silent=silent)
@@ -388,7 +390,9 @@ async def copy_message(bot: BotRef, p: Params):
         from channels_app.actions.messages import do_send_message
 
         await _channel_member_chat(bot.id, channel_id)
-        change = await do_send_message(bot.id, channel_id, text, _random_id(), **kwargs)
+        change = await do_send_message(
+            bot.id, channel_id, text, _random_id(), noforwards=p.bool("protect_content"), **kwargs
+        )
         return {"message_id": change.events[0].message["id"]}
     peer = await _private_peer(bot, p)
     change = await private.do_send_private_message(bot.id, peer.id, text, _random_id(), **kwargs)

@@ -138,7 +138,9 @@ async def send_poll(bot: BotRef, p: Params):
     if channel_id is not None:
         from channels_app.actions.messages import do_send_message
 
-        change = await do_send_message(bot.id, channel_id, "", _random_id(), **kwargs)
+        change = await do_send_message(
+            bot.id, channel_id, "", _random_id(), noforwards=p.bool("protect_content"), **kwargs
+        )
         message = change.events[0].message
     else:
         change = await private.do_send_private_message(bot.id, peer.id, "", _random_id(), **kwargs)

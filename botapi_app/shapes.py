@@ -144,6 +144,14 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         d["from"] = user(sender)
     if m.get("edit_date"):
         d["edit_date"] = m["edit_date"]
+    if m.get("noforwards"):
+        d["has_protected_content"] = True
+    if m.get("fwd_from"):
+        from .forward_shapes import forward_origin
+
+        origin = forward_origin(m["fwd_from"], users)
+        if origin is not None:
+            d["forward_origin"] = origin
     text = m.get("message") or ""
     media = m.get("media")
     key = "caption" if media else "text"

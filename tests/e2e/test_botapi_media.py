@@ -243,6 +243,20 @@ async def test_aiogram_polls_reactions_invite_links_join_requests_and_chat_photo
             )
         with pytest.raises(TelegramBadRequest, match="message to react not found"):
             await bot.set_message_reaction(chat_id, 99999, [ReactionTypeEmoji(emoji="👍")])
+        forwarded = await bot.forward_message(chat_id, chat_id, said.id)
+        assert forwarded.forward_origin.type == "user" and forwarded.forward_origin.sender_user.id == bob.id
+        copied = await bot.copy_message(chat_id, chat_id, said.id)
+        seen_by_bob = await b.get_messages(peer_b, ids=[forwarded.message_id, copied.message_id])
+        assert [m.raw_text for m in seen_by_bob] == ["I won", "I won"]
+        assert seen_by_bob[0].fwd_from is not None and seen_by_bob[1].fwd_from is None
+        with pytest.raises(TelegramBadRequest, match="message to copy not found"):
+            await bot.copy_message(chat_id, chat_id, 99999)
+        protected = await bot.send_message(chat_id, "members only", protect_content=True)
+        assert protected.has_protected_content
+        (kept,) = await b.get_messages(peer_b, ids=[protected.message_id])
+        assert kept.noforwards
+        with pytest.raises(TelegramBadRequest, match="message can't be forwarded"):
+            await bot.forward_message(chat_id, chat_id, protected.message_id)
         assert await bot.set_message_reaction(chat_id, said.id, [])
         (unreacted,) = await b.get_messages(peer_b, ids=[said.id])
         assert not unreacted.reactions or not unreacted.reactions.results
