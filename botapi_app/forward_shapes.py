@@ -6,20 +6,30 @@ from __future__ import annotations
 from accounts_app.models import User
 
 
-def forward_origin(fwd: dict, users: dict[int, User]) -> dict | None:
-    from . import shapes
+def _chat(channel) -> dict:
+    # As queue.group_chat, which cannot be imported here (queue imports shapes, which
+    # imports this module).
+    d = {
+        "id": -(10**12) - channel.id,
+        "type": "supergroup" if channel.megagroup else "channel",
+        "title": channel.title,
+    }
+    if channel.username:
+        d["username"] = channel.username
+    return d
 
+
+def forward_origin(fwd: dict, users: dict[int, User], user_shape) -> dict | None:
+    """``user_shape``: shapes.user, handed in (shapes imports this module)."""
     date = int(fwd.get("date") or 0)
     channel_id = int(fwd.get("from_channel_id") or 0)
     if channel_id:
         from channels_app.models import Channel
 
-        from .queue import group_chat
-
         channel = Channel.objects.filter(id=channel_id).first()
         if channel is None:
             return None
-        chat = group_chat(channel)
+        chat = _chat(channel)
         if chat["type"] == "channel":
             d = {
                 "type": "channel",
@@ -35,7 +45,7 @@ def forward_origin(fwd: dict, users: dict[int, User]) -> dict | None:
     if user_id:
         sender = users.get(user_id) or User.objects.filter(id=user_id).first()
         if sender is not None:
-            return {"type": "user", "date": date, "sender_user": shapes.user(sender)}
+            return {"type": "user", "date": date, "sender_user": user_shape(sender)}
     if fwd.get("from_name"):
         return {"type": "hidden_user", "date": date, "sender_user_name": fwd["from_name"]}
     return None

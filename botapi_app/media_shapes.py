@@ -6,7 +6,12 @@ Called from ``shapes.message`` inside ORM threads (a poll's results are read her
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import files
+
+# shapes.entities_out, handed in (shapes imports this module).
+Entities = Callable[[str, list[dict], dict], list[dict]]
 
 
 def _attrs(doc: dict) -> dict[str, dict]:
@@ -76,12 +81,10 @@ def document_fields(doc: dict, kind: str) -> dict:
     return {"document": _common(doc)}
 
 
-def poll(snapshot: dict, results: dict | None, row=None, *, reveal: bool = False) -> dict:
+def poll(snapshot: dict, results: dict | None, row, entities_out: Entities, *, reveal: bool = False) -> dict:
     """A Poll: its options with the voters counted, and for a quiz its correct option
     and explanation where the Bot API shows them (``reveal``: the quiz was sent by this
     bot or in its private chat; a closed quiz shows them to everyone)."""
-    from .shapes import entities_out
-
     counts = (results or {}).get("counts") or {}
     options = []
     for a in snapshot.get("answers") or []:
@@ -125,7 +128,7 @@ def poll(snapshot: dict, results: dict | None, row=None, *, reveal: bool = False
     return d
 
 
-def poll_of_media(media: dict, *, reveal: bool) -> dict:
+def poll_of_media(media: dict, entities_out: Entities, *, reveal: bool) -> dict:
     """The Poll of a message's poll media, with the totals everyone sees."""
     from polls_app import actions as polls
     from polls_app.models import Poll
@@ -133,15 +136,15 @@ def poll_of_media(media: dict, *, reveal: bool) -> dict:
     snapshot = media["poll"]
     poll_id = int(snapshot["id"])
     results = polls.results_of([poll_id], 0).get(poll_id)
-    return poll(snapshot, results, Poll.objects.filter(id=poll_id).first(), reveal=reveal)
+    return poll(snapshot, results, Poll.objects.filter(id=poll_id).first(), entities_out, reveal=reveal)
 
 
-def media_fields(media: dict, *, reveal_quiz: bool = False) -> dict:
+def media_fields(media: dict, entities_out: Entities, *, reveal_quiz: bool = False) -> dict:
     """The Message fields of a stored media dict (none for kinds not shown yet)."""
     if media.get("photo"):
         return {"photo": files.photo_sizes(media["photo"])}
     if media.get("document"):
         return document_fields(media["document"], media.get("kind") or "document")
     if media.get("kind") == "poll" and media.get("poll"):
-        return {"poll": poll_of_media(media, reveal=reveal_quiz)}
+        return {"poll": poll_of_media(media, entities_out, reveal=reveal_quiz)}
     return {}

@@ -20,7 +20,7 @@ from private_app import actions as private
 from private_app.typing import push_typing
 from tl import types
 
-from . import files, parse_mode, queue, shapes, webhook
+from . import files, long_polls, parse_mode, queue, shapes, webhook
 from .errors import BadRequest
 from .params import Params
 
@@ -240,9 +240,7 @@ async def get_updates(bot: BotRef, p: Params):
     if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
         raise BadRequest("can't parse allowed_updates JSON array")
     timeout = max(0, min(p.int("timeout", default=0) or 0, 50))
-    from .methods_chat import until_closed
-
-    return await until_closed(
+    return await long_polls.until_closed(
         bot.id,
         queue.get_updates(
             bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
@@ -832,7 +830,3 @@ async def answer_inline_query(bot: BotRef, p: Params):
     }
     await inline.do_answer(bot.id, query_id, body)
     return True
-
-
-# The rest of the methods register themselves through ``method`` when imported.
-from . import methods_chat, methods_media, methods_polls  # noqa: E402, F401

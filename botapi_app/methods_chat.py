@@ -5,9 +5,6 @@ Every action is channels_app's, done as the bot (its admin rights decide)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 from aiohttp import web
 
 from accounts_app.models import User
@@ -15,7 +12,7 @@ from edge_app.orm_threads import in_thread
 from media_app import actions as media
 from tl.errors import RpcError
 
-from . import files, shapes
+from . import files, long_polls, shapes
 from .errors import BadRequest, rights_text
 from .methods import BotRef, _group, method
 from .params import Params
@@ -180,47 +177,12 @@ async def delete_chat_photo(bot: BotRef, p: Params):
 # --- the bot's session ---------------------------------------------------------------------------
 
 
-# The getUpdates calls of each bot waiting in this process, ended by logOut / close.
-_polls: dict[int, set[asyncio.Event]] = {}
-
-
-async def until_closed(bot_id: int, updates):
-    """``updates`` (a getUpdates awaitable), or [] at once when the bot calls close or
-    logOut meanwhile. Nothing is lost: unconfirmed updates stay queued."""
-    closing = asyncio.Event()
-    _polls.setdefault(bot_id, set()).add(closing)
-    task = asyncio.ensure_future(updates)
-    closer = asyncio.ensure_future(closing.wait())
-    try:
-        done, _ = await asyncio.wait({task, closer}, return_when=asyncio.FIRST_COMPLETED)
-        if task in done:
-            return task.result()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        return []
-    finally:
-        closer.cancel()
-        waiting = _polls.get(bot_id)
-        if waiting is not None:
-            waiting.discard(closing)
-            if not waiting:
-                _polls.pop(bot_id, None)
-
-
-def _end_polls(bot_id: int) -> None:
-    # Not queue.wake too: a wake landing with the cancel lets Python 3.11's wait_for
-    # swallow the cancel, and the poll would run on to its timeout.
-    for closing in list(_polls.get(bot_id, ())):
-        closing.set()
-
-
 @method("logOut")
 async def log_out(bot: BotRef, p: Params):
     """Telegram's cloud server lets the bot go to a local one. Here both are the same
     server: the bot's queue and webhook stay and it may go on calling; waiting long
     polls end now."""
-    _end_polls(bot.id)
+    long_polls.end_polls(bot.id)
     return True
 
 
@@ -228,5 +190,5 @@ async def log_out(bot: BotRef, p: Params):
 async def close(bot: BotRef, p: Params):
     """Before the bot moves to another server: waiting getUpdates calls return at once
     (nothing is confirmed or lost: the queue keeps what it holds)."""
-    _end_polls(bot.id)
+    long_polls.end_polls(bot.id)
     return True

@@ -186,7 +186,8 @@ def _poll_view(poll_id: int) -> dict:
 
     row = Poll.objects.get(id=poll_id)
     snapshot = polls.snapshot(row)
-    return media_shapes.poll(snapshot, polls.results_of([poll_id], 0).get(poll_id), row, reveal=True)
+    results = polls.results_of([poll_id], 0).get(poll_id)
+    return media_shapes.poll(snapshot, results, row, shapes.entities_out, reveal=True)
 
 
 @method("stopPoll")

@@ -149,7 +149,7 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
     if m.get("fwd_from"):
         from .forward_shapes import forward_origin
 
-        origin = forward_origin(m["fwd_from"], users)
+        origin = forward_origin(m["fwd_from"], users, user)
         if origin is not None:
             d["forward_origin"] = origin
     text = m.get("message") or ""
@@ -165,7 +165,7 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
 
         # A quiz's answer shows in the bot's private chats and on what the bot sent.
         reveal = chat.get("type") == "private" or bool(sender is not None and sender.bot)
-        d.update(media_fields(media, reveal_quiz=reveal))
+        d.update(media_fields(media, entities_out, reveal_quiz=reveal))
         if m.get("grouped_id"):
             d["media_group_id"] = str(m["grouped_id"])
     if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":

@@ -8,9 +8,10 @@ import asyncio
 
 import pytest
 
-from botapi_app import media_shapes, methods_chat, methods_media, methods_polls
+from botapi_app import long_polls, media_shapes, methods_chat, methods_media, methods_polls
 from botapi_app.errors import BadRequest, rights_text
 from botapi_app.params import Params
+from botapi_app.shapes import entities_out
 from tl.errors import RpcError
 
 
@@ -170,18 +171,18 @@ def test_poll_shape_shows_a_quiz_answer_only_where_the_bot_api_does():
     snapshot = {"id": 9, "question": "Q", "answers": [{"option": "30", "text": "a"}, {"option": "31", "text": "b"}],
                 "quiz": True, "public_voters": False, "multiple_choice": False, "close_period": 0, "close_date": 0}  # fmt: skip
     results = {"counts": {"31": 2}, "total": 2, "closed": False}
-    hidden = media_shapes.poll(snapshot, results, Row(), reveal=False)
+    hidden = media_shapes.poll(snapshot, results, Row(), entities_out, reveal=False)
     assert "correct_option_id" not in hidden and "explanation" not in hidden
     assert [o["voter_count"] for o in hidden["options"]] == [0, 2] and hidden["type"] == "quiz"
     assert hidden["id"] == "9" and hidden["is_anonymous"] and not hidden["allows_revoting"]
-    shown = media_shapes.poll(snapshot, results, Row(), reveal=True)
+    shown = media_shapes.poll(snapshot, results, Row(), entities_out, reveal=True)
     assert (
         shown["correct_option_id"] == 1
         and shown["correct_option_ids"] == [1]
         and shown["explanation"] == "why"
     )
     Row.closed = True
-    assert media_shapes.poll(snapshot, results, Row(), reveal=False)["correct_option_id"] == 1
+    assert media_shapes.poll(snapshot, results, Row(), entities_out, reveal=False)["correct_option_id"] == 1
 
 
 async def test_close_ends_a_waiting_long_poll_and_nothing_else():
@@ -191,10 +192,10 @@ async def test_close_ends_a_waiting_long_poll_and_nothing_else():
         await never.wait()
         return ["not reached"]
 
-    waiting = asyncio.create_task(methods_chat.until_closed(1, long_poll()))
-    other = asyncio.create_task(methods_chat.until_closed(2, long_poll()))
+    waiting = asyncio.create_task(long_polls.until_closed(1, long_poll()))
+    other = asyncio.create_task(long_polls.until_closed(2, long_poll()))
     await asyncio.sleep(0.01)
-    methods_chat._end_polls(1)
+    long_polls.end_polls(1)
     assert await asyncio.wait_for(waiting, 1) == []
     assert not other.done()
     other.cancel()
@@ -202,5 +203,5 @@ async def test_close_ends_a_waiting_long_poll_and_nothing_else():
     async def quick():
         return ["update"]
 
-    assert await methods_chat.until_closed(1, quick()) == ["update"]
-    assert methods_chat._polls == {}
+    assert await long_polls.until_closed(1, quick()) == ["update"]
+    assert long_polls._polls == {}
