@@ -265,9 +265,32 @@ async def _edit_media_message(bot: BotRef, p: Params, caption: str, entities: li
     return await _render(change.messages[0])
 
 
+async def message_media(bot: BotRef, p: Params, missing: str) -> tuple[int | None, int, dict | None]:
+    """(channel id or None, message id, its media) of chat_id / message_id."""
+    channel_id = _channel_of(p.chat_id())
+    msg_id = p.int("message_id", required=True)
+    if channel_id is not None:
+        from channels_app.actions.messages import get_messages
+
+        await _channel_member_chat(bot.id, channel_id)
+        shown = (await get_messages(bot.id, channel_id, [msg_id])).messages if msg_id > 0 else []
+        m = shown[0] if shown and shown[0] and not shown[0].get("empty") else None
+    else:
+        peer = await _private_peer(bot, p)
+        found = (await private.get_messages(bot.id, [msg_id]))[0] if msg_id > 0 else {"empty": True}
+        m = None if found.get("empty") or found.get("peer_id") != peer.id else found
+    if m is None:
+        raise BadRequest(missing)
+    return channel_id, msg_id, m.get("media")
+
+
 @method("editMessageCaption")
 async def edit_message_caption(bot: BotRef, p: Params):
     caption, entities = _text_and_entities(p, "caption", "caption_entities")
+    if not p.has("inline_message_id"):
+        _, _, media = await message_media(bot, p, "message to edit not found")
+        if not media or not (media.get("photo") or media.get("document")):  # only files take captions
+            raise BadRequest("there is no caption in the message to edit")
     return await _edit_media_message(bot, p, caption, entities, None)
 
 

@@ -8,7 +8,7 @@ from polls_app import actions as polls
 from private_app import actions as private
 from tl.errors import RpcError
 
-from . import media_shapes, parse_mode, shapes
+from . import media_shapes, methods_media, parse_mode, shapes
 from .errors import BadRequest
 from .methods import (
     BotRef,
@@ -161,25 +161,6 @@ async def _close(bot_id: int, poll_id: int) -> bool:
     return closed
 
 
-async def _media_of(bot: BotRef, p: Params, missing: str) -> tuple[int | None, int, dict | None]:
-    """(channel id or None, message id, its media) of chat_id / message_id."""
-    channel_id = _channel_of(p.chat_id())
-    msg_id = p.int("message_id", required=True)
-    if channel_id is not None:
-        from channels_app.actions.messages import get_messages
-
-        await _channel_member_chat(bot.id, channel_id)
-        shown = (await get_messages(bot.id, channel_id, [msg_id])).messages if msg_id > 0 else []
-        m = shown[0] if shown and shown[0] and not shown[0].get("empty") else None
-    else:
-        peer = await _private_peer(bot, p)
-        found = (await private.get_messages(bot.id, [msg_id]))[0] if msg_id > 0 else {"empty": True}
-        m = None if found.get("empty") or found.get("peer_id") != peer.id else found
-    if m is None:
-        raise BadRequest(missing)
-    return channel_id, msg_id, m.get("media")
-
-
 @in_thread
 def _poll_view(poll_id: int) -> dict:
     from polls_app.models import Poll
@@ -192,7 +173,9 @@ def _poll_view(poll_id: int) -> dict:
 
 @method("stopPoll")
 async def stop_poll(bot: BotRef, p: Params):
-    channel_id, msg_id, media = await _media_of(bot, p, "message with poll to stop not found")
+    channel_id, msg_id, media = await methods_media.message_media(
+        bot, p, "message with poll to stop not found"
+    )
     poll_id = polls.poll_id_of(media)
     if poll_id is None:
         raise BadRequest("message with poll to stop not found")

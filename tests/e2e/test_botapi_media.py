@@ -118,8 +118,12 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
         plain = await bot.send_message(alice.id, "plain text")
         with pytest.raises(BadRequest, match=r"(?i)no media in the message"):
             await bot.edit_message_media(InputMediaPhoto(_image()), alice.id, plain.message_id)
+        with pytest.raises(BadRequest, match=r"(?i)there is no caption in the message to edit"):
+            await bot.edit_message_caption(alice.id, plain.message_id, caption="a text has none")
+        with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
+            await bot.edit_message_caption(alice.id, 99999, caption="gone")
         with pytest.raises(BadRequest, match=r"(?i)message can't be edited"):
-            await bot.edit_message_caption(alice.id, first.id, caption="not mine")
+            await bot.edit_message_text("not mine", alice.id, first.id)
 
         # Several forwarded and copied at once, in increasing order only.
         forwarded = await bot.forward_messages(alice.id, alice.id, [first.id, second.id])
