@@ -17,7 +17,7 @@ from edge_app import health, metrics
 from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
-from . import files, methods, methods_chat, methods_media, methods_polls
+from . import chat_names, files, methods, methods_chat, methods_media, methods_polls
 from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
 from .params import Params
 
@@ -79,7 +79,9 @@ async def handle_method(request: web.Request) -> web.Response:
         bot_id = await _bot_of(request.match_info["token"])
         if fn is None:
             raise NotFound()
-        result = await fn(methods.BotRef(bot_id), await _params(request))
+        params = await _params(request)
+        await chat_names.resolve_public_chats(params, bot_id)
+        result = await fn(methods.BotRef(bot_id), params)
         response = _json({"ok": True, "result": result})
     except web.HTTPRequestEntityTooLarge:
         response = _json(TooLarge().body(), 413)

@@ -233,8 +233,13 @@ async def test_aiogram_polls_reactions_invite_links_join_requests_and_chat_photo
         assert closed.poll.poll.closed and closed.poll.results.total_voters == 1
         with pytest.raises(TelegramBadRequest, match="already been closed"):
             await bot.stop_poll(chat_id, quiz.message_id)
-        regular = await bot.send_poll(chat_id, "Lunch?", ["Soup", "Salad"], allows_multiple_answers=True)
-        assert regular.poll.allows_multiple_answers and regular.poll.is_anonymous
+        # A public group is addressed by its @username too.
+        public = f"club{channel.id}"
+        await a(functions.channels.UpdateUsernameRequest(ic, public))
+        regular = await bot.send_poll(f"@{public}", "Lunch?", ["Soup", "Salad"], allows_multiple_answers=True)
+        assert (
+            regular.poll.allows_multiple_answers and regular.poll.is_anonymous and regular.chat.id == chat_id
+        )
 
         # A reaction on Bob's message, as Bob sees it.
         said = await b.send_message(peer_b, "I won")
