@@ -125,6 +125,19 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
         with pytest.raises(BadRequest, match=r"(?i)message can't be edited"):
             await bot.edit_message_text("not mine", alice.id, first.id)
 
+        # What a user sends arrives as its kind, and its file_id serves the bot that got it.
+        note = io.BytesIO(OGG)
+        note.name = "hello.ogg"
+        await a.send_file(username, note, voice_note=True, attributes=[])
+        for _ in range(50):
+            voices = [u.message for u in await bot.get_updates(timeout=1) if u.message and u.message.voice]
+            if voices:
+                break
+        (heard,) = voices
+        assert heard.voice.file_unique_id and heard.from_user.id == alice.id
+        got = await (await bot.get_file(heard.voice.file_id)).download_as_bytearray()
+        assert bytes(got) == OGG
+
         # Several forwarded and copied at once, in increasing order only.
         forwarded = await bot.forward_messages(alice.id, alice.id, [first.id, second.id])
         copied = await bot.copy_messages(alice.id, alice.id, [first.id, second.id])
