@@ -139,6 +139,55 @@ def poll_of_media(media: dict, entities_out: Entities, *, reveal: bool) -> dict:
     return poll(snapshot, results, Poll.objects.filter(id=poll_id).first(), entities_out, reveal=reveal)
 
 
+def location(geo: dict, live: dict | None = None) -> dict:
+    d = {"latitude": geo["lat"], "longitude": geo["long"]}
+    if geo.get("accuracy_radius"):
+        d["horizontal_accuracy"] = float(geo["accuracy_radius"])
+    if live:
+        d["live_period"] = int(live["period"])
+        if live.get("heading"):
+            d["heading"] = int(live["heading"])
+        if live.get("proximity_notification_radius"):
+            d["proximity_alert_radius"] = int(live["proximity_notification_radius"])
+    return d
+
+
+def _venue(media: dict) -> dict:
+    v = media["venue"]
+    d = {"location": location(media["geo"]), "title": v["title"], "address": v["address"]}
+    prefix = {"foursquare": "foursquare", "gplaces": "google_place"}.get(v.get("provider") or "")
+    if prefix and v.get("venue_id"):
+        d[f"{prefix}_id"] = v["venue_id"]
+        if v.get("venue_type"):
+            d[f"{prefix}_type"] = v["venue_type"]
+    return d
+
+
+def _contact(c: dict) -> dict:
+    d = {"phone_number": c["phone_number"], "first_name": c["first_name"]}
+    for field in ("last_name", "vcard", "user_id"):
+        if c.get(field):
+            d[field] = c[field]
+    return d
+
+
+def value_fields(media: dict) -> dict:
+    """Dice, locations, venues and contacts."""
+    kind = media.get("kind")
+    if kind == "dice":
+        return {"dice": {"emoji": media["dice"]["emoticon"], "value": int(media["dice"]["value"])}}
+    if kind == "geo":
+        return {"location": location(media["geo"])}
+    if kind == "geo_live":
+        return {"location": location(media["geo"], media.get("live"))}
+    if kind == "venue":
+        venue = _venue(media)
+        return {"venue": venue, "location": venue["location"]}  # as Telegram: both
+    if kind == "contact":
+        return {"contact": _contact(media["contact"])}
+    return {}
+
+
 def media_fields(media: dict, entities_out: Entities, *, reveal_quiz: bool = False) -> dict:
     """The Message fields of a stored media dict (none for kinds not shown yet)."""
     if media.get("photo"):
@@ -147,4 +196,4 @@ def media_fields(media: dict, entities_out: Entities, *, reveal_quiz: bool = Fal
         return document_fields(media["document"], media.get("kind") or "document")
     if media.get("kind") == "poll" and media.get("poll"):
         return {"poll": poll_of_media(media, entities_out, reveal=reveal_quiz)}
-    return {}
+    return value_fields(media)

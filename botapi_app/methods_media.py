@@ -122,7 +122,7 @@ async def file_media(bot_id: int, values: dict, ref, want: str, spec: dict) -> d
     return got
 
 
-async def _send_one(bot: BotRef, p: Params, media: dict):
+async def send_one(bot: BotRef, p: Params, media: dict):
     channel_id = _channel_of(p.chat_id())
     chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
     peer = None if channel_id is not None else await _private_peer(bot, p)
@@ -150,7 +150,7 @@ async def _send_kind(bot: BotRef, p: Params, want: str):
     if not p.has(want):
         raise BadRequest(f"there is no {want} in the request")
     media = await file_media(bot.id, p.values, p.values.get(want), want, p.values)
-    return await _send_one(bot, p, media)
+    return await send_one(bot, p, media)
 
 
 @method("sendVideo")

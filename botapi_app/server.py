@@ -17,13 +17,13 @@ from edge_app import health, metrics
 from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
-from . import chat_names, files, methods, methods_chat, methods_media, methods_polls
+from . import chat_names, files, methods, methods_chat, methods_media, methods_polls, methods_values
 from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
 from .params import Params
 
 log = logging.getLogger("telesrv.botapi")
 # Each registers its methods in methods.METHODS through @method when imported.
-METHOD_MODULES = (methods, methods_chat, methods_media, methods_polls)
+METHOD_MODULES = (methods, methods_chat, methods_media, methods_polls, methods_values)
 
 BODY_MAX = 50 * 1024 * 1024  # Telegram's upload limit of the Bot API
 CALLS = Counter(

@@ -81,6 +81,36 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
         assert shown[3].gif is not None
         assert shown[4].sticker is not None and shown[4].file.emoji == "😀"
 
+        # Dice, a location, a venue and a contact, as Alice sees them.
+        dice = await bot.send_dice(alice.id, emoji="🎯")
+        assert dice.dice.emoji == "🎯" and 1 <= dice.dice.value <= 6
+        place = await bot.send_location(alice.id, 52.5, 13.4, horizontal_accuracy=50)
+        assert (place.location.latitude, place.location.longitude, place.location.horizontal_accuracy) == (
+            52.5,
+            13.4,
+            50,
+        )
+        venue = await bot.send_venue(alice.id, 48.85, 2.35, "Cafe", "1 Rue", foursquare_id="4b5")
+        assert (
+            venue.venue.title == "Cafe"
+            and venue.venue.foursquare_id == "4b5"
+            and venue.location.latitude == 48.85
+        )
+        card = await bot.send_contact(alice.id, "+15550001111", "Ann", last_name="Lee")
+        assert (card.contact.phone_number, card.contact.first_name, card.contact.last_name) == (
+            "+15550001111",
+            "Ann",
+            "Lee",
+        )
+        with pytest.raises(BadRequest, match=r"(?i)wrong emoji specified for dice"):
+            await bot.send_dice(alice.id, emoji="🍕")
+        with pytest.raises(BadRequest, match=r"(?i)wrong location specified"):
+            await bot.send_location(alice.id, 95.0, 13.4)
+        values = await a.get_messages(username, ids=[x.message_id for x in (dice, place, venue, card)])
+        assert values[0].dice.emoticon == "🎯" and values[0].dice.value == dice.dice.value
+        assert values[1].geo.lat == 52.5 and values[2].venue.title == "Cafe"
+        assert values[3].contact.first_name == "Ann" and values[3].contact.phone_number == "+15550001111"
+
         # A file_id is reused (the same file); URLs are not fetched.
         again = await bot.send_video(alice.id, video.video.file_id)
         assert again.video.file_unique_id == video.video.file_unique_id
