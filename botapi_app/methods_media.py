@@ -36,6 +36,7 @@ COPY_MAX = 100
 # The mime type a file of each kind gets when the upload names none useful.
 _DEFAULT_MIME = {
     "video": "video/mp4",
+    "video_note": "video/mp4",
     "animation": "video/mp4",
     "audio": "audio/mpeg",
     "voice": "audio/ogg",
@@ -71,6 +72,10 @@ def _attributes(want: str, spec: dict) -> list[dict]:
             "nosound": False,
         }
         return [video, {"_": "animated"}] if want == "animation" else [video]
+    if want == "video_note":
+        side = _int(spec, "length")
+        return [{"_": "video", "duration": float(_int(spec, "duration")), "w": side, "h": side,
+                 "supports_streaming": False, "round_message": True, "nosound": False}]  # fmt: skip
     if want in ("audio", "voice"):
         audio = {"_": "audio", "voice": want == "voice", "duration": _int(spec, "duration"), "waveform": None,
                  "title": None, "performer": None}  # fmt: skip
@@ -171,6 +176,11 @@ async def send_audio(bot: BotRef, p: Params):
 @method("sendVoice")
 async def send_voice(bot: BotRef, p: Params):
     return await _send_kind(bot, p, "voice")
+
+
+@method("sendVideoNote")
+async def send_video_note(bot: BotRef, p: Params):
+    return await _send_kind(bot, p, "video_note")
 
 
 @method("sendSticker")

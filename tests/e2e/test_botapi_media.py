@@ -62,6 +62,8 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
         assert (audio.audio.performer, audio.audio.title, audio.audio.duration) == ("Band", "Song", 5)
         gif = await bot.send_animation(alice.id, CLIP, filename="loop.mp4", width=100, height=80)
         assert gif.animation.width == 100 and gif.document is not None
+        round_ = await bot.send_video_note(alice.id, CLIP, length=240, duration=4, filename="r.mp4")
+        assert (round_.video_note.length, round_.video_note.duration) == (240, 4)
         sticker = await bot.send_sticker(alice.id, _image("WEBP", size=(512, 512)), emoji="😀")
         assert sticker.sticker.emoji == "😀" and (sticker.sticker.width, sticker.sticker.height) == (512, 512)
         assert not sticker.sticker.is_animated and not sticker.sticker.is_video
@@ -69,7 +71,7 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
             await bot.send_sticker(alice.id, b"plain text, not a sticker")
 
         # Alice sees each as the media kind it is.
-        await wait_for(lambda: len(seen) >= 5, 20)
+        await wait_for(lambda: len(seen) >= 6, 20)
         by_text = {m.id: m for m in seen}
         shown = [by_text[x.message_id] for x in (video, voice, audio, gif, sticker)]
         assert shown[0].video is not None and shown[0].raw_text == "clip"
@@ -80,6 +82,8 @@ async def test_python_telegram_bot_sends_every_media_kind_albums_edits_and_copie
         )
         assert shown[3].gif is not None
         assert shown[4].sticker is not None and shown[4].file.emoji == "😀"
+        (roundel,) = await a.get_messages(username, ids=[round_.message_id])
+        assert roundel.video_note is not None and roundel.file.duration == 4
 
         # Dice, a location, a venue and a contact, as Alice sees them.
         dice = await bot.send_dice(alice.id, emoji="🎯")
