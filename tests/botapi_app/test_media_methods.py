@@ -205,3 +205,31 @@ async def test_close_ends_a_waiting_long_poll_and_nothing_else():
 
     assert await long_polls.until_closed(1, quick()) == ["update"]
     assert long_polls._polls == {}
+
+
+def test_value_media_in_bot_api_shapes():
+    geo = {"lat": 1.5, "long": 2.5, "access_hash": 1, "accuracy_radius": 20}
+    assert media_shapes.value_fields({"kind": "dice", "dice": {"emoticon": "🎲", "value": 3}}) == {
+        "dice": {"emoji": "🎲", "value": 3}
+    }
+    assert media_shapes.value_fields({"kind": "geo", "geo": geo}) == {
+        "location": {"latitude": 1.5, "longitude": 2.5, "horizontal_accuracy": 20.0}
+    }
+    live = media_shapes.value_fields({"kind": "geo_live", "geo": geo, "live": {"period": 900, "heading": 90}})
+    assert live["location"]["live_period"] == 900 and live["location"]["heading"] == 90
+    venue = {"kind": "venue", "geo": geo, "venue": {"title": "T", "address": "A", "provider": "gplaces",
+                                                    "venue_id": "g1", "venue_type": "cafe"}}  # fmt: skip
+    shown = media_shapes.value_fields(venue)
+    assert shown["venue"]["google_place_id"] == "g1" and shown["venue"]["google_place_type"] == "cafe"
+    assert shown["location"] == shown["venue"]["location"]
+    contact = {"kind": "contact", "contact": {"phone_number": "+1", "first_name": "F", "last_name": "",
+                                              "vcard": "", "user_id": 0}}  # fmt: skip
+    assert media_shapes.value_fields(contact) == {"contact": {"phone_number": "+1", "first_name": "F"}}
+
+
+def test_forward_origin_names_the_hidden_user_by_name():
+    from botapi_app.forward_shapes import forward_origin
+
+    hidden = forward_origin({"date": 5, "from_name": "Secret Sam"}, {}, lambda u: {"id": u.id})
+    assert hidden == {"type": "hidden_user", "date": 5, "sender_user_name": "Secret Sam"}
+    assert forward_origin({"date": 5}, {}, lambda u: {"id": u.id}) is None
