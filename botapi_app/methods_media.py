@@ -231,11 +231,13 @@ async def send_media_group(bot: BotRef, p: Params):
     chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
     peer = None if channel_id is not None else await _private_peer(bot, p)
     specs = input_media_list(p)
-    items = []
-    for spec in specs:
+    captions = []
+    for spec in specs:  # every item checked before any file is stored
         if not spec.get("media"):
             raise BadRequest(f"there is no {spec['type']} in the request")
-        caption, entities = _caption_of(spec)
+        captions.append(_caption_of(spec))
+    items = []
+    for spec, (caption, entities) in zip(specs, captions, strict=True):
         media = await file_media(bot.id, p.values, spec["media"], spec["type"], spec)
         items.append({"message": caption, "entities": entities, "media": media, "random_id": _random_id()})
     silent = p.bool("disable_notification")
