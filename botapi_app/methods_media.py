@@ -154,6 +154,9 @@ async def _send_kind(bot: BotRef, p: Params, want: str):
     p.chat_id()  # "chat_id is empty" comes before a missing file, as Telegram's
     if not p.has(want):
         raise BadRequest(f"there is no {want} in the request")
+    # Bad text or keyboard is refused before the file is stored.
+    _text_and_entities(p, "caption", "caption_entities")
+    _markup(p)
     media = await file_media(bot.id, p.values, p.values.get(want), want, p.values)
     return await send_one(bot, p, media)
 
