@@ -527,6 +527,7 @@ async def _group(bot: BotRef, p: Params) -> tuple[int, dict]:
 @in_thread
 def _member_status(channel_id: int, user_id: int) -> dict:
     from channels_app.models import ChannelMember
+    from channels_app.rights import admin_bit, banned_bit
 
     user = User.objects.filter(id=user_id).first()
     if user is None:
@@ -537,15 +538,27 @@ def _member_status(channel_id: int, user_id: int) -> dict:
         return {**d, "status": "left"}
     if mb.status in ("kicked", "banned") and mb.banned_rights & 1:
         return {**d, "status": "kicked", "until_date": mb.banned_until}
+    if mb.rank and mb.role in ("creator", "admin"):
+        d["custom_title"] = mb.rank
     if mb.role == "creator":
-        return {**d, "status": "creator", "is_anonymous": False}
+        return {**d, "status": "creator", "is_anonymous": bool(mb.admin_rights & admin_bit("anonymous"))}
     if mb.role == "admin":
-        return {**d, "status": "administrator", "can_be_edited": False, "is_anonymous": False}
+        # Every right named, as the frameworks' ChatMemberAdministrator requires.
+        rights = {field: bool(mb.admin_rights & admin_bit(name)) for field, name in _ADMIN_RIGHTS.items()}
+        return {**d, "status": "administrator", "can_be_edited": False, **rights, "can_manage_chat": True,
+                "can_send_welcome_messages": False}  # fmt: skip
     if mb.banned_rights:
+        allowed = {
+            field: not any(mb.banned_rights & banned_bit(name) for name in names)
+            for field, names in _PERMISSIONS.items()
+        }
         return {
             **d,
             "status": "restricted",
             "is_member": mb.status == "active",
+            **allowed,
+            "can_react_to_messages": True,
+            "can_edit_tag": False,
             "until_date": mb.banned_until,
         }
     return {**d, "status": "member"}

@@ -190,7 +190,7 @@ async def test_aiogram_polls_reactions_invite_links_join_requests_and_chat_photo
     from aiogram.client.session.aiohttp import AiohttpSession
     from aiogram.client.telegram import TelegramAPIServer
     from aiogram.exceptions import TelegramBadRequest
-    from aiogram.types import BufferedInputFile, InputPollOption, ReactionTypeEmoji
+    from aiogram.types import BufferedInputFile, ChatPermissions, InputPollOption, ReactionTypeEmoji
     from telethon import errors, functions, types
 
     from accounts_app.access import user_access_hash
@@ -212,7 +212,7 @@ async def test_aiogram_polls_reactions_invite_links_join_requests_and_chat_photo
         with pytest.raises(TelegramBadRequest, match="not enough rights to manage chat invite links"):
             await bot.create_chat_invite_link(chat_id)
         rights = types.ChatAdminRights(
-            invite_users=True, change_info=True, pin_messages=True, delete_messages=True
+            invite_users=True, change_info=True, pin_messages=True, delete_messages=True, ban_users=True
         )
         await a(functions.channels.EditAdminRequest(ic, bot_user, rights, rank="bot"))
 
@@ -255,6 +255,20 @@ async def test_aiogram_polls_reactions_invite_links_join_requests_and_chat_photo
         assert await bot.approve_chat_join_request(chat_id, bob.id) is True
         member = await bot.get_chat_member(chat_id, bob.id)
         assert member.status == "member"
+        # Every member kind parses in the framework's own types.
+        admins = {m.user.id: m for m in await bot.get_chat_administrators(chat_id)}
+        assert admins[alice.id].status == "creator" and admins[bot_id].status == "administrator"
+        assert admins[bot_id].can_invite_users and not admins[bot_id].can_promote_members
+        assert admins[bot_id].custom_title == "bot"
+        await bot.restrict_chat_member(chat_id, bob.id, ChatPermissions(can_send_messages=True))
+        limited = await bot.get_chat_member(chat_id, bob.id)
+        assert limited.status == "restricted" and limited.can_send_messages and not limited.can_send_photos
+        await bot.restrict_chat_member(chat_id, bob.id, ChatPermissions(
+            can_send_messages=True, can_send_photos=True, can_send_polls=True, can_send_other_messages=True,
+            can_send_audios=True, can_send_documents=True, can_send_videos=True, can_send_video_notes=True,
+            can_send_voice_notes=True, can_add_web_page_previews=True, can_change_info=True, can_invite_users=True,
+            can_pin_messages=True, can_manage_topics=True,
+        ))  # fmt: skip
 
         # A quiz Bob answers; stopped, everyone sees it closed with the answer.
         bad = [InputPollOption(text="only")]
