@@ -27,6 +27,8 @@ async def until_closed(bot_id: int, updates):
         return []
     finally:
         closer.cancel()
+        if not task.done():
+            task.cancel()  # the client went away (the handler was cancelled)
         waiting = _polls.get(bot_id)
         if waiting is not None:
             waiting.discard(closing)

@@ -233,3 +233,20 @@ def test_forward_origin_names_the_hidden_user_by_name():
     hidden = forward_origin({"date": 5, "from_name": "Secret Sam"}, {}, lambda u: {"id": u.id})
     assert hidden == {"type": "hidden_user", "date": 5, "sender_user_name": "Secret Sam"}
     assert forward_origin({"date": 5}, {}, lambda u: {"id": u.id}) is None
+
+
+async def test_a_long_poll_whose_client_left_stops_waiting():
+    started, stopped = asyncio.Event(), asyncio.Event()
+
+    async def long_poll():
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.set()
+
+    waiting = asyncio.create_task(long_polls.until_closed(3, long_poll()))
+    await started.wait()
+    waiting.cancel()
+    await asyncio.wait_for(stopped.wait(), 1)
+    assert long_polls._polls == {}
