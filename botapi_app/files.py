@@ -194,23 +194,36 @@ async def input_media(bot_id: int, value, want: str) -> dict:
     return await media_of_file_id(bot_id, value, want)
 
 
+# The folder of a file_path by media kind, as Telegram's (the path is only a name here).
+_FOLDERS = {"video": "videos", "voice": "voice", "music": "music", "gif": "animations", "sticker": "stickers",
+            "round": "video_notes"}  # fmt: skip
+
+
 async def get_file(bot_id: int, file_id: str) -> dict:
     kind, media_id, access_hash, size = parse_file_id(file_id)
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
-    target = await _target(kind, media_id, access_hash, size)
+    target, doc = await _target(kind, media_id, access_hash, size)
     d = {"file_id": file_id, "file_unique_id": unique_id(kind, media_id, size), "file_size": target.size}
     if target.size <= DOWNLOAD_MAX:
-        d["file_path"] = f"{'photos' if kind == 'p' else 'documents'}/{file_id}"
+        if doc is None:
+            folder = "photos"
+        else:
+            from messages_app.media_input import media_kind
+
+            folder = _FOLDERS.get(media_kind(doc["attributes"], doc["mime_type"]), "documents")
+        d["file_path"] = f"{folder}/{file_id}"
     return d
 
 
 async def _target(kind: str, media_id: int, access_hash: int, size: str):
+    """The file to read, and for a document its dict (None for a photo size)."""
     try:
         if kind == "p":
-            return await media.photo_target(media_id, access_hash, None, size)
+            return await media.photo_target(media_id, access_hash, None, size), None
         doc = await media.get_document(media_id, access_hash)
-        return await media.document_target(media_id, access_hash, media.unb64(doc["file_reference"]), "")
+        target = await media.document_target(media_id, access_hash, media.unb64(doc["file_reference"]), "")
+        return target, doc
     except RpcError:
         raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
 
@@ -221,8 +234,9 @@ async def download(bot_id: int, file_path: str) -> tuple[bytes, str]:
     kind, media_id, access_hash, size = parse_file_id(file_id)
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
-    target = await _target(kind, media_id, access_hash, size)
+    target, doc = await _target(kind, media_id, access_hash, size)
     if target.size > DOWNLOAD_MAX:
         raise BadRequest("file is too big")
     data = await media.read_window(target, 0, target.size)
-    return data, "image/jpeg" if kind == "p" else "application/octet-stream"
+    mime = "image/jpeg" if doc is None else (doc.get("mime_type") or "application/octet-stream")
+    return data, mime.split(";")[0].strip()
