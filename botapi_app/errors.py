@@ -91,7 +91,31 @@ _TEXTS = {
     "BOT_COMMAND_INVALID": (BadRequest, "BOT_COMMAND_INVALID"),
     "BOT_COMMAND_DESCRIPTION_INVALID": (BadRequest, "BOT_COMMAND_DESCRIPTION_INVALID"),
     "ENTITY_BOUNDS_INVALID": (BadRequest, "can't parse entities: entity beginning/end is out of bounds"),
+    "MEDIA_CAPTION_TOO_LONG": (BadRequest, "message caption is too long"),
+    "REPLY_MESSAGE_ID_INVALID": (BadRequest, "message to be replied not found"),
+    "MEDIA_PREV_INVALID": (BadRequest, "there is no media in the message to edit"),
+    "CHAT_SEND_MEDIA_FORBIDDEN": (BadRequest, "not enough rights to send media to the chat"),
+    "CHAT_SEND_STICKERS_FORBIDDEN": (BadRequest, "not enough rights to send stickers to the chat"),
+    "CHAT_SEND_GIFS_FORBIDDEN": (BadRequest, "not enough rights to send animations to the chat"),
 }
+
+
+class rights_text:
+    """Within it, the domain's CHAT_ADMIN_REQUIRED reads as the Bot API's words for the
+    method ("not enough rights to ...")."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, RpcError) and exc.message in ("CHAT_ADMIN_REQUIRED", "RIGHT_FORBIDDEN"):
+            raise BadRequest(f"not enough rights to {self.what}") from None
+        return False
+
+
 _FLOOD = re.compile(r"^(?:FLOOD_WAIT|SLOWMODE_WAIT|FLOOD_PREMIUM_WAIT)_(\d+)$")
 
 

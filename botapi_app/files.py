@@ -105,7 +105,7 @@ async def _may_see(bot_id: int, kind: str, media_id: int) -> bool:
 async def media_of_file_id(bot_id: int, file_id: str, want: str) -> dict:
     """The stored media a reused ``file_id`` names, as a message's media."""
     kind, media_id, access_hash, _ = parse_file_id(file_id)
-    if kind != want[0]:
+    if kind != ("p" if want == "photo" else "d"):
         raise BadRequest("wrong file identifier/HTTP URL specified")
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
@@ -129,27 +129,54 @@ async def _stage(bot_id: int, data: bytes) -> tuple[int, int]:
     return file_id, len(chunks)
 
 
-async def upload(bot_id: int, field: web.FileField, want: str) -> dict:
-    """A multipart file as a new photo or document, as a message's media."""
+async def staged(bot_id: int, field: web.FileField, limit: int = DOCUMENT_MAX) -> media.UploadRef:
+    """A multipart file as an upload of the bot's (checked for size)."""
     data = field.file.read()
     if not data:
         raise BadRequest("file must be non-empty")
-    limit = PHOTO_MAX if want == "photo" else DOCUMENT_MAX
     if len(data) > limit:
         raise BadRequest("file is too big")
     file_id, parts = await _stage(bot_id, data)
-    ref = media.UploadRef(file_id=file_id, parts=parts, name=field.filename or "file")
+    return media.UploadRef(file_id=file_id, parts=parts, name=field.filename or "file")
+
+
+async def upload(
+    bot_id: int,
+    field: web.FileField,
+    want: str,
+    *,
+    attributes: list[dict] | None = None,
+    mime_type: str = "",
+    thumb: web.FileField | None = None,
+) -> dict:
+    """A multipart file as a new photo or document (``attributes`` make it a video,
+    audio, voice, animation or sticker), as a message's media."""
+    ref = await staged(bot_id, field, PHOTO_MAX if want == "photo" else DOCUMENT_MAX)
     try:
         if want == "photo":
             return {"photo": await media.do_upload_photo(bot_id, ref), "kind": "photo", "spoiler": False}
-        doc = await media.do_upload_document(bot_id, ref, field.content_type or "", [], force_file=True)
+        thumb_ref = await staged(bot_id, thumb, PHOTO_MAX) if thumb is not None else None
+        doc = await media.do_upload_document(
+            bot_id, ref, mime_type or field.content_type or "", list(attributes or []), thumb_ref,
+            force_file=want == "document",
+        )  # fmt: skip
     except RpcError as exc:
         if exc.message == "IMAGE_PROCESS_FAILED":
             raise BadRequest("IMAGE_PROCESS_FAILED") from None
         raise
     from messages_app.media_input import media_kind
 
-    return {"document": doc, "kind": media_kind(doc["attributes"], doc["mime_type"]), "spoiler": False}
+    kind = "document" if want == "document" else media_kind(doc["attributes"], doc["mime_type"])
+    return {"document": doc, "kind": kind, "spoiler": False}
+
+
+def attached(values: dict, ref):
+    """An InputFile parameter: the upload itself, or the upload ``attach://<field>``
+    names (how aiogram sends every file), or the string (a file_id) as it is."""
+    if isinstance(ref, str) and ref.startswith("attach://"):
+        found = values.get(ref[len("attach://") :])
+        return found if isinstance(found, web.FileField) else ref
+    return ref
 
 
 async def input_media(bot_id: int, value, want: str) -> dict:
@@ -167,23 +194,36 @@ async def input_media(bot_id: int, value, want: str) -> dict:
     return await media_of_file_id(bot_id, value, want)
 
 
+# The folder of a file_path by media kind, as Telegram's (the path is only a name here).
+_FOLDERS = {"video": "videos", "voice": "voice", "music": "music", "gif": "animations", "sticker": "stickers",
+            "round": "video_notes"}  # fmt: skip
+
+
 async def get_file(bot_id: int, file_id: str) -> dict:
     kind, media_id, access_hash, size = parse_file_id(file_id)
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
-    target = await _target(kind, media_id, access_hash, size)
+    target, doc = await _target(kind, media_id, access_hash, size)
     d = {"file_id": file_id, "file_unique_id": unique_id(kind, media_id, size), "file_size": target.size}
     if target.size <= DOWNLOAD_MAX:
-        d["file_path"] = f"{'photos' if kind == 'p' else 'documents'}/{file_id}"
+        if doc is None:
+            folder = "photos"
+        else:
+            from messages_app.media_input import media_kind
+
+            folder = _FOLDERS.get(media_kind(doc["attributes"], doc["mime_type"]), "documents")
+        d["file_path"] = f"{folder}/{file_id}"
     return d
 
 
 async def _target(kind: str, media_id: int, access_hash: int, size: str):
+    """The file to read, and for a document its dict (None for a photo size)."""
     try:
         if kind == "p":
-            return await media.photo_target(media_id, access_hash, None, size)
+            return await media.photo_target(media_id, access_hash, None, size), None
         doc = await media.get_document(media_id, access_hash)
-        return await media.document_target(media_id, access_hash, media.unb64(doc["file_reference"]), "")
+        target = await media.document_target(media_id, access_hash, media.unb64(doc["file_reference"]), "")
+        return target, doc
     except RpcError:
         raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
 
@@ -194,8 +234,9 @@ async def download(bot_id: int, file_path: str) -> tuple[bytes, str]:
     kind, media_id, access_hash, size = parse_file_id(file_id)
     if not await _may_see(bot_id, kind, media_id):
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
-    target = await _target(kind, media_id, access_hash, size)
+    target, doc = await _target(kind, media_id, access_hash, size)
     if target.size > DOWNLOAD_MAX:
         raise BadRequest("file is too big")
     data = await media.read_window(target, 0, target.size)
-    return data, "image/jpeg" if kind == "p" else "application/octet-stream"
+    mime = "image/jpeg" if doc is None else (doc.get("mime_type") or "application/octet-stream")
+    return data, mime.split(";")[0].strip()

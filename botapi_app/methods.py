@@ -19,9 +19,8 @@ from edge_app.orm_threads import in_thread
 from private_app import actions as private
 from private_app.typing import push_typing
 from tl import types
-from tl.errors import RpcError
 
-from . import files, parse_mode, queue, shapes, webhook
+from . import files, long_polls, parse_mode, queue, shapes, webhook
 from .errors import BadRequest
 from .params import Params
 
@@ -241,8 +240,11 @@ async def get_updates(bot: BotRef, p: Params):
     if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
         raise BadRequest("can't parse allowed_updates JSON array")
     timeout = max(0, min(p.int("timeout", default=0) or 0, 50))
-    return await queue.get_updates(
-        bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
+    return await long_polls.until_closed(
+        bot.id,
+        queue.get_updates(
+            bot.id, p.int("offset", default=0) or 0, p.int("limit", default=100), timeout, allowed
+        ),
     )
 
 
@@ -270,6 +272,7 @@ async def send_message(bot: BotRef, p: Params):
             reply_to_msg_id=_reply_to(p),
             silent=p.bool("disable_notification"),
             reply_markup=_markup(p),
+            noforwards=p.bool("protect_content"),
         )
         return await _render_channel(change.events[0].message, chat)
     peer = await _private_peer(bot, p)
@@ -290,7 +293,7 @@ async def _send_media(bot: BotRef, p: Params, want: str):
     channel_id = _channel_of(p.chat_id())
     chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
     peer = None if channel_id is not None else await _private_peer(bot, p)
-    media = await files.input_media(bot.id, p.values.get(want), want)
+    media = await files.input_media(bot.id, files.attached(p.values, p.values.get(want)), want)
     caption, entities = _text_and_entities(p, "caption", "caption_entities")
     kwargs = {
         "entities": entities,
@@ -302,7 +305,9 @@ async def _send_media(bot: BotRef, p: Params, want: str):
     if channel_id is not None:
         from channels_app.actions.messages import do_send_message
 
-        change = await do_send_message(bot.id, channel_id, caption, _random_id(), **kwargs)
+        change = await do_send_message(
+            bot.id, channel_id, caption, _random_id(), noforwards=p.bool("protect_content"), **kwargs
+        )
         return await _render_channel(change.events[0].message, chat)
     change = await private.do_send_private_message(bot.id, peer.id, caption, _random_id(), **kwargs)
     return await _render(change.messages[0])
@@ -323,51 +328,7 @@ async def get_file(bot: BotRef, p: Params):
     return await files.get_file(bot.id, p.str("file_id", required=True))
 
 
-async def _forwardable(bot_id: int, chat_id: int, message_id: int, what: str) -> list[dict]:
-    try:
-        items = await private.get_forwardable(bot_id, chat_id, [message_id])
-    except RpcError as exc:
-        if exc.message != "MESSAGE_ID_INVALID":
-            raise
-        items = []
-    if not items:
-        raise BadRequest(f"message to {what} not found")
-    return items
-
-
-@method("forwardMessage")
-async def forward_message(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
-    source = await _private_peer(bot, p, "from_chat_id")
-    items = await _forwardable(bot.id, source.id, p.int("message_id", required=True), "forward")
-    change = await private.do_forward_to_user(
-        bot.id, peer.id, items, [_random_id()], silent=p.bool("disable_notification")
-    )
-    return await _render(change.messages[0])
-
-
-@method("copyMessage")
-async def copy_message(bot: BotRef, p: Params):
-    peer = await _private_peer(bot, p)
-    source = await _private_peer(bot, p, "from_chat_id")
-    items = await _forwardable(bot.id, source.id, p.int("message_id", required=True), "copy")
-    item = items[0]
-    if p.has("caption") and item.get("media"):  # a text message keeps its text
-        text, entities = _text_and_entities(p, "caption", "caption_entities")
-    else:
-        text, entities = item["message"], item.get("entities") or []
-    change = await private.do_send_private_message(
-        bot.id,
-        peer.id,
-        text,
-        _random_id(),
-        entities=entities,
-        media=item.get("media"),
-        reply_to_msg_id=_reply_to(p),
-        silent=p.bool("disable_notification"),
-        reply_markup=_markup(p),
-    )
-    return {"message_id": change.messages[0]["id"]}
+# forwardMessage(s) and copyMessage(s): methods_media.
 
 
 async def _edit(bot: BotRef, p: Params, *, text: bool):
@@ -566,6 +527,7 @@ async def _group(bot: BotRef, p: Params) -> tuple[int, dict]:
 @in_thread
 def _member_status(channel_id: int, user_id: int) -> dict:
     from channels_app.models import ChannelMember
+    from channels_app.rights import admin_bit, banned_bit
 
     user = User.objects.filter(id=user_id).first()
     if user is None:
@@ -576,15 +538,27 @@ def _member_status(channel_id: int, user_id: int) -> dict:
         return {**d, "status": "left"}
     if mb.status in ("kicked", "banned") and mb.banned_rights & 1:
         return {**d, "status": "kicked", "until_date": mb.banned_until}
+    if mb.rank and mb.role in ("creator", "admin"):
+        d["custom_title"] = mb.rank
     if mb.role == "creator":
-        return {**d, "status": "creator", "is_anonymous": False}
+        return {**d, "status": "creator", "is_anonymous": bool(mb.admin_rights & admin_bit("anonymous"))}
     if mb.role == "admin":
-        return {**d, "status": "administrator", "can_be_edited": False, "is_anonymous": False}
+        # Every right named, as the frameworks' ChatMemberAdministrator requires.
+        rights = {field: bool(mb.admin_rights & admin_bit(name)) for field, name in _ADMIN_RIGHTS.items()}
+        return {**d, "status": "administrator", "can_be_edited": False, **rights, "can_manage_chat": True,
+                "can_send_welcome_messages": False}  # fmt: skip
     if mb.banned_rights:
+        allowed = {
+            field: not any(mb.banned_rights & banned_bit(name) for name in names)
+            for field, names in _PERMISSIONS.items()
+        }
         return {
             **d,
             "status": "restricted",
             "is_member": mb.status == "active",
+            **allowed,
+            "can_react_to_messages": True,
+            "can_edit_tag": False,
             "until_date": mb.banned_until,
         }
     return {**d, "status": "member"}

@@ -17,11 +17,13 @@ from edge_app import health, metrics
 from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
-from . import files, methods
+from . import chat_names, files, methods, methods_chat, methods_media, methods_polls, methods_values
 from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
 from .params import Params
 
 log = logging.getLogger("telesrv.botapi")
+# Each registers its methods in methods.METHODS through @method when imported.
+METHOD_MODULES = (methods, methods_chat, methods_media, methods_polls, methods_values)
 
 BODY_MAX = 50 * 1024 * 1024  # Telegram's upload limit of the Bot API
 CALLS = Counter(
@@ -77,7 +79,9 @@ async def handle_method(request: web.Request) -> web.Response:
         bot_id = await _bot_of(request.match_info["token"])
         if fn is None:
             raise NotFound()
-        result = await fn(methods.BotRef(bot_id), await _params(request))
+        params = await _params(request)
+        await chat_names.resolve_public_chats(params, bot_id)
+        result = await fn(methods.BotRef(bot_id), params)
         response = _json({"ok": True, "result": result})
     except web.HTTPRequestEntityTooLarge:
         response = _json(TooLarge().body(), 413)

@@ -144,6 +144,14 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         d["from"] = user(sender)
     if m.get("edit_date"):
         d["edit_date"] = m["edit_date"]
+    if m.get("noforwards"):
+        d["has_protected_content"] = True
+    if m.get("fwd_from"):
+        from .forward_shapes import forward_origin
+
+        origin = forward_origin(m["fwd_from"], users, user)
+        if origin is not None:
+            d["forward_origin"] = origin
     text = m.get("message") or ""
     media = m.get("media")
     key = "caption" if media else "text"
@@ -153,12 +161,13 @@ def message(m: dict, users: dict[int, User], chat: dict) -> dict:
         if entities:
             d["entities" if key == "text" else "caption_entities"] = entities
     if media:
-        from . import files
+        from .media_shapes import media_fields
 
-        if media.get("photo"):
-            d["photo"] = files.photo_sizes(media["photo"])
-        elif media.get("document"):
-            d["document"] = files.document(media["document"])
+        # A quiz's answer shows in the bot's private chats and on what the bot sent.
+        reveal = chat.get("type") == "private" or bool(sender is not None and sender.bot)
+        d.update(media_fields(media, entities_out, reveal_quiz=reveal))
+        if m.get("grouped_id"):
+            d["media_group_id"] = str(m["grouped_id"])
     if m.get("reply_markup") and m["reply_markup"].get("kind") == "inline":
         d["reply_markup"] = markup_out(m["reply_markup"])
     if m.get("via_bot_id") and m["via_bot_id"] in users:

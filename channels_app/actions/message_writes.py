@@ -266,7 +266,7 @@ def _snapshot(g: _Group, r: dict, mid: int, pts: int, date: int, post: bool) -> 
         "edit_date": 0,
         "post": post,
         "silent": g.silent,
-        "noforwards": bool(channel["noforwards"]),
+        "noforwards": bool(channel["noforwards"] or r.get("noforwards")),
         "post_author": g.post_author,
         "message": r["message"],
         "entities": r["entities"],

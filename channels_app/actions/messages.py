@@ -182,11 +182,14 @@ async def do_send_message(
     send_as: int | None = None,
     reply_markup: dict | None = None,
     via_bot_id: int = 0,
+    noforwards: bool = False,
 ) -> ChannelChange:
     """messages.sendMessage (or sendMedia, with ``media``: a photo or document snapshot
     and its kind) into a channel. A non-zero ``access_hash`` (what the client sent) is
     checked here, saving the handler a lookup on the hottest path. ``send_as``: the
-    channel id asked for (0 the user, None the saved default), re-checked here."""
+    channel id asked for (0 the user, None the saved default), re-checked here.
+    ``noforwards``: this message is protected even where the channel is not (a bot's
+    protect_content)."""
     if not random_id:
         raise RandomIdEmptyError()
     attached = media if is_caption(media) else None
@@ -280,6 +283,7 @@ async def do_send_message(
         "media": media,
         "reply_markup": reply_markup,
         "via_bot_id": via_bot_id,
+        "noforwards": noforwards,
     }
     events = await write_messages(
         channel, sender_id, [row], silent=silent, post_author=post_author, send_as=as_channel
