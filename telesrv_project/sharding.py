@@ -157,8 +157,7 @@ TABLES: dict[str, Role] = {
     "bot_command_sets": by_user("bot_id"),
     "bot_service_chats": by_user(),
     "scheduled_messages": local(
-        "claimed across all users by due date with FOR UPDATE SKIP LOCKED, which Citus "
-        "runs only on one shard"
+        "claimed across all users by due date with FOR UPDATE SKIP LOCKED, which Citus runs only on one shard"
     ),
     "webpages": local("link previews are shared by every chat, found by URL"),
     "webpage_refs": local("which messages show a preview; next to webpages"),
@@ -185,14 +184,11 @@ def citus_calls() -> list[str]:
     calls = [f"SELECT create_reference_table('{table}');" for table in refs]
     for group, head in GROUP_HEADS.items():
         column = TABLES[head].column
-        calls.append(
-            f"SELECT create_distributed_table('{head}', '{column}', colocate_with => 'none');"
-        )
+        calls.append(f"SELECT create_distributed_table('{head}', '{column}', colocate_with => 'none');")
         for table, role in distributed(group).items():
             if table != head:
                 calls.append(
-                    f"SELECT create_distributed_table('{table}', '{role.column}',"
-                    f" colocate_with => '{head}');"
+                    f"SELECT create_distributed_table('{table}', '{role.column}', colocate_with => '{head}');"
                 )
     return calls
 

@@ -8,7 +8,6 @@ import django.db.models.deletion
 import django.db.models.functions.text
 from django.db import migrations, models
 
-
 REKEYED = [
     ("contacts", "owner_id"),
     ("blocks", "owner_id"),
@@ -78,61 +77,77 @@ DROP FUNCTION users_keep_unique_keys();
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts_app', '0012_password_reset'),
+        ("accounts_app", "0012_password_reset"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UserPhone',
+            name="UserPhone",
             fields=[
-                ('phone', models.CharField(max_length=32, primary_key=True, serialize=False)),
-                ('user_id', models.BigIntegerField()),
+                ("phone", models.CharField(max_length=32, primary_key=True, serialize=False)),
+                ("user_id", models.BigIntegerField()),
             ],
             options={
-                'db_table': 'user_phones',
+                "db_table": "user_phones",
             },
         ),
         migrations.CreateModel(
-            name='UserUsername',
+            name="UserUsername",
             fields=[
-                ('username_lower', models.CharField(max_length=32, primary_key=True, serialize=False)),
-                ('user_id', models.BigIntegerField()),
+                ("username_lower", models.CharField(max_length=32, primary_key=True, serialize=False)),
+                ("user_id", models.BigIntegerField()),
             ],
             options={
-                'db_table': 'user_usernames',
+                "db_table": "user_usernames",
             },
         ),
         migrations.RunSQL(FILL_LOOKUPS, migrations.RunSQL.noop),
         migrations.RunSQL(TRIGGER, DROP_TRIGGER),
         *(rekey(table, column) for table, column in REKEYED),
         migrations.RemoveConstraint(
-            model_name='user',
-            name='users_username_lower_uniq',
+            model_name="user",
+            name="users_username_lower_uniq",
         ),
         migrations.AlterField(
-            model_name='authorization',
-            name='user',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='authorizations', to='accounts_app.user'),
+            model_name="authorization",
+            name="user",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="authorizations",
+                to="accounts_app.user",
+            ),
         ),
         migrations.AlterField(
-            model_name='block',
-            name='user',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts_app.user'),
+            model_name="block",
+            name="user",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="accounts_app.user",
+            ),
         ),
         migrations.AlterField(
-            model_name='contact',
-            name='user',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts_app.user'),
+            model_name="contact",
+            name="user",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="accounts_app.user",
+            ),
         ),
         migrations.AlterField(
-            model_name='user',
-            name='phone',
-            field=models.CharField(db_index=True, help_text='digits only, no leading +', max_length=32),
+            model_name="user",
+            name="phone",
+            field=models.CharField(db_index=True, help_text="digits only, no leading +", max_length=32),
         ),
         migrations.AddIndex(
-            model_name='user',
-            index=models.Index(django.db.models.functions.text.Lower('username'), name='users_username_lower'),
+            model_name="user",
+            index=models.Index(
+                django.db.models.functions.text.Lower("username"), name="users_username_lower"
+            ),
         ),
     ]

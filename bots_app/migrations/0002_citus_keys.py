@@ -6,17 +6,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts_app', '0013_citus_keys'),
-        ('bots_app', '0001_initial'),
+        ("accounts_app", "0013_citus_keys"),
+        ("bots_app", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='bot',
-            name='owner',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts_app.user'),
+            model_name="bot",
+            name="owner",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="accounts_app.user",
+            ),
         ),
         migrations.RunSQL(
             "ALTER TABLE bot_command_sets DROP CONSTRAINT bot_command_sets_pkey, ADD PRIMARY KEY (id, bot_id)",

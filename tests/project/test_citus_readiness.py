@@ -108,7 +108,7 @@ def foreign_key_violations(cur, schema: str, roles: dict[str, Role]) -> list[str
             ok = True  # any table may point at a reference table
         elif here.kind == DISTRIBUTED and there.kind == DISTRIBUTED:
             ok = here.group == there.group and (here.column, there.column) in zip(
-                columns, ref_columns
+                columns, ref_columns, strict=True
             )
         elif here.kind == LOCAL:
             ok = there.kind == LOCAL
@@ -252,9 +252,7 @@ def test_probe_that_follows_the_rules_passes(probe):
 def test_table_without_role_is_reported(probe):
     _base(probe)
     probe.execute("CREATE TABLE newcomer (id bigint)")
-    assert violations(probe, PROBE, _probe_roles()) == [
-        "newcomer: no role in telesrv_project/sharding.py"
-    ]
+    assert violations(probe, PROBE, _probe_roles()) == ["newcomer: no role in telesrv_project/sharding.py"]
 
 
 def test_unique_key_without_distribution_column_is_reported(probe):
