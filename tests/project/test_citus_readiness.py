@@ -337,3 +337,14 @@ def test_two_levels_of_partitioning_are_reported(probe):
     )
     found = violations(probe, PROBE, _probe_roles(msgs=sharding.by_channel()))
     assert found == ["msgs_0: partitioned partition (Citus takes one level)"]
+
+
+def test_docs_list_the_roles_and_calls_of_the_registry():
+    """docs/scaling.md shows what ``python -m telesrv_project.sharding`` prints."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "scaling.md").read_text()
+    section = doc.split("## Sharding the store (Citus)", 1)[1]
+    assert sharding.markdown_table() in section
+    for call in sharding.citus_calls():
+        assert call in section, call
