@@ -8,11 +8,13 @@ class User(models.Model):
     """A Telegram account. ``id`` is the user id clients see."""
 
     id = models.BigAutoField(primary_key=True)
-    phone = models.CharField(max_length=32, unique=True, help_text="digits only, no leading +")
+    # Unique through user_phones (a trigger keeps it): a unique index here would have to
+    # include ``id`` once users are distributed by it (telesrv_project/sharding.py).
+    phone = models.CharField(max_length=32, db_index=True, help_text="digits only, no leading +")
     first_name = models.CharField(max_length=64)
     last_name = models.CharField(max_length=64, blank=True, default="")
-    # Display spelling; uniqueness is case-insensitive (index below) and shared with
-    # channels through accounts_app.usernames.
+    # Display spelling; uniqueness is case-insensitive (user_usernames, kept by a trigger)
+    # and shared with channels through accounts_app.usernames.
     username = models.CharField(max_length=32, null=True, blank=True)
     about = models.CharField(max_length=255, blank=True, default="")
     lang_code = models.CharField(max_length=16, blank=True, default="")
@@ -44,13 +46,33 @@ class User(models.Model):
         db_table = "users"
         # Not "user": the console also lists Django's own staff users.
         verbose_name = "Telegram user"
-        constraints = [
-            models.UniqueConstraint(Lower("username"), name="users_username_lower_uniq"),
-        ]
+        indexes = [models.Index(Lower("username"), name="users_username_lower")]
 
     def __str__(self) -> str:
         name = f"{self.first_name} {self.last_name}".strip()
         return f"{name} ({self.id})"
+
+
+class UserPhone(models.Model):
+    """Which user holds a phone number: its primary key makes phones unique across all
+    users. Written only by the trigger on ``users`` (migration 0013), never by code."""
+
+    phone = models.CharField(max_length=32, primary_key=True)
+    user_id = models.BigIntegerField()
+
+    class Meta:
+        db_table = "user_phones"
+
+
+class UserUsername(models.Model):
+    """Which user holds a username (lower case): unique across all users, like
+    ``user_phones``, and written the same way."""
+
+    username_lower = models.CharField(max_length=32, primary_key=True)
+    user_id = models.BigIntegerField()
+
+    class Meta:
+        db_table = "user_usernames"
 
 
 class LoginCode(models.Model):
@@ -90,7 +112,11 @@ class Authorization(models.Model):
     """
 
     perm_auth_key_id = models.BigIntegerField(unique=True)
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="authorizations")
+    # No database constraint: authorizations stay on the coordinator and users are
+    # distributed (telesrv_project/sharding.py); the ORM still cascades deletes.
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, db_constraint=False, related_name="authorizations"
+    )
     # The `hash` of the authorization TL object (account.getAuthorizations / reset).
     hash = models.BigIntegerField(unique=True)
     api_id = models.IntegerField(default=0)
@@ -119,7 +145,8 @@ class Contact(models.Model):
     """``owner`` has ``user`` in their contact list under the names they chose."""
 
     owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="contacts")
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    # The contact's row lives on another shard than the owner's (telesrv_project/sharding.py).
+    user = models.ForeignKey(User, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     first_name = models.CharField(max_length=64, blank=True, default="")
     last_name = models.CharField(max_length=64, blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
@@ -178,7 +205,8 @@ class Block(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    # The blocked user's row lives on another shard than the owner's.
+    user = models.ForeignKey(User, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -60,7 +60,7 @@ def check_username_format(name: str) -> None:
 def is_username_taken(name: str, *, except_user_id: int | None = None) -> bool:
     """Whether any user (other than ``except_user_id``) or other owner holds ``name``."""
     key = normalize(name)
-    # LOWER(username) = key is what the users_username_lower_uniq index serves.
+    # LOWER(username) = key is what the users_username_lower index serves.
     users = User.objects.annotate(username_key=Lower("username")).filter(username_key=key)
     if except_user_id is not None:
         users = users.exclude(id=except_user_id)

@@ -13,7 +13,8 @@ from accounts_app.models import User
 
 class Bot(models.Model):
     user = models.OneToOneField(User, on_delete=models.CASCADE, primary_key=True, related_name="+")
-    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    # The owner's row lives on another shard than the bot's (telesrv_project/sharding.py).
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, db_constraint=False, related_name="+")
     # SHA-256 (hex) of the token's secret part; the token itself is shown once, when made.
     token_hash = models.CharField(max_length=64)
     # Hashes of revoked secrets (newest last, capped): logging in with one answers

@@ -503,8 +503,8 @@ def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdat
         max_id = top if max_id <= 0 else min(max_id, top)
         if max_id <= dialog.read_inbox_max_id:
             if dialog.unread_mark:
-                dialog.unread_mark = False
-                dialog.save(update_fields=["unread_mark"])
+                # By owner and id, not by id alone: one shard once dialogs are distributed.
+                PrivateDialog.objects.filter(owner_id=owner_id, id=dialog.id).update(unread_mark=False)
             return get_state(owner_id).pts, [], []
         # The peer's outbox mark: their id of the newest message of theirs read now.
         read_now = live_boxes(owner_id).filter(
@@ -517,8 +517,9 @@ def _read(owner_id: int, peer_id: int, max_id: int) -> tuple[int, list[UserUpdat
             or 0
         )
         old = dialog.read_inbox_max_id
-        dialog.read_inbox_max_id, dialog.unread_mark = max_id, False
-        dialog.save(update_fields=["read_inbox_max_id", "unread_mark"])
+        PrivateDialog.objects.filter(owner_id=owner_id, id=dialog.id).update(
+            read_inbox_max_id=max_id, unread_mark=False
+        )
         still = count_unread(owner_id, peer_id, max_id)
         own = [
             append_user_update(

@@ -15,9 +15,12 @@ def attach(viewer_id: int, messages: list[dict]) -> None:
     if not live:
         return
     rows: dict[int, list[PrivateMessageReaction]] = {}
-    for r in PrivateMessageReaction.objects.filter(message_id__in={m["message_pk"] for m in live}).order_by(
-        "-date", "-user_id", "chosen_order"
-    ):
+    # Only the two sides of a chat react: naming them keeps the read on their shards
+    # once reactions are distributed by user (telesrv_project/sharding.py).
+    sides = {m[k] for m in live for k in ("owner_id", "peer_id") if m.get(k)}
+    for r in PrivateMessageReaction.objects.filter(
+        message_id__in={m["message_pk"] for m in live}, user_id__in=sides
+    ).order_by("-date", "-user_id", "chosen_order"):
         rows.setdefault(r.message_id, []).append(r)
     for m in live:
         found = rows.get(m["message_pk"], [])

@@ -127,7 +127,8 @@ WITH msg AS (
   SELECT owner_id, pts, 1, %(kind)s, jsonb_build_object('box_id', box_id), %(now)s FROM box
 ), bump AS (
   UPDATE {USERS} u SET pts = c.pts
-    FROM (SELECT owner_id, max(pts) AS pts FROM box GROUP BY owner_id) c WHERE u.id = c.owner_id
+    FROM (SELECT owner_id, max(pts) AS pts FROM box GROUP BY owner_id) c
+   WHERE u.id = c.owner_id AND u.id = ANY(%(owners)s::bigint[])  -- by value: the users' shards
 ), tops AS (
   INSERT INTO {DIALOGS} (owner_id, peer_id, top_box_id, top_date, read_inbox_max_id,
                          read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)
@@ -216,7 +217,7 @@ async def write_messages(
             ]  # fmt: skip
             cur = await conn.execute(
                 _WRITE,
-                {"s": sender_id, "date": date, "silent": silent, "kind": kind, "now": logged_at,
+                {"s": sender_id, "owners": owners, "date": date, "silent": silent, "kind": kind, "now": logged_at,
                  "msgs": orjson.dumps(msgs).decode(), "boxes": orjson.dumps(rows).decode()},
             )  # fmt: skip
             pks = {r["ord"]: r["id"] for r in await cur.fetchall()}

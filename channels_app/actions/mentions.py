@@ -87,9 +87,11 @@ async def unread_mention_counts(conn, user_id: int, channel_ids: list[int]) -> d
     if not channel_ids:
         return {}
     cur = await conn.execute(
+        # The messages' channels named by value too: the join alone would not pin their
+        # shards (telesrv_project/sharding.py).
         f"SELECT u.channel_id, count(*) AS n{_LIVE} WHERE u.user_id = %s AND u.channel_id = ANY(%s)"
-        " GROUP BY u.channel_id",
-        (user_id, list(channel_ids)),
+        " AND m.channel_id = ANY(%s) GROUP BY u.channel_id",
+        (user_id, list(channel_ids), list(channel_ids)),
     )
     return {r["channel_id"]: r["n"] for r in await cur.fetchall()}
 

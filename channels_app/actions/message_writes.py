@@ -93,11 +93,12 @@ WITH r AS MATERIALIZED (
   FROM unnest(%(by)s::bigint[], %(by_top)s::int[]) AS s(user_id, top)
   WHERE m.channel_id = %(c)s AND m.user_id = s.user_id
 ), dlg AS (
+  -- dialogs are distributed by user: the senders by value name their shards
   UPDATE channel_dialogs d SET top_message_id = GREATEST(d.top_message_id, s.top),
     top_message_date = GREATEST(d.top_message_date, %(d)s),
     read_inbox_max_id = GREATEST(d.read_inbox_max_id, s.top), unread_count = 0, unread_mark = false
   FROM unnest(%(by)s::bigint[], %(by_top)s::int[]) AS s(user_id, top)
-  WHERE d.user_id = s.user_id AND d.channel_id = %(c)s
+  WHERE d.user_id = s.user_id AND d.user_id = ANY(%(by)s::bigint[]) AND d.channel_id = %(c)s
 )
 SELECT id FROM ins
 """

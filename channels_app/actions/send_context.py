@@ -15,14 +15,16 @@ from edge_app.turn_batches import TurnBatcher
 from message_core import db
 
 # Each sender's rows are looked up by key in correlated subqueries (one index probe
-# each, in every plan); the channel row comes once.
+# each, in every plan); the channel row comes once. The dialogs are distributed by user,
+# not by channel: the senders are named by value, so their shards are known.
 _CONTEXTS = (
     "SELECT row_to_json(c) AS channel, (SELECT json_agg(json_build_object("
     "   'member', (SELECT row_to_json(m) FROM channel_members m WHERE m.channel_id = %(c)s AND m.user_id = r.u),"
     "   'original_pts', (SELECT o.pts FROM channel_messages o WHERE o.channel_id = %(c)s"
     "     AND o.sender_user_id = r.u AND o.random_id = r.rid),"
     "   'send_as', (SELECT CASE WHEN d.default_send_as_peer_type = 'channel' THEN d.default_send_as_peer_id"
-    "     ELSE 0 END FROM channel_dialogs d WHERE d.user_id = r.u AND d.channel_id = %(c)s)"
+    "     ELSE 0 END FROM channel_dialogs d WHERE d.user_id = r.u AND d.user_id = ANY(%(us)s::bigint[])"
+    "     AND d.channel_id = %(c)s)"
     " ) ORDER BY r.i) FROM unnest(%(us)s::bigint[], %(rids)s::bigint[]) WITH ORDINALITY AS r(u, rid, i)) AS senders"
     " FROM channels c WHERE c.id = %(c)s"
 )
