@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts_app.models import User
+from bots_app import send_rules
 from bots_app.models import Bot
 from edge_app import push
 from edge_app.orm_threads import in_thread
@@ -114,9 +115,15 @@ def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
     return queued
 
 
-async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
-    """send_hooks listener: a user's private message to a bot becomes its ``message``."""
+async def on_private_message(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks listener: a user's private message to a bot becomes its ``message``.
+    The send's guard has just asked whether the peer is a bot (``send_rules``' cache), so
+    a message between people costs no query here."""
     if kind != "user" or peer_id == _service_bot_id() or sender_id == peer_id:
+        return
+    if send_rules.known_bot(peer_id) is False:
         return
     if await _queue_private(peer_id, messages):
         await push.publish(WAKE_EVENT, {"bot_id": peer_id})
@@ -363,10 +370,17 @@ def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> lis
     return sorted(set(woken))
 
 
-async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+async def on_channel_message(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
     """send_hooks listener: a group's message becomes the ``message`` of each bot in the
-    group that sees it (privacy mode), a channel's post its ``channel_post``."""
-    if kind != "channel":
+    group that sees it (privacy mode), a channel's post its ``channel_post``.
+
+    Every channel send of the deployment passes here. The channel row the send checked
+    counts its bot members (a trigger keeps ``bot_members``), so a chat without bots
+    costs nothing: no query, no ORM thread (whose hold on the interpreter lock stalls
+    the listener's loop). A send that came without its row takes the exact check."""
+    if kind != "channel" or (chat is not None and not chat.get("bot_members", 1)):
         return
     for bot_id in await _queue_channel(sender_id, peer_id, messages):
         await push.publish(WAKE_EVENT, {"bot_id": bot_id})

@@ -6,7 +6,9 @@ channel sent with ``channels_app.actions.messages.do_send_message``, after the c
 (bots_app's service bot, which lives inside the server and answers through ordinary
 messages; botapi_app's update queues).
 
-``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel".
+``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel". ``chat``
+is the channel row the send checked (None for a private chat): what a listener can
+decide from it (``bot_members``) costs it nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ log = logging.getLogger("telesrv.messages")
 
 # async fn(sender_id, kind, peer_id, count) -> None; raises the RpcError that refuses the send.
 Guard = Callable[[int, str, int, int], Awaitable[None]]
-# async fn(sender_id, kind, peer_id, messages as the sender sees them) -> None.
-Listener = Callable[[int, str, int, list[dict]], Awaitable[None]]
+# async fn(sender_id, kind, peer_id, messages as the sender sees them, chat) -> None.
+Listener = Callable[[int, str, int, list[dict], dict | None], Awaitable[None]]
 
 _guards: list[Guard] = []
 _listeners: list[Listener] = []
@@ -44,17 +46,21 @@ async def check(sender_id: int, kind: str, peer_id: int, count: int) -> None:
         await guard(sender_id, kind, peer_id, count)
 
 
-async def _run(fn: Listener, sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+async def _run(
+    fn: Listener, sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None
+) -> None:
     try:
-        await fn(sender_id, kind, peer_id, messages)
+        await fn(sender_id, kind, peer_id, messages, chat)
     except Exception:
         log.exception("send listener %r failed for %d -> %s %d", fn, sender_id, kind, peer_id)
 
 
-def delivered(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+def delivered(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
     """Hand the delivered messages to the listeners, each in a task of its own: the
     sender's answer does not wait for them."""
     for fn in _listeners:
-        task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages))
+        task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages, chat))
         _running.add(task)
         task.add_done_callback(_running.discard)

@@ -294,7 +294,7 @@ async def do_send_message(
         # Published before the bookkeeping below, each of which waits for a pooled
         # connection: later events of the channel wait for this one (push_order).
         await _publish_new(events, sender_id)
-        send_hooks.delivered(sender_id, "channel", channel_id, [e.message for e in events])
+        send_hooks.delivered(sender_id, "channel", channel_id, [e.message for e in events], channel)
         if media:
             await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
         if topic_id:
