@@ -101,7 +101,7 @@ def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
 
 
 @in_thread
-def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
+def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -> list[int]:
     if not Bot.objects.filter(user_id=bot_id, deactivated=False).exists():
         return []
     queued = []
@@ -109,7 +109,11 @@ def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
         theirs = _bot_view_of_private(bot_id, m["message_pk"])
         if theirs is None:
             continue
-        row = _insert(bot_id, "message", private_message_body(theirs), f"m{m['message_pk']}")
+        if edited:
+            kind, dedup = "edited_message", f"e{m['message_pk']}:{theirs.get('edit_date') or 0}"
+        else:
+            kind, dedup = "message", f"m{m['message_pk']}"
+        row = _insert(bot_id, kind, private_message_body(theirs), dedup)
         if row:
             queued.append(row)
     return queued
@@ -121,11 +125,24 @@ async def on_private_message(
     """send_hooks listener: a user's private message to a bot becomes its ``message``.
     The send's guard has just asked whether the peer is a bot (``send_rules``' cache), so
     a message between people costs no query here."""
+    await _private(sender_id, kind, peer_id, messages, edited=False)
+
+
+async def on_private_edit(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks edit listener: a user's edit in a private chat with a bot becomes its
+    ``edited_message``."""
+    await _private(sender_id, kind, peer_id, messages, edited=True)
+
+
+async def _private(sender_id: int, kind: str, peer_id: int, messages: list[dict], *, edited: bool) -> None:
     if kind != "user" or peer_id == _service_bot_id() or sender_id == peer_id:
         return
-    if send_rules.known_bot(peer_id) is False:
+    known = send_rules.known_bot(peer_id)
+    if known is False or (known is None and not (await send_rules.are_bots(peer_id))[peer_id]):
         return
-    if await _queue_private(peer_id, messages):
+    if await _queue_private(peer_id, messages, edited=edited):
         await push.publish(WAKE_EVENT, {"bot_id": peer_id})
 
 
@@ -341,7 +358,9 @@ def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dic
 
 
 @in_thread
-def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> list[int]:
+def _queue_channel(
+    sender_id: int, channel_id: int, messages: list[dict], *, edited: bool = False
+) -> list[int]:
     from bots_app.privacy_mode import sees
     from channels_app.models import Channel, ChannelMember
 
@@ -365,7 +384,10 @@ def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> lis
         for m in messages:
             if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
                 continue
-            if _insert(bot.id, kind, channel_message_body(m, chat), f"c{channel_id}:{m['id']}"):
+            dedup = f"c{channel_id}:{m['id']}"
+            if edited:
+                dedup = f"e{channel_id}:{m['id']}:{m.get('edit_date') or 0}"
+            if _insert(bot.id, f"edited_{kind}" if edited else kind, channel_message_body(m, chat), dedup):
                 woken.append(bot.id)
     return sorted(set(woken))
 
@@ -380,9 +402,23 @@ async def on_channel_message(
     counts its bot members (a trigger keeps ``bot_members``), so a chat without bots
     costs nothing: no query, no ORM thread (whose hold on the interpreter lock stalls
     the listener's loop). A send that came without its row takes the exact check."""
+    await _channel(sender_id, kind, peer_id, messages, chat, edited=False)
+
+
+async def on_channel_edit(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks edit listener: an edit in a group becomes ``edited_message`` of each
+    bot that sees the message, in a channel ``edited_channel_post``."""
+    await _channel(sender_id, kind, peer_id, messages, chat, edited=True)
+
+
+async def _channel(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None, *, edited: bool
+) -> None:
     if kind != "channel" or (chat is not None and not chat.get("bot_members", 1)):
         return
-    for bot_id in await _queue_channel(sender_id, peer_id, messages):
+    for bot_id in await _queue_channel(sender_id, peer_id, messages, edited=edited):
         await push.publish(WAKE_EVENT, {"bot_id": bot_id})
 
 

@@ -9,6 +9,9 @@ messages; botapi_app's update queues).
 ``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel". ``chat``
 is the channel row the send checked (None for a private chat): what a listener can
 decide from it (``bot_members``) costs it nothing.
+
+``edit_listeners`` hear edits of both kinds the same way (``messages`` as the editor
+sees them after the edit).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ Listener = Callable[[int, str, int, list[dict], dict | None], Awaitable[None]]
 
 _guards: list[Guard] = []
 _listeners: list[Listener] = []
+_edit_listeners: list[Listener] = []
 _running: set[asyncio.Task] = set()
 
 
@@ -38,6 +42,12 @@ def register_guard(fn: Guard) -> Guard:
 def register_listener(fn: Listener) -> Listener:
     if fn not in _listeners:
         _listeners.append(fn)
+    return fn
+
+
+def register_edit_listener(fn: Listener) -> Listener:
+    if fn not in _edit_listeners:
+        _edit_listeners.append(fn)
     return fn
 
 
@@ -60,7 +70,16 @@ def delivered(
 ) -> None:
     """Hand the delivered messages to the listeners, each in a task of its own: the
     sender's answer does not wait for them."""
-    for fn in _listeners:
+    _spawn(_listeners, sender_id, kind, peer_id, messages, chat)
+
+
+def edited(editor_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None) -> None:
+    """Hand edited messages to the edit listeners, as :func:`delivered` does."""
+    _spawn(_edit_listeners, editor_id, kind, peer_id, messages, chat)
+
+
+def _spawn(listeners, sender_id, kind, peer_id, messages, chat) -> None:
+    for fn in listeners:
         task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages, chat))
         _running.add(task)
         task.add_done_callback(_running.discard)

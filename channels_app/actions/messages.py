@@ -575,6 +575,7 @@ async def do_edit_message(
     await notify.publish(
         "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
     )
+    send_hooks.edited(editor_id, "channel", channel_id, [event.message], channel)
     before, after = mentioned_user_ids(current), mentioned_user_ids({**current, "entities": entities})
     if before or after:
         await mentions.do_update_mentions(channel_id, msg_id, current["sender_user_id"], before, after)

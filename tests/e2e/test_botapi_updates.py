@@ -1,0 +1,133 @@
+"""Update kinds beyond new messages, received by an unmodified aiogram bot pointed at
+``manage.py runbotapi``: edits (private, group, channel), channel posts, the bot's own
+membership (my_chat_member) and others' (chat_member, asked for in allowed_updates),
+all made by Telethon users while the bot was not polling and delivered once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.e2e.test_botapi import call
+from tests.e2e.test_bots import _new_bot
+from tests.e2e.test_channels import logged_in, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ALLOWED = [
+    "message",
+    "edited_message",
+    "channel_post",
+    "edited_channel_post",
+    "my_chat_member",
+    "chat_member",
+]
+
+
+async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
+    edge_server, botapi_server, edge_db, clients
+):
+    from aiogram import Bot, Dispatcher
+    from aiogram.client.session.aiohttp import AiohttpSession
+    from aiogram.client.telegram import TelegramAPIServer
+    from telethon import functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, username, token = await _new_bot(alice.id, "Watcher")
+    base = botapi_server.base
+    # The bot asks for chat_member once (as Telegram, the choice is kept), then goes away.
+    status, body = await call(base, token, "getUpdates", allowed_updates=ALLOWED, timeout=0)
+    assert (status, body["result"]) == (200, [])
+
+    def iu(owner, target_id):
+        return types.InputUser(target_id, user_access_hash(owner, target_id))
+
+    admin = types.ChatAdminRights(delete_messages=True, ban_users=True, pin_messages=True, invite_users=True)
+    # A private message, then its edit.
+    sent = await a.send_message(username, "hello")
+    await sent.edit("hello, edited")
+
+    # A supergroup: the bot is invited, promoted; Bob talks, edits, is restricted, leaves;
+    # the bot is demoted, then banned.
+    group = (await a(functions.channels.CreateChannelRequest(title="Den", about="", megagroup=True))).chats[0]
+    ig = types.InputChannel(group.id, group.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ig, [iu(alice.id, bob.id), iu(alice.id, bot_id)]))
+    await a(functions.channels.EditAdminRequest(ig, iu(alice.id, bot_id), admin, rank=""))
+    bob_group = await b.get_entity(types.PeerChannel(group.id))
+    said = await b.send_message(bob_group, "hi all")
+    await said.edit("hi all!")
+    no_send = types.ChatBannedRights(until_date=None, send_messages=True)
+    await a(functions.channels.EditBannedRequest(ig, iu(alice.id, bob.id), no_send))
+    await b(functions.channels.LeaveChannelRequest(bob_group))
+    await a(functions.channels.EditAdminRequest(ig, iu(alice.id, bot_id), types.ChatAdminRights(), rank=""))
+    kicked = types.ChatBannedRights(until_date=None, view_messages=True)
+    await a(functions.channels.EditBannedRequest(ig, iu(alice.id, bot_id), kicked))
+
+    # A channel: the bot joins as an admin; a post and its edit.
+    chan = (await a(functions.channels.CreateChannelRequest(title="News", about="", broadcast=True))).chats[0]
+    ic = types.InputChannel(chan.id, chan.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(alice.id, bot_id)]))
+    await a(functions.channels.EditAdminRequest(ic, iu(alice.id, bot_id), admin, rank=""))
+    post = await a.send_message(types.PeerChannel(chan.id), "news")
+    await post.edit("news!")
+
+    # Back online: an unmodified aiogram bot polls with the same allowed_updates.
+    got: list[tuple[str, object]] = []
+    dp = Dispatcher()
+    for kind in ALLOWED:
+
+        def handler(event, _kind=kind):
+            got.append((_kind, event))
+
+        getattr(dp, kind).register(handler)
+    bot = Bot(token, session=AiohttpSession(api=TelegramAPIServer.from_base(base)))
+    polling = asyncio.create_task(
+        dp.start_polling(bot, polling_timeout=1, handle_signals=False, allowed_updates=ALLOWED)
+    )
+    try:
+        await wait_for(lambda: len(got) >= 14, 30)
+        await asyncio.sleep(1.5)  # nothing more comes
+    finally:
+        await dp.stop_polling()
+        await asyncio.wait_for(polling, 10)
+        await bot.session.close()
+
+    group_id, chan_id = -(10**12) - group.id, -(10**12) - chan.id
+    summary = []
+    for kind, ev in got:
+        if kind in ("my_chat_member", "chat_member"):
+            summary.append((kind, ev.chat.id, ev.new_chat_member.user.id, ev.old_chat_member.status,
+                            ev.new_chat_member.status))  # fmt: skip
+        else:
+            summary.append((kind, ev.chat.id, ev.text))
+    assert summary == [
+        ("message", alice.id, "hello"),
+        ("edited_message", alice.id, "hello, edited"),
+        ("my_chat_member", group_id, bot_id, "left", "member"),
+        ("my_chat_member", group_id, bot_id, "member", "administrator"),
+        ("message", group_id, "hi all"),
+        ("edited_message", group_id, "hi all!"),
+        ("chat_member", group_id, bob.id, "member", "restricted"),
+        ("chat_member", group_id, bob.id, "member", "left"),
+        ("my_chat_member", group_id, bot_id, "administrator", "member"),
+        ("my_chat_member", group_id, bot_id, "member", "kicked"),
+        ("my_chat_member", chan_id, bot_id, "left", "member"),
+        ("my_chat_member", chan_id, bot_id, "member", "administrator"),
+        ("channel_post", chan_id, "news"),
+        ("edited_channel_post", chan_id, "news!"),
+    ], summary
+    by_kind = {k: ev for k, ev in got}
+    edited = [ev for k, ev in got if k == "edited_message"]
+    assert all(ev.edit_date for ev in edited) and edited[1].from_user.id == bob.id
+    promoted = [ev for k, ev in got if k == "my_chat_member"][1]
+    assert promoted.from_user.id == alice.id and promoted.new_chat_member.can_restrict_members
+    assert by_kind["chat_member"].from_user.id == bob.id
+    assert by_kind["channel_post"].chat.type == "channel"
+
+    # Confirmed by the poller's offset: none comes twice.
+    status, body = await call(base, token, "getUpdates", timeout=0)
+    assert body["result"] == []
