@@ -9,7 +9,7 @@ class BotApiConfig(AppConfig):
         from channels_app import notify
         from message_core import send_hooks
 
-        from . import member_updates, queue
+        from . import chat_updates, queue
 
         # In whichever process delivers a private message (the listener, a command, the
         # Bot API itself): the bot's queue row is written there, so nothing is lost while
@@ -19,4 +19,4 @@ class BotApiConfig(AppConfig):
         send_hooks.register_edit_listener(queue.on_private_edit)
         send_hooks.register_edit_listener(queue.on_channel_edit)
         # Membership changes, told where they are made (durable as messages are).
-        notify.add_sink(member_updates.on_notify)
+        notify.add_sink(chat_updates.on_notify)

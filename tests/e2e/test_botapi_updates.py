@@ -131,3 +131,80 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     # Confirmed by the poller's offset: none comes twice.
     status, body = await call(base, token, "getUpdates", timeout=0)
     assert body["result"] == []
+
+
+async def test_reactions_and_join_requests_reach_a_python_telegram_bot_admin(
+    edge_server, botapi_server, edge_db, clients
+):
+    from telegram import Update
+    from telegram.ext import Application, TypeHandler
+    from telethon import errors, functions, types
+
+    from accounts_app.access import user_access_hash
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    bot_id, _, token = await _new_bot(alice.id, "Greeter")
+    base = botapi_server.base
+    wanted = ["message_reaction", "message_reaction_count", "chat_join_request"]
+    await call(base, token, "getUpdates", allowed_updates=wanted, timeout=0)
+
+    def iu(target_id):
+        return types.InputUser(target_id, user_access_hash(alice.id, target_id))
+
+    rights = types.ChatAdminRights(invite_users=True, delete_messages=True, ban_users=True)
+    group = (await a(functions.channels.CreateChannelRequest(title="Club", about="", megagroup=True))).chats[
+        0
+    ]
+    ig = types.InputChannel(group.id, group.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ig, [iu(bot_id)]))
+    await a(functions.channels.EditAdminRequest(ig, iu(bot_id), rights, rank=""))
+    chan = (await a(functions.channels.CreateChannelRequest(title="News", about="", broadcast=True))).chats[0]
+    ic = types.InputChannel(chan.id, chan.access_hash)
+    await a(functions.channels.InviteToChannelRequest(ic, [iu(bot_id)]))
+    await a(functions.channels.EditAdminRequest(ic, iu(bot_id), rights, rank=""))
+
+    # Alice reacts in the group, then changes her mind; in the channel the count changes.
+    said = await a.send_message(types.PeerChannel(group.id), "vote")
+    like, fire = types.ReactionEmoji("👍"), types.ReactionEmoji("🔥")
+    await a(functions.messages.SendReactionRequest(types.PeerChannel(group.id), said.id, reaction=[like]))
+    await a(functions.messages.SendReactionRequest(types.PeerChannel(group.id), said.id, reaction=[fire]))
+    post = await a.send_message(types.PeerChannel(chan.id), "post")
+    await a(functions.messages.SendReactionRequest(types.PeerChannel(chan.id), post.id, reaction=[like]))
+    # Bob asks to join through a link that needs approval.
+    link = await a(functions.messages.ExportChatInviteRequest(types.InputPeerChannel(group.id, group.access_hash),
+                                                              request_needed=True))  # fmt: skip
+    with pytest.raises(errors.InviteRequestSentError):
+        await b(functions.messages.ImportChatInviteRequest(link.link.rsplit("+", 1)[-1]))
+
+    got: list[Update] = []
+
+    async def record(update, context):
+        got.append(update)
+
+    app = Application.builder().token(token).base_url(f"{base}/bot").base_file_url(f"{base}/file/bot").build()
+    app.add_handler(TypeHandler(Update, record))
+    await app.initialize()
+    await app.start()
+    await app.updater.start_polling(poll_interval=0.0, timeout=1, allowed_updates=wanted)
+    try:
+        await wait_for(lambda: len(got) >= 4, 30)
+        await asyncio.sleep(1.5)
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.shutdown()
+
+    group_id, chan_id = -(10**12) - group.id, -(10**12) - chan.id
+    first, second, count, request = got
+    assert len(got) == 4
+    r = first.message_reaction
+    assert (r.chat.id, r.message_id, r.user.id) == (group_id, said.id, alice.id)
+    assert [x.emoji for x in r.old_reaction] == [] and [x.emoji for x in r.new_reaction] == ["👍"]
+    r = second.message_reaction
+    assert [x.emoji for x in r.old_reaction] == ["👍"] and [x.emoji for x in r.new_reaction] == ["🔥"]
+    c = count.message_reaction_count
+    assert (c.chat.id, c.message_id) == (chan_id, post.id)
+    assert [(x.type.emoji, x.total_count) for x in c.reactions] == [("👍", 1)]
+    j = request.chat_join_request
+    assert (j.chat.id, j.from_user.id, j.user_chat_id) == (group_id, bob.id, bob.id)

@@ -1,8 +1,9 @@
-"""Membership updates of the Bot API: ``my_chat_member`` (the bot itself added, removed,
-promoted, restricted or banned in a group or channel) and ``chat_member`` (anyone's
-change, for bots that administer the chat and asked for it in allowed_updates).
+"""Updates about the groups and channels a bot is in: ``my_chat_member`` (the bot itself
+added, removed, promoted, restricted or banned), ``chat_member`` (anyone's change),
+``message_reaction`` / ``message_reaction_count`` (for admin bots that asked for them in
+allowed_updates) and ``chat_join_request`` (admin bots that may invite).
 
-Both are queued by a ``channels_app.notify`` sink in whichever process made the change
+All are queued by a ``channels_app.notify`` sink in whichever process made the change
 (the listener, the console, the Bot API itself), so they are as durable as messages.
 What the bot was last told of its own membership is kept (``BotChatMember``): every
 announcement naming a bot (``channel.updated``, ``channel_admin.participant``) is
@@ -177,6 +178,12 @@ async def on_notify(kind: str, payload: dict) -> None:
             await _wake(await _queue_mine(int(payload["channel_id"]), bots, 0, 0))
     elif kind == "channel_admin.participant":
         await _participant(payload)
+    elif kind == "channel.reactions" and payload.get("bot_members", 1) and payload.get("old") is not None:
+        await _wake(await _queue_reaction(payload))
+    elif kind == "channel_admin.pending" and payload.get("request"):
+        bots = await _bots_among(payload.get("user_ids") or ())
+        if bots:
+            await _wake(await _queue_join_request(int(payload["channel_id"]), payload["request"], bots))
 
 
 async def _service_message(ev: dict, name: str, action: dict) -> None:
@@ -194,8 +201,7 @@ async def _service_message(ev: dict, name: str, action: dict) -> None:
         await _wake(await _queue_others(channel_id, changes, actor, int(ev.get("date") or 0), admins))
 
 
-@in_thread
-def _bot_members(channel_id: int) -> list[int]:
+def _admin_bots(channel_id: int) -> list[int]:
     from channels_app.models import ChannelMember
 
     bots = Bot.objects.filter(deactivated=False).values("user_id")
@@ -213,7 +219,7 @@ async def _candidate_admins(channel_id: int) -> list[int]:
     row = await db.fetchone("SELECT bot_members FROM channels WHERE id = %s", (channel_id,))
     if row is None or not row["bot_members"]:
         return []
-    return await _bot_members(channel_id)
+    return await in_thread(_admin_bots)(channel_id)
 
 
 async def _participant(payload: dict) -> None:
@@ -232,3 +238,62 @@ async def _participant(payload: dict) -> None:
         change = (user_id, payload.get("prev"), payload.get("new"))
         woken += await _queue_others(channel_id, [change], actor, date, admins)
     await _wake(woken)
+
+
+def _reaction_types(values) -> list[dict]:
+    return [{"type": "emoji", "emoji": v} for v in values]
+
+
+@in_thread
+def _queue_reaction(payload: dict) -> list[int]:
+    """A member's reactions to a group message changed: ``message_reaction`` (who, before,
+    after); in a channel, where reactions are anonymous, ``message_reaction_count``."""
+    import zlib
+
+    from channels_app.models import Channel, ChannelMessage
+
+    channel_id, msg_id = int(payload["channel_id"]), int(payload["msg_id"])
+    admins = set(_admin_bots(channel_id))
+    channel = Channel.objects.filter(id=channel_id).first() if admins else None
+    if channel is None:
+        return []
+    kind = "message_reaction_count" if channel.broadcast else "message_reaction"
+    wanting = _wanting(admins, kind)
+    if not wanting:
+        return []
+    chat, date = queue.group_chat(channel), int(payload.get("date") or now())
+    new = list(payload.get("new") or [])
+    if kind == "message_reaction":
+        actor = queue.users_by_id([payload["actor"]]).get(int(payload["actor"]))
+        if actor is None:
+            return []
+        body = {"chat": chat, "message_id": msg_id, "user": shapes.user(actor), "date": date,
+                "old_reaction": _reaction_types(payload.get("old") or []), "new_reaction": _reaction_types(new)}  # fmt: skip
+        dedup = f"r{channel_id}:{msg_id}:{actor.id}:{date}:{zlib.crc32(repr(new).encode())}"
+    else:
+        counts = (
+            ChannelMessage.objects.filter(channel_id=channel_id, id=msg_id)
+            .values_list("reaction_counts", flat=True)
+            .first()
+        ) or {}
+        reactions = [{"type": {"type": "emoji", "emoji": v}, "total_count": n} for v, n in counts.items()]
+        body = {"chat": chat, "message_id": msg_id, "date": date, "reactions": reactions}
+        dedup = f"n{channel_id}:{msg_id}:{date}:{zlib.crc32(repr(sorted(counts.items())).encode())}"
+    return [b for b in sorted(wanting) if queue._insert(b, kind, body, dedup)]
+
+
+@in_thread
+def _queue_join_request(channel_id: int, request: dict, bot_ids: list[int]) -> list[int]:
+    """A join request to a chat: ``chat_join_request`` for its admin bots that may invite
+    (the announcement's recipients)."""
+    from channels_app.models import Channel
+
+    bots = set(Bot.objects.filter(user_id__in=bot_ids, deactivated=False).values_list("user_id", flat=True))
+    channel = Channel.objects.filter(id=channel_id).first() if bots else None
+    asker = queue.users_by_id([request["user_id"]]).get(int(request["user_id"]))
+    if channel is None or asker is None:
+        return []
+    body = {"chat": queue.group_chat(channel), "from": shapes.user(asker), "user_chat_id": asker.id,
+            "date": int(request.get("date") or now())}  # fmt: skip
+    dedup = f"j{channel_id}:{asker.id}:{body['date']}"
+    return [b for b in sorted(bots) if queue._insert(b, "chat_join_request", body, dedup)]
