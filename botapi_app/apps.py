@@ -8,6 +8,7 @@ class BotApiConfig(AppConfig):
     def ready(self) -> None:
         from channels_app import notify
         from message_core import send_hooks
+        from polls_app import vote_hooks
 
         from . import chat_updates, queue
 
@@ -20,3 +21,4 @@ class BotApiConfig(AppConfig):
         send_hooks.register_edit_listener(queue.on_channel_edit)
         # Membership changes, told where they are made (durable as messages are).
         notify.add_sink(chat_updates.on_notify)
+        vote_hooks.register(queue.on_poll_changed)

@@ -46,13 +46,14 @@ DEFAULT_KINDS = {
     "chosen_inline_result",
     "callback_query",
     "my_chat_member",
-}
-KNOWN_KINDS = DEFAULT_KINDS | {
-    "chat_member",
-    "message_reaction",
-    "message_reaction_count",
     "chat_join_request",
+    "poll",
+    "poll_answer",
 }
+# As Telegram: these only when allowed_updates names them (checked when queued too, so
+# a bot that never asked costs no rows).
+OPT_IN_KINDS = {"chat_member", "message_reaction", "message_reaction_count"}
+KNOWN_KINDS = DEFAULT_KINDS | OPT_IN_KINDS
 
 _waiters: dict[int, asyncio.Event] = {}
 
@@ -427,3 +428,39 @@ def purge_expired() -> int:
     """Drop every bot's updates older than 24 hours (bots that never poll, or that run
     over MTProto, would otherwise keep theirs forever)."""
     return BotUpdate.objects.filter(created__lt=timezone.now() - KEEP).delete()[0]
+
+
+@in_thread
+def _queue_poll(poll_id: int, voter_id: int) -> list[int]:
+    """A vote in, or the closing of, a poll a bot sent: the bot's ``poll`` (the new
+    state) and, for a poll with public voters, ``poll_answer`` (who chose what)."""
+    from django.db.models import Count
+
+    from polls_app.models import Poll, PollVote
+
+    p = Poll.objects.filter(id=poll_id).first()
+    if p is None or p.creator_id == _service_bot_id():
+        return []
+    if not Bot.objects.filter(user_id=p.creator_id, deactivated=False).exists():
+        return []
+    votes = PollVote.objects.filter(poll_id=poll_id)
+    counts = dict(votes.values_list("option").annotate(n=Count("id")).values_list("option", "n"))
+    total = votes.values("user_id").distinct().count()
+    stamp = f"{p.updated_at.timestamp():.6f}"
+    queued = [_insert(p.creator_id, "poll", shapes.poll(p, counts, total), f"p{poll_id}:{stamp}")]
+    if voter_id and p.public_voters:
+        voter = users_by_id([voter_id]).get(voter_id)
+        if voter is not None:
+            options = [a["option"] for a in p.answers]
+            chosen = set(votes.filter(user_id=voter_id).values_list("option", flat=True))
+            body = {"poll_id": str(p.id), "user": shapes.user(voter),
+                    "option_ids": [i for i, o in enumerate(options) if o in chosen],
+                    "option_persistent_ids": [o for o in options if o in chosen]}  # fmt: skip
+            queued.append(_insert(p.creator_id, "poll_answer", body, f"a{poll_id}:{voter_id}:{stamp}"))
+    return [p.creator_id] if any(queued) else []
+
+
+async def on_poll_changed(poll_id: int, voter_id: int) -> None:
+    """polls_app.vote_hooks listener, in the process that took the vote."""
+    for bot_id in await _queue_poll(poll_id, voter_id):
+        await push.publish(WAKE_EVENT, {"bot_id": bot_id})

@@ -354,3 +354,35 @@ def chat_member(u: User, row: dict | None) -> dict:
             out[name] = not any(banned >> BANNED_FLAGS[t] & 1 for t in takers)
         return out
     return {**d, "status": "member"}
+
+
+def poll(p, counts: dict[str, int], total: int) -> dict:
+    """A Poll as the bot that sent it sees it (the quiz's answer included)."""
+    d = {
+        "id": str(p.id),
+        "question": p.question,
+        # The option's bytes (hex) are its persistent id, as MTProto's are.
+        "options": [
+            {"persistent_id": a["option"], "text": a["text"], "voter_count": counts.get(a["option"], 0)}
+            for a in p.answers
+        ],
+        "total_voter_count": total,
+        "is_closed": bool(p.closed),
+        "is_anonymous": not p.public_voters,
+        "type": "quiz" if p.quiz else "regular",
+        "allows_multiple_answers": bool(p.multiple_choice),
+        "allows_revoting": not p.quiz,  # a quiz answer is final
+        "members_only": False,
+    }
+    if p.quiz and p.correct:
+        options = [a["option"] for a in p.answers]
+        if p.correct[0] in options:
+            d["correct_option_id"] = options.index(p.correct[0])
+            d["correct_option_ids"] = [options.index(c) for c in p.correct if c in options]
+        if p.solution:
+            d["explanation"] = p.solution
+    if p.close_period:
+        d["open_period"] = p.close_period
+    if p.close_date:
+        d["close_date"] = p.close_date
+    return d

@@ -208,3 +208,53 @@ async def test_reactions_and_join_requests_reach_a_python_telegram_bot_admin(
     assert [(x.type.emoji, x.total_count) for x in c.reactions] == [("👍", 1)]
     j = request.chat_join_request
     assert (j.chat.id, j.from_user.id, j.user_chat_id) == (group_id, bob.id, bob.id)
+
+
+async def test_poll_state_and_answers_reach_the_bot_that_sent_the_poll(
+    edge_server, botapi_server, edge_db, clients
+):
+    from aiogram import Bot, Dispatcher
+    from aiogram.client.session.aiohttp import AiohttpSession
+    from aiogram.client.telegram import TelegramAPIServer
+    from telethon import functions, types
+
+    from tests.e2e.test_bots import bot_client
+    from tests.e2e.test_polls import _send_poll, poll_media
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, username, token = await _new_bot(alice.id, "Pollster")
+    await a.send_message(username, "/start")
+    # The poll is sent over MTProto (the same bot, logged in by its token); the Bot API
+    # hears what happens to it.
+    mt = await bot_client(edge_server, token, clients, receive_updates=False)
+    from accounts_app.access import user_access_hash
+
+    peer = types.InputPeerUser(alice.id, user_access_hash(bot_id, alice.id))
+    sent = await _send_poll(mt, peer, poll_media("Tea or coffee?", ["Tea", "Coffee"], public_voters=True))
+    msg_id = next(u.id for u in sent.updates if isinstance(u, types.UpdateMessageID))
+    await a(functions.messages.SendVoteRequest(peer=username, msg_id=msg_id, options=[b"1"]))
+
+    got: list[tuple[str, object]] = []
+    dp = Dispatcher()
+    dp.poll.register(lambda ev: got.append(("poll", ev)))
+    dp.poll_answer.register(lambda ev: got.append(("poll_answer", ev)))
+    bot = Bot(token, session=AiohttpSession(api=TelegramAPIServer.from_base(botapi_server.base)))
+    polling = asyncio.create_task(dp.start_polling(bot, polling_timeout=1, handle_signals=False))
+    try:
+        await wait_for(lambda: len(got) >= 2, 30)
+        # Live while polling: Alice changes her vote.
+        await a(functions.messages.SendVoteRequest(peer=username, msg_id=msg_id, options=[b"0"]))
+        await wait_for(lambda: len(got) >= 4, 30)
+        await asyncio.sleep(1)
+    finally:
+        await dp.stop_polling()
+        await asyncio.wait_for(polling, 10)
+        await bot.session.close()
+
+    kinds = [k for k, _ in got]
+    assert kinds == ["poll", "poll_answer", "poll", "poll_answer"], kinds
+    state, answer, state2, answer2 = (ev for _, ev in got)
+    assert state.question == "Tea or coffee?" and not state.is_anonymous and state.total_voter_count == 1
+    assert [(o.text, o.voter_count) for o in state.options] == [("Tea", 0), ("Coffee", 1)]
+    assert answer.user.id == alice.id and answer.option_ids == [1] and answer.poll_id == state.id
+    assert [o.voter_count for o in state2.options] == [1, 0] and answer2.option_ids == [0]
