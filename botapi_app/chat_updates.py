@@ -169,9 +169,15 @@ async def on_notify(kind: str, payload: dict) -> None:
         ev = payload.get("event") or {}
         action = (ev.get("message") or {}).get("action") or {}
         name = action.get("_")
-        if ev.get("type") != "new_message" or name not in _JOINS | _LEAVES:
+        if ev.get("type") != "new_message":
             return
-        await _service_message(ev, name, action)
+        if name == "channelCreate":  # created with its first members, perhaps a bot
+            bots = await _bots_among(payload.get("extra_user_ids") or ())
+            if bots:
+                actor = int(ev["message"].get("sender_user_id") or 0)
+                await _wake(await _queue_mine(int(ev["channel_id"]), bots, actor, int(ev.get("date") or 0)))
+        elif name in _JOINS | _LEAVES:
+            await _service_message(ev, name, action)
     elif kind == "channel.updated":
         bots = await _bots_among(payload.get("user_ids") or ())
         if bots:

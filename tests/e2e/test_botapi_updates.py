@@ -74,6 +74,9 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     await a(functions.channels.EditAdminRequest(ic, iu(alice.id, bot_id), admin, rank=""))
     post = await a.send_message(types.PeerChannel(chan.id), "news")
     await post.edit("news!")
+    # A group created with the bot among its first members.
+    created = await a(functions.messages.CreateChatRequest(users=[iu(alice.id, bot_id)], title="Trio"))
+    trio = created.updates.chats[0]
 
     # Back online: an unmodified aiogram bot polls with the same allowed_updates.
     got: list[tuple[str, object]] = []
@@ -89,7 +92,7 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
         dp.start_polling(bot, polling_timeout=1, handle_signals=False, allowed_updates=ALLOWED)
     )
     try:
-        await wait_for(lambda: len(got) >= 14, 30)
+        await wait_for(lambda: len(got) >= 15, 30)
         await asyncio.sleep(1.5)  # nothing more comes
     finally:
         await dp.stop_polling()
@@ -119,6 +122,7 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
         ("my_chat_member", chan_id, bot_id, "member", "administrator"),
         ("channel_post", chan_id, "news"),
         ("edited_channel_post", chan_id, "news!"),
+        ("my_chat_member", -(10**12) - trio.id, bot_id, "left", "member"),
     ], summary
     by_kind = {k: ev for k, ev in got}
     edited = [ev for k, ev in got if k == "edited_message"]
