@@ -5,7 +5,12 @@ Private messages to a bot are written by the process that delivered them (a
 ``message_core.send_hooks`` listener), so a bot that was offline, or a Bot API process
 that was down, loses none. Callback queries are live by nature (the user waits for the
 answer): the Bot API process hears them on the push path and queues them there. A queued
-row wakes waiting getUpdates calls through the push path (``WAKE_EVENT``)."""
+row wakes waiting getUpdates calls through the push path (``WAKE_EVENT``).
+
+Edits come the way messages do (``send_hooks``' edit listeners); polls through
+``polls_app.vote_hooks``; membership, reactions and join requests through
+``chat_updates`` (a ``channels_app.notify`` sink). Every one of these is written in the
+process where the event happened."""
 
 from __future__ import annotations
 
