@@ -193,18 +193,50 @@ async def on_notify(kind: str, payload: dict) -> None:
 
 
 async def _service_message(ev: dict, name: str, action: dict) -> None:
-    """A megagroup's join / leave service message: ``chat_member`` for its admin bots."""
+    """A megagroup's join / leave service message: a ``message`` with
+    ``new_chat_members`` / ``left_chat_member`` for every bot in the group (privacy mode
+    lets service messages through), ``chat_member`` for its admin bots."""
     m = ev["message"]
     channel_id, actor = int(ev["channel_id"]), int(m.get("sender_user_id") or 0)
     if name in _JOINS:
         users = [int(u) for u in action.get("users") or [actor]]
         changes = [(u, {"status": "left"}, None) for u in users]
     else:
-        user_id = int(action.get("user_id") or 0)
-        changes = [(user_id, {"status": "active", "role": "member"}, None)]
-    admins = await _candidate_admins(channel_id)
+        users = [int(action.get("user_id") or 0)]
+        changes = [(users[0], {"status": "active", "role": "member"}, None)]
+    if not await _has_bots(channel_id):
+        return
+    woken = await _queue_service_message(channel_id, m, users, joined=name in _JOINS)
+    admins = await in_thread(_admin_bots)(channel_id)
     if admins:
-        await _wake(await _queue_others(channel_id, changes, actor, int(ev.get("date") or 0), admins))
+        woken += await _queue_others(channel_id, changes, actor, int(ev.get("date") or 0), admins)
+    await _wake(woken)
+
+
+@in_thread
+def _queue_service_message(channel_id: int, m: dict, users: list[int], *, joined: bool) -> list[int]:
+    from channels_app.models import Channel, ChannelMember
+
+    service = int(queue._service_bot_id())
+    bots = Bot.objects.filter(deactivated=False).exclude(user_id=service).values("user_id")
+    members = list(
+        ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bots).values_list(
+            "user_id", flat=True
+        )
+    )
+    channel = Channel.objects.filter(id=channel_id).first() if members else None
+    if channel is None:
+        return []
+    actor_id = int(m.get("sender_user_id") or 0)
+    known = queue.users_by_id({actor_id, *users})
+    body = {"message_id": m["id"], "date": m["date"], "chat": queue.group_chat(channel)}
+    if actor_id in known:
+        body["from"] = shapes.user(known[actor_id])
+    if joined:
+        body["new_chat_members"] = [shapes.user(known[u]) for u in users if u in known]
+    elif users[0] in known:
+        body["left_chat_member"] = shapes.user(known[users[0]])
+    return [b for b in members if queue._insert(b, "message", body, f"c{channel_id}:{m['id']}")]
 
 
 def _admin_bots(channel_id: int) -> list[int]:
@@ -218,14 +250,12 @@ def _admin_bots(channel_id: int) -> list[int]:
     )
 
 
-async def _candidate_admins(channel_id: int) -> list[int]:
+async def _has_bots(channel_id: int) -> bool:
     from message_core import db
 
     # The channel row counts its bots (channels.bot_members): most groups have none.
     row = await db.fetchone("SELECT bot_members FROM channels WHERE id = %s", (channel_id,))
-    if row is None or not row["bot_members"]:
-        return []
-    return await in_thread(_admin_bots)(channel_id)
+    return row is not None and bool(row["bot_members"])
 
 
 async def _participant(payload: dict) -> None:

@@ -51,8 +51,8 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     sent = await a.send_message(username, "hello")
     await sent.edit("hello, edited")
 
-    # A supergroup: the bot is invited, promoted; Bob talks, edits, is restricted, leaves;
-    # the bot is demoted, then banned.
+    # A supergroup: the bot is invited (with Bob: the service message says so), promoted;
+    # Bob talks, edits, is restricted, leaves; the bot is demoted, then banned.
     group = (await a(functions.channels.CreateChannelRequest(title="Den", about="", megagroup=True))).chats[0]
     ig = types.InputChannel(group.id, group.access_hash)
     await a(functions.channels.InviteToChannelRequest(ig, [iu(alice.id, bob.id), iu(alice.id, bot_id)]))
@@ -92,7 +92,7 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
         dp.start_polling(bot, polling_timeout=1, handle_signals=False, allowed_updates=ALLOWED)
     )
     try:
-        await wait_for(lambda: len(got) >= 15, 30)
+        await wait_for(lambda: len(got) >= 17, 30)
         await asyncio.sleep(1.5)  # nothing more comes
     finally:
         await dp.stop_polling()
@@ -105,16 +105,22 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
         if kind in ("my_chat_member", "chat_member"):
             summary.append((kind, ev.chat.id, ev.new_chat_member.user.id, ev.old_chat_member.status,
                             ev.new_chat_member.status))  # fmt: skip
+        elif kind == "message" and ev.new_chat_members:
+            summary.append((kind, ev.chat.id, "joined", [u.id for u in ev.new_chat_members]))
+        elif kind == "message" and ev.left_chat_member:
+            summary.append((kind, ev.chat.id, "left", [ev.left_chat_member.id]))
         else:
             summary.append((kind, ev.chat.id, ev.text))
     assert summary == [
         ("message", alice.id, "hello"),
         ("edited_message", alice.id, "hello, edited"),
+        ("message", group_id, "joined", [bob.id, bot_id]),
         ("my_chat_member", group_id, bot_id, "left", "member"),
         ("my_chat_member", group_id, bot_id, "member", "administrator"),
         ("message", group_id, "hi all"),
         ("edited_message", group_id, "hi all!"),
         ("chat_member", group_id, bob.id, "member", "restricted"),
+        ("message", group_id, "left", [bob.id]),
         ("chat_member", group_id, bob.id, "member", "left"),
         ("my_chat_member", group_id, bot_id, "administrator", "member"),
         ("my_chat_member", group_id, bot_id, "member", "kicked"),
