@@ -6,6 +6,7 @@ class BotApiConfig(AppConfig):
     verbose_name = "Bot API"
 
     def ready(self) -> None:
+        from accounts_app import blocking
         from channels_app import notify
         from message_core import send_hooks
         from polls_app import vote_hooks
@@ -22,3 +23,4 @@ class BotApiConfig(AppConfig):
         # Membership changes, told where they are made (durable as messages are).
         notify.add_sink(chat_updates.on_notify)
         vote_hooks.register(queue.on_poll_changed)
+        blocking.register_listener(chat_updates.on_block)

@@ -333,3 +333,28 @@ def _queue_join_request(channel_id: int, request: dict, bot_ids: list[int]) -> l
             "date": int(request.get("date") or now())}  # fmt: skip
     dedup = f"j{channel_id}:{asker.id}:{body['date']}"
     return [b for b in sorted(bots) if queue._insert(b, "chat_join_request", body, dedup)]
+
+
+@in_thread
+def _queue_blocked(owner_id: int, bot_id: int, blocked: bool, pts: int) -> bool:
+    """A user blocked (or unblocked) the bot: its ``my_chat_member`` in the private chat,
+    member -> kicked (or back)."""
+    if bot_id == int(queue._service_bot_id()):
+        return False
+    if not Bot.objects.filter(user_id=bot_id, deactivated=False).exists():
+        return False
+    users = queue.users_by_id([owner_id, bot_id])
+    if owner_id not in users or bot_id not in users:
+        return False
+    bot = shapes.user(users[bot_id])
+    member, kicked = {"user": bot, "status": "member"}, {"user": bot, "status": "kicked", "until_date": 0}
+    body = {"chat": shapes.private_chat(users[owner_id]), "from": shapes.user(users[owner_id]), "date": now(),
+            "old_chat_member": member if blocked else kicked,
+            "new_chat_member": kicked if blocked else member}  # fmt: skip
+    return bool(queue._insert(bot_id, "my_chat_member", body, f"b{owner_id}:{pts}"))
+
+
+async def on_block(owner_id: int, user_id: int, blocked: bool, pts: int) -> None:
+    """accounts_app.blocking listener, in the process that took the block."""
+    if await _bots_among([user_id]) and await _queue_blocked(owner_id, user_id, blocked, pts):
+        await _wake([user_id])

@@ -50,6 +50,9 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     # A private message, then its edit.
     sent = await a.send_message(username, "hello")
     await sent.edit("hello, edited")
+    # Alice blocks the bot, then thinks better of it.
+    await a(functions.contacts.BlockRequest(id=username))
+    await a(functions.contacts.UnblockRequest(id=username))
 
     # A supergroup: the bot is invited (with Bob: the service message says so), promoted;
     # Bob talks, edits, is restricted, leaves; the bot is demoted, then banned.
@@ -92,7 +95,7 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
         dp.start_polling(bot, polling_timeout=1, handle_signals=False, allowed_updates=ALLOWED)
     )
     try:
-        await wait_for(lambda: len(got) >= 17, 30)
+        await wait_for(lambda: len(got) >= 19, 30)
         await asyncio.sleep(1.5)  # nothing more comes
     finally:
         await dp.stop_polling()
@@ -114,6 +117,8 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     assert summary == [
         ("message", alice.id, "hello"),
         ("edited_message", alice.id, "hello, edited"),
+        ("my_chat_member", alice.id, bot_id, "member", "kicked"),
+        ("my_chat_member", alice.id, bot_id, "kicked", "member"),
         ("message", group_id, "joined", [bob.id, bot_id]),
         ("my_chat_member", group_id, bot_id, "left", "member"),
         ("my_chat_member", group_id, bot_id, "member", "administrator"),
@@ -133,7 +138,11 @@ async def test_edits_posts_and_membership_reach_an_aiogram_bot_that_was_offline(
     by_kind = {k: ev for k, ev in got}
     edited = [ev for k, ev in got if k == "edited_message"]
     assert all(ev.edit_date for ev in edited) and edited[1].from_user.id == bob.id
-    promoted = [ev for k, ev in got if k == "my_chat_member"][1]
+    promoted = next(
+        ev for k, ev in got if k == "my_chat_member" and ev.new_chat_member.status == "administrator"
+    )
+    blocked = next(ev for k, ev in got if k == "my_chat_member" and ev.chat.type == "private")
+    assert blocked.from_user.id == alice.id and blocked.chat.id == alice.id
     assert promoted.from_user.id == alice.id and promoted.new_chat_member.can_restrict_members
     assert by_kind["chat_member"].from_user.id == bob.id
     assert by_kind["channel_post"].chat.type == "channel"
