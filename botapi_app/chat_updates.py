@@ -1,14 +1,18 @@
-"""Updates about the groups and channels a bot is in: ``my_chat_member`` (the bot itself
-added, removed, promoted, restricted or banned), ``chat_member`` (anyone's change),
-``message_reaction`` / ``message_reaction_count`` (for admin bots that asked for them in
-allowed_updates) and ``chat_join_request`` (admin bots that may invite).
+"""Updates about the chats a bot is in: ``my_chat_member`` (the bot itself added,
+removed, promoted, restricted or banned in a group or channel; blocked or unblocked by
+a user in a private chat), ``chat_member`` (anyone's change), ``message_reaction`` /
+``message_reaction_count`` (for admin bots that asked for them in allowed_updates),
+``chat_join_request`` (admin bots that may invite) and the join / leave service
+messages of a group (``message`` with ``new_chat_members`` / ``left_chat_member``).
 
-All are queued by a ``channels_app.notify`` sink in whichever process made the change
-(the listener, the console, the Bot API itself), so they are as durable as messages.
-What the bot was last told of its own membership is kept (``BotChatMember``): every
-announcement naming a bot (``channel.updated``, ``channel_admin.participant``) is
-compared with it, so a change is told once, whatever path made it. Announcements that
-name no bot cost a dictionary probe per user (``send_rules``' bot cache)."""
+All are queued in whichever process made the change (the listener, the console, the
+Bot API itself) by a ``channels_app.notify`` sink or an ``accounts_app.blocking``
+listener, so they are as durable as messages. What the bot was last told of its own
+membership is kept (``BotChatMember``): every announcement naming a bot
+(``channel.updated``, ``channel_admin.participant``) is compared with it, so a change
+is told once, whatever path made it. Announcements that name no bot cost a dictionary
+probe per user (``send_rules``' bot cache); chats without bots are known from
+``channels.bot_members``."""
 
 from __future__ import annotations
 
