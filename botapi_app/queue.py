@@ -119,6 +119,9 @@ def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -
             kind, dedup = "edited_message", f"e{m['message_pk']}:{theirs.get('edit_date') or 0}"
         else:
             kind, dedup = "message", f"m{m['message_pk']}"
+            # The message as it was sent: a quick edit may be stored already (it comes
+            # as an update of its own).
+            theirs = {**theirs, "edit_date": None, **{k: m[k] for k in ("message", "entities") if k in m}}
         row = _insert(bot_id, kind, private_message_body(theirs), dedup)
         if row:
             queued.append(row)

@@ -31,6 +31,7 @@ _guards: list[Guard] = []
 _listeners: list[Listener] = []
 _edit_listeners: list[Listener] = []
 _running: set[asyncio.Task] = set()
+_tails: dict[tuple, asyncio.Task] = {}  # the newest listeners' task of each chat
 
 
 def register_guard(fn: Guard) -> Guard:
@@ -78,8 +79,35 @@ def edited(editor_id: int, kind: str, peer_id: int, messages: list[dict], chat: 
     _spawn(_edit_listeners, editor_id, kind, peer_id, messages, chat)
 
 
+def _chat_key(kind: str, sender_id: int, peer_id: int) -> tuple:
+    return (kind, peer_id) if kind != "user" else (kind, min(sender_id, peer_id), max(sender_id, peer_id))
+
+
 def _spawn(listeners, sender_id, kind, peer_id, messages, chat) -> None:
+    """One task per send or edit, running the listeners in turn, after the previous
+    task of the same chat: a message and its quick edit are heard in that order (a bot
+    must get ``message`` before ``edited_message``), different chats at once."""
+    if not listeners:
+        return
+    loop = asyncio.get_running_loop()
+    key = _chat_key(kind, sender_id, peer_id)
+    prev = _tails.get(key)
+    if prev is not None and (prev.done() or prev.get_loop() is not loop):
+        prev = None  # finished, or left behind by an earlier event loop
+    task = loop.create_task(_run_after(prev, list(listeners), sender_id, kind, peer_id, messages, chat))
+    _tails[key] = task
+    _running.add(task)
+    task.add_done_callback(lambda t, key=key: _finished(key, t))
+
+
+def _finished(key: tuple, task: asyncio.Task) -> None:
+    _running.discard(task)
+    if _tails.get(key) is task:
+        del _tails[key]
+
+
+async def _run_after(prev, listeners, sender_id, kind, peer_id, messages, chat) -> None:
+    if prev is not None:
+        await asyncio.wait([prev])  # neither its failure nor our cancellation crosses over
     for fn in listeners:
-        task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages, chat))
-        _running.add(task)
-        task.add_done_callback(_running.discard)
+        await _run(fn, sender_id, kind, peer_id, messages, chat)
