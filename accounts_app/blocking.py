@@ -9,6 +9,8 @@ the blocks either way under both users' row locks, in the statement after the lo
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +22,29 @@ from accounts_app.updates import UserUpdate, append_user_update
 from tl.errors import ContactIdInvalidError
 
 PEER_BLOCKED_UPDATE = "account.peer_blocked"  # payload: user_id, blocked
+log = logging.getLogger("telesrv.accounts")
+
+# Who else hears of a block or unblock, without accounts_app importing them (botapi_app:
+# a bot blocked by a user gets my_chat_member): async fn(owner_id, user_id, blocked, pts),
+# awaited by the handler after the change committed.
+Listener = Callable[[int, int, bool, int], Awaitable[None]]
+_listeners: list[Listener] = []
+
+
+def register_listener(fn: Listener) -> Listener:
+    if fn not in _listeners:
+        _listeners.append(fn)
+    return fn
+
+
+async def changed(owner_id: int, user_id: int, logged: UserUpdate) -> None:
+    for fn in list(_listeners):
+        try:
+            await fn(owner_id, user_id, bool(logged.payload.get("blocked")), logged.pts)
+        except Exception:
+            log.exception("block listener %r failed for %d -> %d", fn, owner_id, user_id)
+
+
 BLOCKED_PAGE_MAX = 100  # contacts.getBlocked limit, clamped as Telegram does
 
 

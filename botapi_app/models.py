@@ -40,3 +40,18 @@ class BotApiState(models.Model):
 
     class Meta:
         db_table = "botapi_state"
+
+
+class BotChatMember(models.Model):
+    """What the bot was last told of its own membership of a group or channel (the
+    ``new_chat_member`` of its last ``my_chat_member``), so each change is told once,
+    whichever path and process made it; ``version`` numbers the changes."""
+
+    pk = models.CompositePrimaryKey("bot_id", "channel_id")
+    bot_id = models.BigIntegerField()
+    channel_id = models.BigIntegerField()
+    member = models.JSONField(default=dict)
+    version = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "botapi_chat_members"

@@ -5,7 +5,12 @@ Private messages to a bot are written by the process that delivered them (a
 ``message_core.send_hooks`` listener), so a bot that was offline, or a Bot API process
 that was down, loses none. Callback queries are live by nature (the user waits for the
 answer): the Bot API process hears them on the push path and queues them there. A queued
-row wakes waiting getUpdates calls through the push path (``WAKE_EVENT``)."""
+row wakes waiting getUpdates calls through the push path (``WAKE_EVENT``).
+
+Edits come the way messages do (``send_hooks``' edit listeners); polls through
+``polls_app.vote_hooks``; membership, reactions and join requests through
+``chat_updates`` (a ``channels_app.notify`` sink). Every one of these is written in the
+process where the event happened."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts_app.models import User
+from bots_app import send_rules
 from bots_app.models import Bot
 from edge_app import push
 from edge_app.orm_threads import in_thread
@@ -45,13 +51,14 @@ DEFAULT_KINDS = {
     "chosen_inline_result",
     "callback_query",
     "my_chat_member",
-}
-KNOWN_KINDS = DEFAULT_KINDS | {
-    "chat_member",
-    "message_reaction",
-    "message_reaction_count",
     "chat_join_request",
+    "poll",
+    "poll_answer",
 }
+# As Telegram: these only when allowed_updates names them (checked when queued too, so
+# a bot that never asked costs no rows).
+OPT_IN_KINDS = {"chat_member", "message_reaction", "message_reaction_count"}
+KNOWN_KINDS = DEFAULT_KINDS | OPT_IN_KINDS
 
 _waiters: dict[int, asyncio.Event] = {}
 
@@ -100,7 +107,7 @@ def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
 
 
 @in_thread
-def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
+def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -> list[int]:
     if not Bot.objects.filter(user_id=bot_id, deactivated=False).exists():
         return []
     queued = []
@@ -108,17 +115,43 @@ def _queue_private(bot_id: int, messages: list[dict]) -> list[int]:
         theirs = _bot_view_of_private(bot_id, m["message_pk"])
         if theirs is None:
             continue
-        row = _insert(bot_id, "message", private_message_body(theirs), f"m{m['message_pk']}")
+        if edited:
+            kind, dedup = "edited_message", f"e{m['message_pk']}:{theirs.get('edit_date') or 0}"
+        else:
+            kind, dedup = "message", f"m{m['message_pk']}"
+            # The message as it was sent: a quick edit may be stored already (it comes
+            # as an update of its own).
+            theirs = {**theirs, "edit_date": None, **{k: m[k] for k in ("message", "entities") if k in m}}
+        row = _insert(bot_id, kind, private_message_body(theirs), dedup)
         if row:
             queued.append(row)
     return queued
 
 
-async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
-    """send_hooks listener: a user's private message to a bot becomes its ``message``."""
+async def on_private_message(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks listener: a user's private message to a bot becomes its ``message``.
+    The send's guard has just asked whether the peer is a bot (``send_rules``' cache), so
+    a message between people costs no query here."""
+    await _private(sender_id, kind, peer_id, messages, edited=False)
+
+
+async def on_private_edit(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks edit listener: a user's edit in a private chat with a bot becomes its
+    ``edited_message``."""
+    await _private(sender_id, kind, peer_id, messages, edited=True)
+
+
+async def _private(sender_id: int, kind: str, peer_id: int, messages: list[dict], *, edited: bool) -> None:
     if kind != "user" or peer_id == _service_bot_id() or sender_id == peer_id:
         return
-    if await _queue_private(peer_id, messages):
+    known = send_rules.known_bot(peer_id)
+    if known is False or (known is None and not (await send_rules.are_bots(peer_id))[peer_id]):
+        return
+    if await _queue_private(peer_id, messages, edited=edited):
         await push.publish(WAKE_EVENT, {"bot_id": peer_id})
 
 
@@ -334,7 +367,9 @@ def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dic
 
 
 @in_thread
-def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> list[int]:
+def _queue_channel(
+    sender_id: int, channel_id: int, messages: list[dict], *, edited: bool = False
+) -> list[int]:
     from bots_app.privacy_mode import sees
     from channels_app.models import Channel, ChannelMember
 
@@ -358,17 +393,41 @@ def _queue_channel(sender_id: int, channel_id: int, messages: list[dict]) -> lis
         for m in messages:
             if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
                 continue
-            if _insert(bot.id, kind, channel_message_body(m, chat), f"c{channel_id}:{m['id']}"):
+            dedup = f"c{channel_id}:{m['id']}"
+            if edited:
+                dedup = f"e{channel_id}:{m['id']}:{m.get('edit_date') or 0}"
+            if _insert(bot.id, f"edited_{kind}" if edited else kind, channel_message_body(m, chat), dedup):
                 woken.append(bot.id)
     return sorted(set(woken))
 
 
-async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+async def on_channel_message(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
     """send_hooks listener: a group's message becomes the ``message`` of each bot in the
-    group that sees it (privacy mode), a channel's post its ``channel_post``."""
-    if kind != "channel":
+    group that sees it (privacy mode), a channel's post its ``channel_post``.
+
+    Every channel send of the deployment passes here. The channel row the send checked
+    counts its bot members (a trigger keeps ``bot_members``), so a chat without bots
+    costs nothing: no query, no ORM thread (whose hold on the interpreter lock stalls
+    the listener's loop). A send that came without its row takes the exact check."""
+    await _channel(sender_id, kind, peer_id, messages, chat, edited=False)
+
+
+async def on_channel_edit(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
+    """send_hooks edit listener: an edit in a group becomes ``edited_message`` of each
+    bot that sees the message, in a channel ``edited_channel_post``."""
+    await _channel(sender_id, kind, peer_id, messages, chat, edited=True)
+
+
+async def _channel(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None, *, edited: bool
+) -> None:
+    if kind != "channel" or (chat is not None and not chat.get("bot_members", 1)):
         return
-    for bot_id in await _queue_channel(sender_id, peer_id, messages):
+    for bot_id in await _queue_channel(sender_id, peer_id, messages, edited=edited):
         await push.publish(WAKE_EVENT, {"bot_id": bot_id})
 
 
@@ -377,3 +436,39 @@ def purge_expired() -> int:
     """Drop every bot's updates older than 24 hours (bots that never poll, or that run
     over MTProto, would otherwise keep theirs forever)."""
     return BotUpdate.objects.filter(created__lt=timezone.now() - KEEP).delete()[0]
+
+
+@in_thread
+def _queue_poll(poll_id: int, voter_id: int) -> list[int]:
+    """A vote in, or the closing of, a poll a bot sent: the bot's ``poll`` (the new
+    state) and, for a poll with public voters, ``poll_answer`` (who chose what)."""
+    from django.db.models import Count
+
+    from polls_app.models import Poll, PollVote
+
+    p = Poll.objects.filter(id=poll_id).first()
+    if p is None or p.creator_id == _service_bot_id():
+        return []
+    if not Bot.objects.filter(user_id=p.creator_id, deactivated=False).exists():
+        return []
+    votes = PollVote.objects.filter(poll_id=poll_id)
+    counts = dict(votes.values_list("option").annotate(n=Count("id")).values_list("option", "n"))
+    total = votes.values("user_id").distinct().count()
+    stamp = f"{p.updated_at.timestamp():.6f}"
+    queued = [_insert(p.creator_id, "poll", shapes.poll(p, counts, total), f"p{poll_id}:{stamp}")]
+    if voter_id and p.public_voters:
+        voter = users_by_id([voter_id]).get(voter_id)
+        if voter is not None:
+            options = [a["option"] for a in p.answers]
+            chosen = set(votes.filter(user_id=voter_id).values_list("option", flat=True))
+            body = {"poll_id": str(p.id), "user": shapes.user(voter),
+                    "option_ids": [i for i, o in enumerate(options) if o in chosen],
+                    "option_persistent_ids": [o for o in options if o in chosen]}  # fmt: skip
+            queued.append(_insert(p.creator_id, "poll_answer", body, f"a{poll_id}:{voter_id}:{stamp}"))
+    return [p.creator_id] if any(queued) else []
+
+
+async def on_poll_changed(poll_id: int, voter_id: int) -> None:
+    """polls_app.vote_hooks listener, in the process that took the vote."""
+    for bot_id in await _queue_poll(poll_id, voter_id):
+        await push.publish(WAKE_EVENT, {"bot_id": bot_id})

@@ -290,3 +290,108 @@ def _rows(rows, what: str) -> list[list[dict]]:
     if not all(isinstance(b, dict | str) for r in rows for b in r):
         raise BadRequest(f"can't parse {what} button")
     return rows
+
+
+# ChatMemberAdministrator's flags <-> the stored admin rights' names (channels_app.rights).
+_ADMIN_CAN = {
+    "can_change_info": "change_info",
+    "can_post_messages": "post_messages",
+    "can_edit_messages": "edit_messages",
+    "can_delete_messages": "delete_messages",
+    "can_restrict_members": "ban_users",
+    "can_invite_users": "invite_users",
+    "can_pin_messages": "pin_messages",
+    "can_promote_members": "add_admins",
+    "can_manage_video_chats": "manage_call",
+    "can_manage_chat": "other",
+    "can_manage_topics": "manage_topics",
+    "can_post_stories": "post_stories",
+    "can_edit_stories": "edit_stories",
+    "can_delete_stories": "delete_stories",
+}
+# ChatPermissions' fields and the banned rights that take each away (send_messages takes
+# every sending right).
+_PERMITS = {
+    "can_send_messages": ("send_messages", "send_plain"),
+    "can_send_audios": ("send_messages", "send_audios"),
+    "can_send_documents": ("send_messages", "send_docs"),
+    "can_send_photos": ("send_messages", "send_photos"),
+    "can_send_videos": ("send_messages", "send_videos"),
+    "can_send_video_notes": ("send_messages", "send_roundvideos"),
+    "can_send_voice_notes": ("send_messages", "send_voices"),
+    "can_send_polls": ("send_messages", "send_polls"),
+    "can_send_other_messages": ("send_messages", "send_stickers", "send_gifs", "send_games", "send_inline"),
+    "can_add_web_page_previews": ("send_messages", "embed_links"),
+    "can_react_to_messages": (),
+    "can_edit_tag": ("change_info",),
+    "can_change_info": ("change_info",),
+    "can_invite_users": ("invite_users",),
+    "can_pin_messages": ("pin_messages",),
+    "can_manage_topics": ("manage_topics",),
+}
+
+
+def chat_member(u: User, row: dict | None) -> dict:
+    """A ChatMember from a member row or snapshot (role, status, rights), as the Bot
+    API's updates carry it: creator, administrator, member, restricted, left, kicked."""
+    from channels_app.rights import ADMIN_FLAGS, BANNED_FLAGS
+
+    d = {"user": user(u)}
+    row = row or {}
+    status, role = row.get("status") or "none", row.get("role") or "member"
+    if status not in ("active", "kicked", "banned"):
+        return {**d, "status": "left"}
+    if status in ("kicked", "banned") and int(row.get("banned_rights") or 0) & 1:
+        return {**d, "status": "kicked", "until_date": int(row.get("banned_until") or 0)}
+    if role == "creator":
+        return {**d, "status": "creator", "is_anonymous": False}
+    if role == "admin":
+        rights = int(row.get("admin_rights") or 0)
+        out = {**d, "status": "administrator", "can_be_edited": False}
+        out["is_anonymous"] = bool(rights >> ADMIN_FLAGS["anonymous"] & 1)
+        for name, stored in _ADMIN_CAN.items():
+            out[name] = bool(rights >> ADMIN_FLAGS[stored] & 1)
+        out["can_send_welcome_messages"] = False
+        if row.get("rank"):
+            out["custom_title"] = row["rank"]
+        return out
+    banned = int(row.get("banned_rights") or 0)
+    if banned:
+        out = {**d, "status": "restricted", "is_member": status == "active",
+               "until_date": int(row.get("banned_until") or 0)}  # fmt: skip
+        for name, takers in _PERMITS.items():
+            out[name] = not any(banned >> BANNED_FLAGS[t] & 1 for t in takers)
+        return out
+    return {**d, "status": "member"}
+
+
+def poll(p, counts: dict[str, int], total: int) -> dict:
+    """A Poll as the bot that sent it sees it (the quiz's answer included)."""
+    d = {
+        "id": str(p.id),
+        "question": p.question,
+        # The option's bytes (hex) are its persistent id, as MTProto's are.
+        "options": [
+            {"persistent_id": a["option"], "text": a["text"], "voter_count": counts.get(a["option"], 0)}
+            for a in p.answers
+        ],
+        "total_voter_count": total,
+        "is_closed": bool(p.closed),
+        "is_anonymous": not p.public_voters,
+        "type": "quiz" if p.quiz else "regular",
+        "allows_multiple_answers": bool(p.multiple_choice),
+        "allows_revoting": not p.quiz,  # a quiz answer is final
+        "members_only": False,
+    }
+    if p.quiz and p.correct:
+        options = [a["option"] for a in p.answers]
+        if p.correct[0] in options:
+            d["correct_option_id"] = options.index(p.correct[0])
+            d["correct_option_ids"] = [options.index(c) for c in p.correct if c in options]
+        if p.solution:
+            d["explanation"] = p.solution
+    if p.close_period:
+        d["open_period"] = p.close_period
+    if p.close_date:
+        d["close_date"] = p.close_date
+    return d

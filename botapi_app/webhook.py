@@ -136,6 +136,17 @@ def _failed(bot_id: int, message: str) -> None:
         st.save(update_fields=["failures", "retry_at", "last_error_date", "last_error_message"])
 
 
+def _error_text(exc: Exception) -> str:
+    """A failed delivery in getWebhookInfo's words, as Telegram's server puts them."""
+    if isinstance(exc, TimeoutError | aiohttp.ServerTimeoutError):
+        return "Read timeout expired"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        if isinstance(exc.os_error, ConnectionRefusedError):
+            return "Connection refused"
+        return "Failed to resolve host: Name or service not known"
+    return f"Connection failed: {type(exc).__name__}"
+
+
 async def _deliver(session: aiohttp.ClientSession, st: BotApiState) -> None:
     for update in await _pending(st.bot_id):
         headers = {"X-Telegram-Bot-Api-Secret-Token": st.secret_token} if st.secret_token else {}
@@ -145,7 +156,7 @@ async def _deliver(session: aiohttp.ClientSession, st: BotApiState) -> None:
                     await _failed(st.bot_id, f"Wrong response from the webhook: {r.status} {r.reason}")
                     return
         except (aiohttp.ClientError, TimeoutError) as exc:
-            await _failed(st.bot_id, f"Connection failed: {type(exc).__name__}")
+            await _failed(st.bot_id, _error_text(exc))
             return
         await _delivered(st.bot_id, update["update_id"])
 
@@ -155,16 +166,35 @@ async def run_sender(tick: float = 0.5) -> None:
     whose back-off has passed gets its pending updates, in order, one request each."""
     timeout = aiohttp.ClientTimeout(total=SEND_TIMEOUT)
     purged_at = 0.0
+    # One delivery task per bot at a time: a slow or dead receiver holds only its own
+    # bot's queue (deliveries stay in order, one request at a time, within any
+    # max_connections), never the other bots'.
+    running: dict[int, asyncio.Task] = {}
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        while True:
-            try:
-                if time.monotonic() - purged_at > PURGE_EVERY:
-                    purged_at = time.monotonic()
-                    await queue.purge_expired()
-                states = await _due()
-                await asyncio.gather(*(_deliver(session, st) for st in states))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("webhook round failed")
-            await asyncio.sleep(tick)
+        try:
+            while True:
+                try:
+                    if time.monotonic() - purged_at > PURGE_EVERY:
+                        purged_at = time.monotonic()
+                        await queue.purge_expired()
+                    for st in await _due():
+                        if st.bot_id not in running:
+                            task = asyncio.create_task(_deliver_logged(session, st))
+                            running[st.bot_id] = task
+                            task.add_done_callback(lambda _t, b=st.bot_id: running.pop(b, None))
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("webhook round failed")
+                await asyncio.sleep(tick)
+        finally:
+            for task in list(running.values()):
+                task.cancel()
+            await asyncio.gather(*running.values(), return_exceptions=True)
+
+
+async def _deliver_logged(session: aiohttp.ClientSession, st: BotApiState) -> None:
+    try:
+        await _deliver(session, st)
+    except Exception:
+        log.exception("webhook delivery to bot %d failed", st.bot_id)

@@ -356,7 +356,9 @@ async def send_reply(bot_id: int, user_id: int, reply: Reply) -> None:
     )
 
 
-async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+async def on_private_message(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
     if kind != "user" or peer_id != service_bot_id():
         return
     for m in messages:

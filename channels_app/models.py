@@ -77,6 +77,11 @@ class Channel(PostgresPartitionedModel):
     # broadcast point at each other (0: none), so each side renders has_link alone.
     linked_chat_id = models.BigIntegerField(default=0, db_default=0)
     forum_tabs = models.BooleanField(default=False, db_default=False)  # channels.toggleForum(tabs)
+    # Active members that are bots, kept by a trigger on channel_members (0016) whatever
+    # path changes a membership. Every send reads the row anyway, so a send into a chat
+    # without bots skips the bots' update queues at no cost. It may count a deleted bot
+    # (a superset only sends the send to the exact check).
+    bot_members = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "channels"

@@ -6,7 +6,12 @@ channel sent with ``channels_app.actions.messages.do_send_message``, after the c
 (bots_app's service bot, which lives inside the server and answers through ordinary
 messages; botapi_app's update queues).
 
-``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel".
+``kind`` is "user" (a private chat; ``peer_id`` the other user) or "channel". ``chat``
+is the channel row the send checked (None for a private chat): what a listener can
+decide from it (``bot_members``) costs it nothing.
+
+``edit_listeners`` hear edits of both kinds the same way (``messages`` as the editor
+sees them after the edit).
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ log = logging.getLogger("telesrv.messages")
 
 # async fn(sender_id, kind, peer_id, count) -> None; raises the RpcError that refuses the send.
 Guard = Callable[[int, str, int, int], Awaitable[None]]
-# async fn(sender_id, kind, peer_id, messages as the sender sees them) -> None.
-Listener = Callable[[int, str, int, list[dict]], Awaitable[None]]
+# async fn(sender_id, kind, peer_id, messages as the sender sees them, chat) -> None.
+Listener = Callable[[int, str, int, list[dict], dict | None], Awaitable[None]]
 
 _guards: list[Guard] = []
 _listeners: list[Listener] = []
+_edit_listeners: list[Listener] = []
 _running: set[asyncio.Task] = set()
+_tails: dict[tuple, asyncio.Task] = {}  # the newest listeners' task of each chat
 
 
 def register_guard(fn: Guard) -> Guard:
@@ -39,22 +46,68 @@ def register_listener(fn: Listener) -> Listener:
     return fn
 
 
+def register_edit_listener(fn: Listener) -> Listener:
+    if fn not in _edit_listeners:
+        _edit_listeners.append(fn)
+    return fn
+
+
 async def check(sender_id: int, kind: str, peer_id: int, count: int) -> None:
     for guard in _guards:
         await guard(sender_id, kind, peer_id, count)
 
 
-async def _run(fn: Listener, sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+async def _run(
+    fn: Listener, sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None
+) -> None:
     try:
-        await fn(sender_id, kind, peer_id, messages)
+        await fn(sender_id, kind, peer_id, messages, chat)
     except Exception:
         log.exception("send listener %r failed for %d -> %s %d", fn, sender_id, kind, peer_id)
 
 
-def delivered(sender_id: int, kind: str, peer_id: int, messages: list[dict]) -> None:
+def delivered(
+    sender_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None
+) -> None:
     """Hand the delivered messages to the listeners, each in a task of its own: the
     sender's answer does not wait for them."""
-    for fn in _listeners:
-        task = asyncio.get_running_loop().create_task(_run(fn, sender_id, kind, peer_id, messages))
-        _running.add(task)
-        task.add_done_callback(_running.discard)
+    _spawn(_listeners, sender_id, kind, peer_id, messages, chat)
+
+
+def edited(editor_id: int, kind: str, peer_id: int, messages: list[dict], chat: dict | None = None) -> None:
+    """Hand edited messages to the edit listeners, as :func:`delivered` does."""
+    _spawn(_edit_listeners, editor_id, kind, peer_id, messages, chat)
+
+
+def _chat_key(kind: str, sender_id: int, peer_id: int) -> tuple:
+    return (kind, peer_id) if kind != "user" else (kind, min(sender_id, peer_id), max(sender_id, peer_id))
+
+
+def _spawn(listeners, sender_id, kind, peer_id, messages, chat) -> None:
+    """One task per send or edit, running the listeners in turn, after the previous
+    task of the same chat: a message and its quick edit are heard in that order (a bot
+    must get ``message`` before ``edited_message``), different chats at once."""
+    if not listeners:
+        return
+    loop = asyncio.get_running_loop()
+    key = _chat_key(kind, sender_id, peer_id)
+    prev = _tails.get(key)
+    if prev is not None and (prev.done() or prev.get_loop() is not loop):
+        prev = None  # finished, or left behind by an earlier event loop
+    task = loop.create_task(_run_after(prev, list(listeners), sender_id, kind, peer_id, messages, chat))
+    _tails[key] = task
+    _running.add(task)
+    task.add_done_callback(lambda t, key=key: _finished(key, t))
+
+
+def _finished(key: tuple, task: asyncio.Task) -> None:
+    _running.discard(task)
+    if _tails.get(key) is task:
+        del _tails[key]
+
+
+async def _run_after(prev, listeners, sender_id, kind, peer_id, messages, chat) -> None:
+    if prev is not None:
+        await asyncio.wait([prev])  # neither its failure nor our cancellation crosses over
+    for fn in listeners:
+        await _run(fn, sender_id, kind, peer_id, messages, chat)

@@ -637,7 +637,10 @@ async def do_edit_private_message(
     own, theirs = await in_thread(_edit)(
         owner_id, peer_id, box_id, message, entities, media, reply_markup, (link_preview,) if relink else None
     )
-    return await _finish(own, theirs, exclude)
+    done = await _finish(own, theirs, exclude)
+    if peer_id != owner_id:
+        send_hooks.edited(owner_id, USER_PEER, peer_id, own.messages)
+    return done
 
 
 def _delete(

@@ -164,6 +164,7 @@ TABLES: dict[str, Role] = {
     "dialog_filters": by_user(),
     "botapi_state": by_user("bot_id"),
     "botapi_updates": by_user("bot_id", "each bot's durable update queue"),
+    "botapi_chat_members": by_user("bot_id", "what each bot was last told of its membership in a chat"),
 }
 
 

@@ -130,18 +130,22 @@ def _blocked_target(me: int, input_peer) -> int:
 @rpc(functions.contacts.Block)
 async def block(ctx, req: functions.contacts.Block):
     me = viewer_id(ctx)
-    event = await sync_to_async(blocking.do_block)(me, _blocked_target(me, req.id))
+    target = _blocked_target(me, req.id)
+    event = await sync_to_async(blocking.do_block)(me, target)
     if event is not None:
         await push_user_updates([event], exclude=own_session(ctx))
+        await blocking.changed(me, target, event)
     return True
 
 
 @rpc(functions.contacts.Unblock)
 async def unblock(ctx, req: functions.contacts.Unblock):
     me = viewer_id(ctx)
-    event = await sync_to_async(blocking.do_unblock)(me, _blocked_target(me, req.id))
+    target = _blocked_target(me, req.id)
+    event = await sync_to_async(blocking.do_unblock)(me, target)
     if event is not None:
         await push_user_updates([event], exclude=own_session(ctx))
+        await blocking.changed(me, target, event)
     return True
 
 

@@ -156,6 +156,7 @@ async def do_create_channel(
         "pinned_message_id": 0,
         "pts": 0,
         "deleted": False,
+        "bot_members": 0,  # the trigger counts the bots among the first members
         "available_reactions": None,
         "reactions_limit": 0,
         "photo": None,

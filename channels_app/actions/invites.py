@@ -307,7 +307,7 @@ async def do_import_invite(user_id: int, link: str) -> ChannelChange:
                     (channel_id, user_id, locked["id"], date),
                 )
     if requested:
-        await publish_pending(channel_id)
+        await publish_pending(channel_id, {"user_id": user_id, "date": date, "invite_id": locked["id"]})
         raise InviteRequestSentError()
     try:
         change = await activate_members(
@@ -363,9 +363,10 @@ async def request_join_if_needed(channel: dict, user_id: int) -> None:
     settings = (await get_join_settings([channel["id"]])).get(channel["id"])
     if not settings or not settings["join_request"]:
         return
+    date = now()
     async with db.connection() as conn, conn.transaction():
-        await _record_request(conn, channel["id"], user_id, 0, now())
-    await publish_pending(channel["id"])
+        await _record_request(conn, channel["id"], user_id, 0, date)
+    await publish_pending(channel["id"], {"user_id": user_id, "date": date, "invite_id": 0})
     raise InviteRequestSentError()
 
 
@@ -707,7 +708,12 @@ async def full_channel_extras(viewer_id: int, channel: dict, member: dict | None
     return {"exported_invite": invite, "requests_pending": pending, "recent_requesters": recent}
 
 
-async def publish_pending(channel_id: int) -> None:
-    """updatePendingJoinRequests to the channel's admins who may approve (bounded)."""
+async def publish_pending(channel_id: int, request: dict | None = None) -> None:
+    """updatePendingJoinRequests to the channel's admins who may approve (bounded).
+    ``request``: the new request that changed the list (user_id, date, invite_id), for
+    listeners that tell of each (the Bot API's chat_join_request)."""
     recipients = await admin_ids(channel_id, "invite_users")
-    await notify.publish("channel_admin.pending", {"channel_id": channel_id, "user_ids": recipients})
+    payload = {"channel_id": channel_id, "user_ids": recipients}
+    if request:
+        payload["request"] = request
+    await notify.publish("channel_admin.pending", payload)

@@ -298,7 +298,7 @@ async def do_send_message(
         # Published before the bookkeeping below, each of which waits for a pooled
         # connection: later events of the channel wait for this one (push_order).
         await _publish_new(events, sender_id)
-        send_hooks.delivered(sender_id, "channel", channel_id, [e.message for e in events])
+        send_hooks.delivered(sender_id, "channel", channel_id, [e.message for e in events], channel)
         if media:
             await media_holders.do_add_holders(media_holders.media_keys(media), "c", [channel_id])
         if topic_id:
@@ -579,6 +579,7 @@ async def do_edit_message(
     await notify.publish(
         "channel.event", {"event": event.to_payload(), "extra_user_ids": [], "exclude_user_id": 0}
     )
+    send_hooks.edited(editor_id, "channel", channel_id, [event.message], channel)
     before, after = mentioned_user_ids(current), mentioned_user_ids({**current, "entities": entities})
     if before or after:
         await mentions.do_update_mentions(channel_id, msg_id, current["sender_user_id"], before, after)

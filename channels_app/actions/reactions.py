@@ -207,10 +207,12 @@ async def do_send_reaction(
                 )  # fmt: skip
         summary = await current(user_id, channel, msg_id, conn)
     if removed or added:
+        # old / new / date / bot_members: for the bots' message_reaction updates.
         await notify.publish(
             "channel.reactions",
-            {"channel_id": channel_id, "msg_id": msg_id, "actor": user_id, "author": author},
-        )
+            {"channel_id": channel_id, "msg_id": msg_id, "actor": user_id, "author": author,
+             "old": list(old), "new": chosen, "date": date, "bot_members": channel.get("bot_members", 1)},
+        )  # fmt: skip
     users = {user_id} | {r["user_id"] for r in (summary or {}).get("recent", ())}
     return ReactionChange(channel, member, msg_id, summary, added=added, user_ids=users)
 

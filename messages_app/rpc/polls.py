@@ -13,6 +13,7 @@ from message_core import limits
 from message_core.context import own_session, users_for, viewer
 from polls_app import actions as polls
 from polls_app import tl_convert as polls_tl
+from polls_app import vote_hooks
 from private_app import actions as private_actions
 from tl import functions
 from tl.errors import LimitInvalidError, MessageIdInvalidError, OffsetInvalidError
@@ -59,6 +60,7 @@ async def close_by_edit(ctx, me: int, poll_id: int):
     """editMessage(media=closed poll) by its creator: closed once, everyone told."""
     if await polls.do_close_poll(poll_id, me):
         await poll_push.publish_change(poll_id, me, exclude=own_session(ctx))
+        await vote_hooks.changed(poll_id)
     return await poll_answer(me, poll_id)
 
 
@@ -68,6 +70,7 @@ async def send_vote(ctx, req: functions.messages.SendVote):
     p = await resolve_peer(me, req.peer, preview=False)
     poll_id = await _poll_of(me, p, req.msg_id, member=True)
     await polls.do_send_vote(poll_id, me, [bytes(o) for o in req.options])
+    await vote_hooks.changed(poll_id, me)
     await poll_push.publish_change(poll_id, me, exclude=own_session(ctx))
     return await poll_answer(me, poll_id)
 

@@ -98,7 +98,12 @@ async def test_request_needed_link_makes_a_pending_request_the_admin_approves(ch
         await invites.do_import_invite(B, inv["hash"])
     with pytest.raises(InviteRequestSentError):
         await invites.do_import_invite(C, inv["hash"])
-    assert ("channel_admin.pending", {"channel_id": cid, "user_ids": [A]}) in chan
+    pending_pushes = [p for k, p in chan if k == "channel_admin.pending"]
+    # Each names the new request (the Bot API's chat_join_request is made from it).
+    assert [(p["user_ids"], p["request"]["user_id"], p["request"]["invite_id"]) for p in pending_pushes] == [
+        ([A], B, inv["id"]),
+        ([A], C, inv["id"]),
+    ]
     pending, recent = await invites.pending_requests(cid)
     assert pending == 2 and set(recent) == {B, C}
     extras = await invites.full_channel_extras(A, *(await actions.get_channel_for_viewer(A, cid, None)))

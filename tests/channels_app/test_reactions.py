@@ -17,7 +17,12 @@ async def test_reactions_totals_unread_badge_and_reading(chan):
     await reactions.do_send_reaction(B, g["id"], mid, ["👍"])
     change = await reactions.do_send_reaction(C, g["id"], mid, ["👍"])
     assert change.summary["counts"] == {"👍": 2} and change.summary["mine"] == ["👍"]
-    assert ("channel.reactions", {"channel_id": g["id"], "msg_id": mid, "actor": C, "author": A}) in chan
+    told = [p for k, p in chan if k == "channel.reactions"][-1]
+    assert {k: told[k] for k in ("channel_id", "msg_id", "actor", "author")} == {
+        "channel_id": g["id"], "msg_id": mid, "actor": C, "author": A,
+    }  # fmt: skip
+    # What the bots' message_reaction is made of: before, after, and whether bots are there.
+    assert (told["old"], told["new"], told["bot_members"]) == ([], ["👍"], 0)
     h = await actions.get_history(A, g["id"], limit=10)
     shown = next(m for m in h.messages if m["id"] == mid)
     assert shown["reactions"]["mine"] == [] and all(r["unread"] for r in shown["reactions"]["recent"])
