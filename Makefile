@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy node
+.PHONY: serve test lint services db venv regen clean browser haproxy testbed node
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy node lint
+test: venv services browser haproxy testbed node lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -59,3 +59,8 @@ browser:
 # without it). Debian package; run as root or with sudo.
 haproxy:
 	test -x /usr/sbin/haproxy || (apt-get update && apt-get install -y haproxy)
+
+# The multi-machine test bed (scripts/testbed.py; tests/e2e/test_testbed.py skips without
+# them): Redis in cluster mode and network namespaces. Debian packages; run as root.
+testbed: haproxy
+	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip || (apt-get update && apt-get install -y redis-server redis-tools iproute2)

@@ -543,9 +543,21 @@ class Testbed:
         address = self.network.address(i)
         log_path = self.workdir / f"listener-l{i + 1}.log"
         log = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)
-        cmd = [sys.executable, "manage.py", "runmtproto", "--host", address, "--port", str(self.listener_port)]
+        cmd = [
+            sys.executable,
+            "manage.py",
+            "runmtproto",
+            "--host",
+            address,
+            "--port",
+            str(self.listener_port),
+        ]
         proc = subprocess.Popen(
-            self.network.wrap(i, cmd), cwd=ROOT, env=self.listener_env(i), stdout=log, stderr=subprocess.STDOUT
+            self.network.wrap(i, cmd),
+            cwd=ROOT,
+            env=self.listener_env(i),
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         log.close()
         listener = Listener(i, address, self.listener_port, self.health_port, proc, log_path)
@@ -579,7 +591,9 @@ class Testbed:
             raise RuntimeError(f"haproxy rejects its configuration:\n{check.stdout}{check.stderr}")
         log = open(self.workdir / "haproxy.log", "ab")  # noqa: SIM115 - handed to the child
         # -db: foreground, so the bed owns the process and its exit.
-        self.haproxy = subprocess.Popen([binary, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT)
+        self.haproxy = subprocess.Popen(
+            [binary, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT
+        )
         log.close()
         wait_for_port(*self.front, self.haproxy, timeout=20)
 
@@ -644,7 +658,9 @@ def cli() -> None:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="telesrv-testbed-"))
     env = {**os.environ, "TELESRV_DB_NAME": args.db}
     subprocess.run([sys.executable, "-m", "telesrv_project.database"], cwd=ROOT, env=env, check=True)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
     key = workdir / "server_rsa.pem"
     if not key.exists():
         subprocess.run(
