@@ -261,6 +261,10 @@ class Redis:
         if self.cluster:
             conf += [
                 "cluster-enabled yes",
+                # Outgoing bus connections would come from 127.0.0.1 (or the namespace
+                # side of the bridge) and the peer would note that address for the node.
+                f"bind-source-addr {self.host}",
+                f"cluster-announce-ip {self.host}",
                 f"cluster-port {port + 50}",
                 f"cluster-config-file {data / 'nodes.conf'}",
                 # A master is failed over this long after it stops answering.
@@ -284,24 +288,32 @@ class Redis:
             self.nodes.append(self._start_node(self.first_port + i))
         if not self.cluster:
             return
-        made = subprocess.run(
-            [
-                "redis-cli",
-                "--cluster",
-                "create",
-                *(f"{n.host}:{n.port}" for n in self.nodes),
-                "--cluster-replicas",
-                "1",
-                "--cluster-yes",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        if made.returncode != 0:
-            raise RuntimeError(f"redis-cli --cluster create failed:\n{made.stdout}{made.stderr}")
+        self.join()
         self.wait_healthy(timeout=30)
+
+    def join(self, timeout: float = 30) -> None:
+        """What ``redis-cli --cluster create --cluster-replicas 1`` does, done by hand
+        because its MEET assumes the default bus port (port + 10000), outside the bed's
+        port range: every node meets the first, the first ``masters`` nodes share the
+        16384 slots, each of the others replicates one of them."""
+        first = self.nodes[0]
+        for node in self.nodes[1:]:
+            first.cli("cluster", "meet", node.host, str(node.port), str(node.port + 50))
+        deadline = time.monotonic() + timeout
+        while any(len(n.cli("cluster", "nodes").splitlines()) < len(self.nodes) for n in self.nodes):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the Redis nodes did not all meet")
+            time.sleep(0.1)
+        span = 16384 // self.masters
+        for i, node in enumerate(self.nodes[: self.masters]):
+            hi = 16383 if i == self.masters - 1 else (i + 1) * span - 1
+            node.cli("cluster", "addslotsrange", str(i * span), str(hi))
+        for i, node in enumerate(self.nodes[self.masters :]):
+            master_id = self.nodes[i].cli("cluster", "myid")
+            while "OK" not in node.cli("cluster", "replicate", master_id):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"Redis {node.port} cannot replicate {self.nodes[i].port}")
+                time.sleep(0.1)  # it has not heard of that master's id yet
 
     def down(self) -> None:
         for node in self.nodes:

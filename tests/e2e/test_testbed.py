@@ -51,7 +51,9 @@ def require_packages() -> None:
     """redis-server (and redis-cli) and ip from Debian, installed here when missing."""
     haproxy_binary()
     missing = [
-        pkg for tool, pkg in (("redis-server", "redis-server"), ("ip", "iproute2")) if not shutil.which(tool)
+        pkg
+        for tool, pkg in (("redis-server", "redis-server"), ("redis-cli", "redis-tools"), ("ip", "iproute2"))
+        if not shutil.which(tool)
     ]
     if not missing:
         return
