@@ -1,5 +1,5 @@
 """The multi-machine test bed (scripts/testbed.py, docs/scaling.md): real Telethon
-clients through HAProxy to three listeners, each in its own network namespace, on a
+and Kurigram clients through HAProxy to three listeners, each in its own network namespace, on a
 Redis Cluster of three masters with a replica each.
 
 Users on different listeners chat live in a supergroup and privately; a listener is
@@ -15,6 +15,7 @@ where it can.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import os
 import random
@@ -166,6 +167,40 @@ class Member:
             await asyncio.sleep(0.05)
 
 
+class KurigramMember:
+    """A Kurigram 2.2.26 user through the balancer (another client family), recording
+    every message pushed to it."""
+
+    def __init__(self, bed, name: str) -> None:
+        host, port = bed.front
+        shim = harness.EdgeServer(host, port, bed.rsa_key, bed.haproxy, bed.workdir / "haproxy.log")
+        self.name = name
+        self.client = harness.make_kurigram(shim, "abridged", name=name, no_updates=False, workers=1)
+        self.seen: list[str] = []
+        self.user = None
+        self.listener = -1
+
+    async def login(self, bed) -> None:
+        from pyrogram.handlers import MessageHandler
+
+        async def on_message(_client, message) -> None:
+            self.seen.append(message.text)
+
+        self.client.add_handler(MessageHandler(on_message))
+        phone, code = harness.fresh_phone()
+        self.user = await User.objects.acreate(phone=phone, first_name=self.name)
+        self.listener = await where_it_lands(bed, self.client.connect)
+        sent = await self.client.send_code(phone)
+        await self.client.sign_in(phone, sent.phone_code_hash, code)
+        await self.client.initialize()
+
+    wait_for = Member.wait_for
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.stop() if self.client.is_initialized else await self.client.disconnect()
+
+
 def _public_pem(bed) -> str:
     from mtproto.crypto import RsaKey
 
@@ -237,10 +272,12 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
     prefix = bed.layout.loopback
     ann, bob, cid = (Member(bed, name, f"{prefix}.{101 + n}") for n, name in enumerate(("Ann", "Bob", "Cid")))
     members = [ann, bob, cid]
+    dee = KurigramMember(bed, "Dee")
     try:
         for m in members:
             await m.login(bed)
         assert sorted(m.listener for m in members) == [0, 1, 2], [m.listener for m in members]
+        await dee.login(bed)
         # The listener saw each client's own address (PROXY protocol v2), not HAProxy's.
         auths = await bob.client(functions.account.GetAuthorizationsRequest())
         assert [a.ip for a in auths.authorizations if a.current] == [f"{prefix}.102"]
@@ -254,13 +291,16 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
         group = types.InputPeerChannel(chan.id, chan.access_hash)
         await ann.client(
             functions.channels.InviteToChannelRequest(
-                channel=channel, users=[input_user(ann.user, bob.user), input_user(ann.user, cid.user)]
+                channel=channel, users=[input_user(ann.user, u.user) for u in (bob, cid, dee)]
             )
         )
+        async for _ in dee.client.get_dialogs():  # Kurigram learns the group's access hash
+            pass
         for m in members:
             await send(m, group, f"hello from {m.name}")
-        for m in members:
-            await m.wait_for([f"hello from {o.name}" for o in members if o is not m])
+        await dee.client.send_message(-1000000000000 - chan.id, "hello from Dee")
+        for m in [*members, dee]:
+            await m.wait_for([f"hello from {o.name}" for o in [*members, dee] if o is not m])
         # Private chats between listeners.
         await send(ann, input_peer_user(ann.user, bob.user), "ann to bob")
         await send(cid, input_peer_user(cid.user, ann.user), "cid to ann")
@@ -305,8 +345,8 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
         killed, promoted, took = bed.redis.kill_master_of(channel_hash_tag(chan.id))
         for i, text in enumerate(after):
             await send((ann, bob, cid)[i % 3], group, text)
-        for m in members:
-            await m.wait_for([t for t in before + after], timeout=20)
+        for m in [*members, dee]:
+            await m.wait_for(before + after, timeout=20)
         texts, _, end_pts = await channel_difference(cid, channel, start_pts)
         failover = f"Redis {killed.port} killed, {promoted.port} promoted after {took:.1f}s"
         assert texts == before + after, failover
@@ -322,6 +362,7 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
     finally:
         for m in members:
             await m.client.disconnect()
+        await dee.stop()
 
 
 def channel_hash_tag(channel_id: int) -> str:

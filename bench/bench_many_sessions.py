@@ -16,7 +16,7 @@ difference per session; the load's live delivery (send -> push at every other me
 p50/p99/p99.9 and how many pushes arrived; each listener's CPU during the load.
 
     TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
-        .venv/bin/python bench/bench_scaleout.py [--sessions 20000] [--redis cluster]
+        .venv/bin/python bench/bench_many_sessions.py [--sessions 20000] [--redis cluster]
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ async def run(args, bed) -> None:
     t0 = time.perf_counter()
     holders = []
     share = -(-len(idle_keys) // args.holders)
-    workdir = Path(tempfile.mkdtemp(prefix="scaleout-"))
+    workdir = Path(tempfile.mkdtemp(prefix="many-sessions-"))
     for h in range(args.holders):
         chunk = idle_keys[h * share : (h + 1) * share]
         key_file = workdir / f"keys-{h}"
@@ -226,7 +226,7 @@ def main() -> None:
         asyncio.run(hold(args.hold, parse_targets(args.targets), args.first_index))
         return
     testbed = load_testbed()
-    workdir = Path(tempfile.mkdtemp(prefix="scaleout-bed-"))
+    workdir = Path(tempfile.mkdtemp(prefix="many-sessions-bed-"))
     key = workdir / "server_rsa.pem"
     write_rsa_key(key)
     # Migrated before the listeners start: their /readyz (the balancer's check) wants it.
