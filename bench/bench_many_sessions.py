@@ -167,7 +167,7 @@ async def run(args, bed) -> None:
             peer=peer, message=mark(i, seq), random_id=(i << 40) | seq
         ).to_bytes()
 
-    cpu0 = [cpu_seconds(pid) for pid in pids]
+    cpu0, own0 = [cpu_seconds(pid) for pid in pids], time.process_time()
     interval, sent = 1.0 / args.rate, 0
     start = time.perf_counter()
     until = start + args.seconds
@@ -184,6 +184,7 @@ async def run(args, bed) -> None:
     while time.perf_counter() - settle < 15 and sum(len(c.deliveries) for c in conns) < expected:
         await asyncio.sleep(0.05)
     cpu = [cpu_seconds(pid) - c0 for pid, c0 in zip(pids, cpu0, strict=True)]
+    own = time.process_time() - own0
     lat = [x for c in conns for x in c.latencies]
     dlv = [x for c in conns for x in c.deliveries]
     errors = sum(c.errors for c in conns)
@@ -197,7 +198,8 @@ async def run(args, bed) -> None:
               f" {pct(dlv, 50) * 1e3:.1f} ms, p99 {pct(dlv, 99) * 1e3:.1f} ms,"
               f" p99.9 {pct(dlv, 99.9) * 1e3:.1f} ms")  # fmt: skip
     print("  listener CPU during the load: "
-          + ", ".join(f"l{i + 1} {c / elapsed * 100:.0f}%" for i, c in enumerate(cpu)))  # fmt: skip
+          + ", ".join(f"l{i + 1} {c / elapsed * 100:.0f}%" for i, c in enumerate(cpu))
+          + f"; the load generator's own CPU {own / elapsed * 100:.0f}%")  # fmt: skip
     for task in receivers:
         task.cancel()
     for c in conns:
