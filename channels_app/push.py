@@ -28,6 +28,7 @@ from edge_app.push import (
     render_failed,
     renderer,
     subscriber,
+    unwanted,
 )
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from edge_app.serial_jobs import SerialJobs
@@ -92,6 +93,7 @@ async def _local_members(
     the per-viewer chat renderings cached with them."""
     online = _local_user_ids(edge)
     if not online:
+        await _follow(edge, channel_id, None, {})
         return None, {}, {}
     key = frozenset(online)
     hit = _members_cache.get(channel_id)
@@ -106,12 +108,27 @@ async def _local_members(
         for at in range(0, len(online) if channel is not None else 0, cap):
             cur = await conn.execute(_ONLINE_MEMBERS, (online[at : at + cap], channel_id, list(extra)))
             members.update((r["user_id"], r) for r in await cur.fetchall())
+    await _follow(edge, channel_id, channel, members)
     chats: dict[int, list] = {}
     if channel is not None and not extra:
         if len(_members_cache) > 10_000:
             _members_cache.clear()
         _members_cache[channel_id] = (now + MEMBERS_CACHE_SECONDS, key, channel, members, chats)
     return channel, members, chats
+
+
+async def _follow(edge, channel_id: int, channel: dict | None, members: dict[int, dict]) -> None:
+    """Keep this listener's interest in the channel true to what it holds: a member
+    online here (whose lease a publisher granted) makes it follow the channel; none
+    means the event that got here concerned nobody here."""
+    if presence.listener_id() is None or presence.holds_channel(channel_id):
+        return
+    here = [u for u, m in members.items() if m["status"] == "active" and edge.sessions_of_user(u)]
+    for user_id in here:
+        await presence.add_channels(user_id, [channel_id])
+    if not here:
+        unwanted()
+        await presence.release_channel(channel_id)
 
 
 async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: dict[int, list]) -> list:
@@ -164,6 +181,9 @@ async def _sink(kind: str, payload: dict) -> None:
             # The acting session's listener receives its own channel's events (its
             # answer waits for them below), whatever the lease said a moment ago.
             await _hold_interest(ev["channel_id"])
+        if payload.get("extra_user_ids"):
+            # Members just added hear the event that announces them.
+            await presence.grant_channel(ev["channel_id"], payload["extra_user_ids"])
         await publish_in_order(
             ev["channel_id"],
             ev["pts"] - ev["pts_count"],

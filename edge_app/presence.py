@@ -32,8 +32,8 @@ from . import redis_conn
 
 log = logging.getLogger("telesrv.edge.presence")
 
-LEASE_SECONDS = 30
-REFRESH_SECONDS = 10
+LEASE_SECONDS = settings.PRESENCE_LEASE_SECONDS
+REFRESH_SECONDS = settings.PRESENCE_REFRESH_SECONDS
 # Keys touched by one refresh pipeline round trip.
 REFRESH_BATCH = 2000
 
@@ -237,7 +237,7 @@ async def add_channels(user_id: int, channel_ids: Iterable[int]) -> None:
         pipe = redis_conn.client().pipeline(transaction=False)
         for cid in fresh:
             pipe.zadd(channel_key(cid), {_listener_id: expiry})
-            pipe.expire(channel_key(cid), LEASE_SECONDS * 2)
+            pipe.expire(channel_key(cid), int(LEASE_SECONDS * 2) + 1)
         await pipe.execute()
 
 
@@ -265,6 +265,31 @@ async def _drop(user_id: int, channel_id: int) -> None:
     await redis_conn.client().zrem(channel_key(channel_id), _listener_id)
 
 
+async def grant_channel(channel_id: int, user_ids: Iterable[int]) -> None:
+    """Users just became members (an invite): the listeners holding them get the
+    channel's interest now, written by the publisher before the channel's next event,
+    so the event announcing it reaches them; each listener then keeps (or gives back)
+    the lease itself when its handlers find (or do not find) a member there."""
+    users = [int(u) for u in user_ids]
+    if not users:
+        return
+    by_listener, _ = await listeners_of(users)
+    others = [lid for lid in by_listener if lid != _listener_id]
+    if _listener_id in by_listener:
+        for u in by_listener[_listener_id]:
+            await add_channels(u, [channel_id])
+    if others:
+        expiry = _expiry_ms()
+        await redis_conn.client().zadd(channel_key(channel_id), dict.fromkeys(others, expiry))
+
+
+async def release_channel(channel_id: int) -> None:
+    """This listener was found holding no member of the channel: give its interest
+    back (a lease granted by a publisher, or one that outlived its members)."""
+    if _listener_id is not None and channel_id not in _channel_users:
+        await redis_conn.client().zrem(channel_key(channel_id), _listener_id)
+
+
 async def refresh() -> int:
     """Renew every lease this listener holds (and drop lapsed ones of dead listeners
     from the same keys); returns how many keys were renewed."""
@@ -278,7 +303,7 @@ async def refresh() -> int:
         for key in keys[at : at + REFRESH_BATCH]:
             pipe.zadd(key, {_listener_id: expiry})
             pipe.zremrangebyscore(key, "-inf", now)
-            pipe.expire(key, LEASE_SECONDS * 2)
+            pipe.expire(key, int(LEASE_SECONDS * 2) + 1)
         await pipe.execute()
     return len(keys)
 

@@ -269,9 +269,17 @@ async def announce_auth_key_dropped(auth_key_id: int) -> None:
 
 
 def _wanted(route: dict, edge: Any) -> bool:
+    """Whether a targeted event may concern a session here. A channel this listener
+    does not follow (yet) may still hold a member here (its interest was granted by a
+    publisher): the channel's handlers decide, and count it with :func:`unwanted`."""
     if any(edge.sessions_of_user(int(u)) for u in route.get("u", ())):
         return True
-    return any(presence.holds_channel(int(c)) for c in route.get("c", ()))
+    return bool(route.get("c"))
+
+
+def unwanted() -> None:
+    """A targeted event concerned none of this listener's sessions."""
+    metrics.PUSH_EVENTS_UNWANTED.inc()
 
 
 async def _handle(event: dict, edge: Any) -> None:
@@ -342,7 +350,7 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None, *, liste
                         continue
                     route = event.get("r") if isinstance(event, dict) else None
                     if route is not None and listener and not _wanted(route, edge):
-                        metrics.PUSH_EVENTS_UNWANTED.inc()
+                        unwanted()
                         continue
                     seq = event.get("seq") if isinstance(event, dict) else None
                     if seq:
