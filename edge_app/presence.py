@@ -180,6 +180,21 @@ def pending(user_id: int) -> bool:
     return user_id in _pending
 
 
+# Users' lease writes side by side at most this many (a listener restarting takes
+# thousands of sessions at once; each write holds a Redis and maybe a database connection).
+CONCURRENT_WRITES = 16
+_gates: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+
+def _gate() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        _gates.clear()
+        gate = _gates[loop] = asyncio.Semaphore(CONCURRENT_WRITES)
+    return gate
+
+
 def _online_here(user_id: int) -> bool:
     return _edge is not None and bool(_edge.sessions_of_user(user_id))
 
@@ -189,11 +204,12 @@ async def _sync_user(user_id: int, before: asyncio.Task | None) -> None:
         with contextlib.suppress(BaseException):
             await before
     try:
-        if _online_here(user_id):
-            if user_id not in _users:
-                await _add_user(user_id)
-        elif user_id in _users:
-            await _remove_user(user_id)
+        async with _gate():
+            if _online_here(user_id):
+                if user_id not in _users:
+                    await _add_user(user_id)
+            elif user_id in _users:
+                await _remove_user(user_id)
     except Exception:
         # The next refresh writes the leases again; until then the user's events may
         # miss this listener (the client catches up through getDifference).
