@@ -119,7 +119,7 @@ async def on_private_message(sender_id: int, kind: str, peer_id: int, messages: 
     if kind != "user" or peer_id == _service_bot_id() or sender_id == peer_id:
         return
     if await _queue_private(peer_id, messages):
-        await push.publish(WAKE_EVENT, {"bot_id": peer_id})
+        await push.publish_service(WAKE_EVENT, {"bot_id": peer_id})
 
 
 @in_thread
@@ -369,7 +369,7 @@ async def on_channel_message(sender_id: int, kind: str, peer_id: int, messages: 
     if kind != "channel":
         return
     for bot_id in await _queue_channel(sender_id, peer_id, messages):
-        await push.publish(WAKE_EVENT, {"bot_id": bot_id})
+        await push.publish_service(WAKE_EVENT, {"bot_id": bot_id})
 
 
 @in_thread

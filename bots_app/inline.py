@@ -38,6 +38,9 @@ from .models import Bot
 KIND = "inline"
 PUSH_KIND = "bots.inline_query"
 SEND_PUSH_KIND = "bots.inline_send"
+# Bots served by the Bot API process get their queries there.
+push.also_to_service(PUSH_KIND)
+push.also_to_service(SEND_PUSH_KIND)
 RESULTS_MAX = 50
 RESULT_ID_MAX = 64
 OFFSET_MAX = 64

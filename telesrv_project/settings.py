@@ -151,6 +151,12 @@ CACHES = {
     }
 }
 
+# Targeted delivery (edge_app.presence): a listener's presence leases last this long
+# without renewal (a killed listener's users are routed nowhere after it) and are
+# renewed this often.
+PRESENCE_LEASE_SECONDS = float(env("PRESENCE_LEASE_SECONDS", "30"))
+PRESENCE_REFRESH_SECONDS = float(env("PRESENCE_REFRESH_SECONDS", "10"))
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
