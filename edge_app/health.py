@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import time
 
-from django.conf import settings
-
 from edge_app import metrics
 
 REDIS_TIMEOUT = 2.0
@@ -37,11 +35,9 @@ def pending_migrations() -> list[str]:
 
 
 def _redis() -> str | None:
-    import redis
+    from edge_app import redis_conn
 
-    client = redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
-    )
+    client = redis_conn.probe_client(REDIS_TIMEOUT)
     try:
         start = time.perf_counter()
         client.ping()

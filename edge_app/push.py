@@ -17,6 +17,7 @@ registered for the event's kind, which push to the sessions that process holds::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
@@ -25,7 +26,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 
-from edge_app import metrics
+from edge_app import metrics, redis_conn
 from edge_app.serial_jobs import SerialJobs
 
 log = logging.getLogger("telesrv.edge.push")
@@ -39,7 +40,6 @@ USERS_PER_EVENT = 2000
 
 _subscribers: dict[str, list[Subscriber]] = {}
 _renderers: dict[str, Renderer] = {}
-_redis = None
 _background: set[asyncio.Task] = set()
 _subscribed = False  # this process runs the subscriber (an edge) and it is listening
 
@@ -88,16 +88,8 @@ def renderer(kind: str) -> Callable[[Renderer], Renderer]:
 
 
 def _client():
-    """A Redis client for the running event loop: redis-py's asyncio connections belong
-    to the loop that opened them, and sync callers (the admin, commands) get a new loop
-    per ``async_to_sync`` call."""
-    global _redis
-    loop = asyncio.get_running_loop()
-    if _redis is None or _redis[0] is not loop:
-        import redis.asyncio as aioredis
-
-        _redis = (loop, aioredis.Redis.from_url(settings.REDIS_URL))
-    return _redis[1]
+    """The Redis client of the running event loop (``redis_conn``)."""
+    return redis_conn.client()
 
 
 def event_message(kind: str, payload: dict) -> bytes:
@@ -109,7 +101,7 @@ def event_message(kind: str, payload: dict) -> bytes:
 
 async def publish(kind: str, payload: dict) -> None:
     """Send ``payload`` (JSON-serialisable) to every edge process, this one included."""
-    await _client().publish(channel_name(), event_message(kind, payload))
+    await redis_conn.spublish(channel_name(), event_message(kind, payload))
 
 
 def publish_soon(kind: str, payload: dict) -> None:
@@ -225,34 +217,40 @@ async def _handle(raw: bytes, edge: Any) -> None:
             log.exception("push subscriber %s for %r failed", getattr(fn, "__qualname__", fn), kind)
 
 
+class _Subscribed(asyncio.Event):
+    """Set by ``sharded_messages`` once subscribed: from then on this process hears
+    what it publishes."""
+
+    def __init__(self, outer: asyncio.Event | None) -> None:
+        super().__init__()
+        self.outer = outer
+
+    def set(self) -> None:
+        global _subscribed
+        _subscribed = True
+        super().set()
+        if self.outer is not None:
+            self.outer.set()
+
+
 async def run_subscriber(edge: Any, ready: asyncio.Event | None = None) -> None:
     """The one subscriber task of an edge process: runs until cancelled, reconnecting
     to Redis when the connection drops."""
-    import redis.asyncio as aioredis
-
     while True:
-        client = aioredis.Redis.from_url(settings.REDIS_URL)
-        pubsub = client.pubsub(ignore_subscribe_messages=True)
         try:
-            await pubsub.subscribe(channel_name())
-            global _subscribed
-            _subscribed = True
-            if ready is not None:
-                ready.set()
-            async for message in pubsub.listen():
-                if message.get("type") == "message":
+            # Sharded pub/sub (SSUBSCRIBE): on a Redis Cluster, at the shard of the
+            # channel's slot, found there again after a failover.
+            messages = redis_conn.sharded_messages([channel_name()], _Subscribed(ready))
+            async with contextlib.aclosing(messages):
+                async for _, data in messages:
                     # In order, one at a time: updates must reach a session in the order
                     # they were published.
-                    await _handle(message["data"], edge)
+                    await _handle(data, edge)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("push subscriber lost Redis; reconnecting")
             await asyncio.sleep(1)
         finally:
+            global _subscribed
             _subscribed = False
-            try:
-                await pubsub.aclose()
-                await client.aclose()
-            except Exception:
-                pass

@@ -15,6 +15,15 @@ stream back at most ``HOLE_WAIT`` seconds; a range that failed is announced with
 published position (late after a skipped hole) is published at once: clients recover
 it by getChannelDifference.
 
+On a Redis Cluster a script may publish only to a shard channel of its own keys' slot.
+Where the pub/sub channel lies elsewhere (the one deployment-wide push channel), the
+script hands the released messages back, in order, and the caller SPUBLISHes them one
+after the other: one caller's releases stay in order; two processes releasing the same
+stream's events within the same instant may publish them interleaved (the client then
+sees a pts gap and fills it by getChannelDifference). A stream of a channel keeps its
+keys under the channel's hash tag, so a per-channel shard channel tagged the same way is
+published from inside the script, atomically in order.
+
 The publishes of one stream made in one turn of the event loop go in one script call:
 the sends that one group-committed statement wrote (channels_app.actions.message_writes)
 resume together and publish together.
@@ -26,9 +35,8 @@ import asyncio
 import logging
 import time
 
-from django.conf import settings
-
-from .push import _client, channel_name, event_message
+from . import redis_conn
+from .push import channel_name, event_message
 from .turn_batches import TurnBatcher
 
 log = logging.getLogger("telesrv.edge.push_order")
@@ -39,13 +47,20 @@ HOLE_WAIT = 3.0
 STREAM_TTL = 24 * 3600
 
 # KEYS: last published position, held events (start -> "stop:ms:message")
-# ARGV: pubsub channel, now ms, hole wait ms, ttl s, then per range: start, stop,
-#       message ('' = advance only). No range: release what waited out the hole.
+# ARGV: pubsub channel ('' = hand the messages back), now ms, hole wait ms, ttl s, then
+#       per range: start, stop, message ('' = advance only). No range: release what
+#       waited out the hole.
+# Returns: the number of held events, then the released messages (channel '').
 _LUA = """
 local chan, now, wait, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local out = {0}
+local function release(m)
+  if m == '' then return end
+  if chan == '' then table.insert(out, m) else redis.call('SPUBLISH', chan, m) end
+end
 local raw = redis.call('GET', KEYS[1])
 local last = raw and tonumber(raw) or nil
-if #ARGV == 4 and last == nil then return 0 end
+if #ARGV == 4 and last == nil then return out end
 if last == nil then
   for i = 5, #ARGV, 3 do
     local start = tonumber(ARGV[i])
@@ -55,7 +70,7 @@ end
 for i = 5, #ARGV, 3 do
   local start, stop, m = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2]
   if stop <= last then
-    if m ~= '' then redis.call('PUBLISH', chan, m) end
+    release(m)
   else
     redis.call('HSET', KEYS[2], tostring(start), stop .. ':' .. now .. ':' .. m)
   end
@@ -76,32 +91,51 @@ while true do
     at = lo
   end
   local e, _, m = string.match(v, '^(%d+):(%d+):(.*)$')
-  if m ~= '' then redis.call('PUBLISH', chan, m) end
+  release(m)
   redis.call('HDEL', KEYS[2], tostring(at))
   if tonumber(e) > last then last = tonumber(e) end
 end
 redis.call('SET', KEYS[1], last, 'EX', ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
-return redis.call('HLEN', KEYS[2])
+out[1] = redis.call('HLEN', KEYS[2])
+return out
 """
 
-_script: list = [None, None]  # (the Redis client it was registered on, the script)
 _flush_scheduled: set[str] = set()
 
 
+def _tag(stream: str) -> str:
+    kind, _, ident = stream.partition(":")
+    if kind == "channel" and ident.isdigit():
+        return redis_conn.hash_tag("c", ident)  # the channel's slot
+    return redis_conn.hash_tag("s", stream)
+
+
 def _keys(stream: str) -> list[str]:
-    base = f"{settings.CACHES['default'].get('KEY_PREFIX') or 'telesrv'}:push_order:{stream}"
+    base = f"{redis_conn.key_prefix()}:push_order:{stream}:{_tag(stream)}"
     return [f"{base}:last", f"{base}:held"]
 
 
+def _publish_inside(channel: str, stream: str) -> bool:
+    """Whether the script may SPUBLISH to ``channel`` itself (always on one Redis; on a
+    cluster when the channel lies in the stream's slot)."""
+    if not redis_conn.is_cluster():
+        return True
+    from redis.crc import key_slot
+
+    return key_slot(channel.encode()) == key_slot(_keys(stream)[0].encode())
+
+
 async def _call(stream: str, ranges: list[tuple[int, int, str]]) -> int:
-    client = _client()
-    if _script[0] is not client:  # a new Redis client (another event loop)
-        _script[:] = [client, client.register_script(_LUA)]
-    args: list = [channel_name(), int(time.time() * 1000), int(HOLE_WAIT * 1000), STREAM_TTL]
+    channel = channel_name()
+    inside = _publish_inside(channel, stream)
+    args: list = [channel if inside else "", int(time.time() * 1000), int(HOLE_WAIT * 1000), STREAM_TTL]
     for r in ranges:
         args += r
-    held = int(await _script[1](keys=_keys(stream), args=args))
+    result = await redis_conn.script(_LUA)(keys=_keys(stream), args=args)
+    held = int(result[0])
+    for message in result[1:]:
+        await redis_conn.spublish(channel, message)
     if held and stream not in _flush_scheduled:
         _flush_scheduled.add(stream)
         asyncio.get_running_loop().create_task(_flush_later(stream))

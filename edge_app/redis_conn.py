@@ -90,7 +90,9 @@ def hash_tag(kind: str, ident: int | str) -> str:
 
 
 def key_prefix() -> str:
-    return settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
+    return (
+        getattr(settings, "REDIS_PREFIX", None) or settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
+    )
 
 
 class _FailoverTolerantCluster(AsyncRedisCluster):
@@ -157,6 +159,17 @@ def client():
         for old in [lp for lp in _clients if lp.is_closed()]:
             del _clients[old]  # its loop is gone, and with it the connections
         found = _clients[loop] = _new_async_client()
+    return found
+
+
+def script(source: str):
+    """``source`` registered on the running loop's client (EVALSHA, loaded again where a
+    node does not know it - a promoted replica has no scripts)."""
+    c = client()
+    scripts = c.__dict__.setdefault("_telesrv_scripts", {})
+    found = scripts.get(source)
+    if found is None:
+        found = scripts[source] = c.register_script(source)
     return found
 
 
@@ -265,7 +278,7 @@ async def sharded_messages(
     global _topology_stale
     channels = list(dict.fromkeys(channels))
     if is_cluster():
-        seeds, options = cluster_seeds()
+        _, options = cluster_seeds()
         owners = await _cluster_owners(channels, refresh=_topology_stale)
         _topology_stale = False
         targets = [
@@ -313,7 +326,7 @@ async def sharded_messages(
     finally:
         for task in readers:
             task.cancel()
-        for conn, ps in pubsubs:
+        for _conn, ps in pubsubs:
             with contextlib.suppress(Exception):
                 await ps.aclose()
         for conn, _ in targets:

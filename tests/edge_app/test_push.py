@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from edge_app import push
+from edge_app import push, redis_conn
 
 
 class FakeSession:
@@ -37,7 +37,6 @@ class FakeEdge:
 
 @pytest.fixture
 async def edge(monkeypatch):
-    monkeypatch.setattr(push, "_redis", None)
     sessions = [FakeSession(1, 100, 1), FakeSession(1, 100, 2), FakeSession(2, 200, 1)]
     edge = FakeEdge(sessions)
     ready = asyncio.Event()
@@ -46,8 +45,7 @@ async def edge(monkeypatch):
     yield edge
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-    if push._redis is not None:
-        await push._redis[1].aclose()
+    await redis_conn.close_client()
 
 
 async def wait_for(cond, timeout=3.0):
@@ -119,14 +117,14 @@ def test_publish_from_sync_code_like_the_admin():
 
     client = redis.Redis.from_url(settings.REDIS_URL)
     sub = client.pubsub(ignore_subscribe_messages=True)
-    sub.subscribe(push.channel_name())
+    sub.ssubscribe(push.channel_name())  # sharded pub/sub
     try:
         push.publish_soon("test.sync", {"a": 1})
         push.publish_soon("test.sync", {"a": 2})  # a second event loop, a second client
         got = []
         deadline = time.monotonic() + 3
         while len(got) < 2 and time.monotonic() < deadline:
-            message = sub.get_message(timeout=0.2)
+            message = sub.get_sharded_message(timeout=0.2)
             if message:
                 got.append(json.loads(message["data"]))
     finally:
