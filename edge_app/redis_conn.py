@@ -180,6 +180,18 @@ async def close_client() -> None:
         await found.aclose()
 
 
+def reset() -> None:
+    """Forget every client (``REDIS_URL`` changed: tests); the running loop's should be
+    closed first with :func:`close_client`."""
+    global _sync_client, _topology_stale
+    _clients.clear()
+    if _sync_client is not None:
+        with contextlib.suppress(Exception):
+            _sync_client.close()
+    _sync_client = None
+    _topology_stale = False
+
+
 def sync_client():
     """The process-wide synchronous client (management commands, the admin's pages)."""
     global _sync_client
@@ -219,21 +231,16 @@ def scan_keys(match: str, count: int = 1000):
 
 
 def delete_keys(keys: list) -> None:
-    """UNLINK ``keys``, split per slot on a cluster (a multi-key command names one)."""
+    """UNLINK ``keys`` (on a cluster, each at its own master)."""
     c = sync_client()
     if not keys:
         return
     if not is_cluster():
         c.unlink(*keys)
         return
-    from redis.crc import key_slot
-
-    by_slot: dict[int, list] = {}
+    pipe = c.pipeline(transaction=False)  # a cluster pipeline unlinks one key per command
     for k in keys:
-        by_slot.setdefault(key_slot(k if isinstance(k, bytes) else k.encode()), []).append(k)
-    pipe = c.pipeline(transaction=False)
-    for group in by_slot.values():
-        pipe.unlink(*group)
+        pipe.unlink(k)
     pipe.execute()
 
 

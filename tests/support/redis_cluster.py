@@ -89,6 +89,7 @@ class RedisCluster:
                 "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
                 "--appendonly", "no",
+                "--repl-diskless-sync-delay", "0",
                 "--save", "",
                 "--protected-mode", "no",
                 "--logfile", str(data / "redis.log"),
@@ -135,10 +136,18 @@ class RedisCluster:
             states = [self.cli(p, "cluster", "info", check=False) for p in self.alive_ports()]
             if states and all("cluster_state:ok" in s for s in states):
                 views = {tuple(sorted(self.masters(p))) for p in self.alive_ports()}
-                if len(views) == 1:
+                if len(views) == 1 and self._replicas_synced():
                     return
             time.sleep(0.1)
         raise RuntimeError("the Redis Cluster did not become ok")
+
+    def _replicas_synced(self) -> bool:
+        """A replica that never finished its first sync cannot take over."""
+        for port in self.alive_ports():
+            info = self.cli(port, "info", "replication", check=False)
+            if "role:slave" in info and "master_link_status:up" not in info:
+                return False
+        return True
 
     def masters(self, via: int | None = None) -> list[int]:
         """Ports of the masters that serve slots, as node ``via`` sees them."""
@@ -199,3 +208,39 @@ class RedisCluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# --- pytest fixtures (import them into a test module) ----------------------------------
+import pytest  # noqa: E402
+
+
+def _started() -> RedisCluster:
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    return RedisCluster().start()
+
+
+@pytest.fixture(scope="module")
+def redis_cluster():
+    """A 3-master, 3-replica cluster shared by a module's tests (none kills a node)."""
+    cluster = _started()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def fresh_redis_cluster():
+    """A cluster of the test's own: it may kill nodes."""
+    cluster = _started()
+    yield cluster
+    cluster.stop()
+
+
+def use_cluster(settings, cluster: RedisCluster) -> None:
+    """Points this process's Redis users at ``cluster`` (``settings`` is pytest-django's
+    fixture, restored after the test)."""
+    from edge_app import redis_conn
+
+    redis_conn.reset()
+    settings.REDIS_URL = cluster.url
