@@ -33,13 +33,13 @@ def edge_events():
     """What reaches the Redis channel every edge process listens on."""
     client = redis.Redis.from_url(settings.REDIS_URL)
     sub = client.pubsub(ignore_subscribe_messages=True)
-    sub.subscribe(edge_push.channel_name())
+    sub.ssubscribe(edge_push.channel_name())  # sharded pub/sub
     time.sleep(0.1)
 
     def drain(wait: float = 1.0) -> list[dict]:
         out, deadline = [], time.monotonic() + wait
         while time.monotonic() < deadline:
-            msg = sub.get_message(timeout=0.1)
+            msg = sub.get_sharded_message(timeout=0.1)
             if msg:
                 out.append(json.loads(msg["data"]))
         return out
