@@ -37,15 +37,18 @@ def pending_migrations() -> list[str]:
 def _redis() -> str | None:
     from edge_app import redis_conn
 
-    client = redis_conn.probe_client(REDIS_TIMEOUT)
+    client = None
     try:
+        # A cluster client reads the slot map when it is made: that can fail already.
+        client = redis_conn.probe_client(REDIS_TIMEOUT)
         start = time.perf_counter()
         client.ping()
         metrics.REDIS_SECONDS.observe(time.perf_counter() - start)
     except Exception as exc:
         return f"unreachable: {type(exc).__name__}"
     finally:
-        client.close()
+        if client is not None:
+            client.close()
     return None
 
 

@@ -40,8 +40,12 @@ from redis.retry import Retry
 log = logging.getLogger("telesrv.edge.redis")
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
-# A burst of callers waits for a connection instead of failing (per event loop).
-MAX_CONNECTIONS = 64
+# A burst of callers waits for a connection instead of failing (per event loop; the
+# counters, the bots' keys and publishing share it).
+MAX_CONNECTIONS = 128
+# A subscription that heard nothing, not even the answer to its PING, for this long is
+# taken for lost (a peer gone without a reset: a partitioned network, a powered-off host).
+SUBSCRIPTION_PING = 10.0
 # What a failover costs a caller at most before the error reaches it.
 FAILOVER_WAIT = float(os.environ.get("TELESRV_REDIS_FAILOVER_WAIT", "10"))
 _RETRIED = (RedisConnectionError, RedisTimeoutError, ClusterDownError, SlotNotCoveredError, TryAgainError)
@@ -319,7 +323,9 @@ async def sharded_messages(
                 if kind == "ssubscribe":
                     wanted -= 1
         for _, ps in pubsubs:
-            readers.append(asyncio.ensure_future(_read(ps, queue)))
+            heard = [time.monotonic()]
+            readers.append(asyncio.ensure_future(_read(ps, queue, heard)))
+            readers.append(asyncio.ensure_future(_keep_alive(ps, queue, heard)))
         if ready is not None:
             ready.set()
         while True:
@@ -341,10 +347,11 @@ async def sharded_messages(
                 await conn.aclose()
 
 
-async def _read(ps, queue: asyncio.Queue) -> None:
+async def _read(ps, queue: asyncio.Queue, heard: list[float]) -> None:
     try:
         while True:
             msg = await ps.parse_response(block=True)
+            heard[0] = time.monotonic()
             kind = msg[0].decode() if isinstance(msg[0], bytes) else msg[0]
             if kind == "smessage":
                 channel = msg[1].decode() if isinstance(msg[1], bytes) else msg[1]
@@ -355,3 +362,18 @@ async def _read(ps, queue: asyncio.Queue) -> None:
         raise
     except BaseException as exc:  # handed to the consumer, which raises it
         queue.put_nowait(exc if isinstance(exc, Exception) else RedisConnectionError(str(exc)))
+
+
+async def _keep_alive(ps, queue: asyncio.Queue, heard: list[float]) -> None:
+    """PINGs a quiet subscription; one that stays silent past two intervals is lost."""
+    try:
+        while True:
+            await asyncio.sleep(SUBSCRIPTION_PING)
+            if time.monotonic() - heard[0] > 2 * SUBSCRIPTION_PING:
+                raise RedisTimeoutError("a shard subscription stopped answering")
+            if time.monotonic() - heard[0] > SUBSCRIPTION_PING / 2:
+                await ps.ping()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        queue.put_nowait(exc)

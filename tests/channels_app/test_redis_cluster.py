@@ -226,3 +226,47 @@ async def test_a_master_lost_mid_sends_hands_out_nothing_twice(fresh_redis_clust
 
 async def test_a_counter_behind_postgresql_after_a_failover_is_caught(on_cluster, chan):
     await test_counters.test_a_counter_behind_postgresql_after_a_failover_is_caught(chan)
+
+
+async def test_a_quiet_subscription_is_pinged_and_a_silent_shard_is_given_up(
+    fresh_redis_cluster,  # noqa: F811
+    settings,
+    monkeypatch,
+):
+    """A subscriber hears of a node that vanished without a reset (a powered-off host: here
+    SIGSTOP) by its keep-alive PING, not never."""
+    import signal
+
+    cluster = fresh_redis_cluster
+    use_cluster(settings, cluster)
+    monkeypatch.setattr(redis_conn, "SUBSCRIPTION_PING", 0.3)
+    channel = f"{redis_conn.key_prefix()}:test:quiet"
+    ready = asyncio.Event()
+    got: list = []
+
+    async def listen():
+        async for _, data in redis_conn.sharded_messages([channel], ready):
+            got.append(data)
+
+    task = asyncio.create_task(listen())
+    try:
+        await asyncio.wait_for(ready.wait(), 10)
+        await asyncio.sleep(1.5)  # quiet, but answering its PINGs
+        assert not task.done()
+        await redis_conn.spublish(channel, b"still here")
+        await wait_for(lambda: got == [b"still here"])
+        owner = cluster.master_of_key(channel)
+        os.kill(cluster.procs[owner].pid, signal.SIGSTOP)
+        try:
+            stopped = time.monotonic()
+            with pytest.raises(Exception) as exc:
+                await asyncio.wait_for(task, 5)
+            assert "stopped answering" in str(exc.value)
+            assert time.monotonic() - stopped < 2
+        finally:
+            os.kill(cluster.procs[owner].pid, signal.SIGCONT)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await redis_conn.close_client()
+        redis_conn.reset()
