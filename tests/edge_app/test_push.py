@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from edge_app import presence, push
+from edge_app import presence, push, redis_conn
 
 
 class FakeSession:
@@ -50,6 +50,7 @@ async def edge(monkeypatch):
     yield edge
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
+    await redis_conn.close_client()
 
 
 async def wait_for(cond, timeout=3.0):
