@@ -17,7 +17,7 @@ from redis.crc import key_slot
 
 from bots_app import flood
 from channels_app import actions, counters
-from edge_app import push, push_order, redis_conn
+from edge_app import presence, push, push_order, redis_conn
 from message_core import db
 from tests.bots_app import test_flood, test_inline_cache
 from tests.channels_app import test_counters
@@ -36,13 +36,18 @@ async def on_cluster(redis_cluster, settings):  # noqa: F811
 
 
 @pytest.fixture
-async def cluster_edge(on_cluster):
-    """A push subscriber (on the cluster) with a few fake sessions."""
+async def cluster_edge(on_cluster, monkeypatch):
+    """A push subscriber (on the cluster) with a few fake sessions, whose users' presence
+    it holds (targeted delivery)."""
+    monkeypatch.setattr(presence, "_channel_lookup", None)  # the fake users are in no channel
     sessions = [FakeSession(1, 100, 1), FakeSession(2, 200, 1)]
     edge = FakeEdge(sessions)
     ready = asyncio.Event()
     task = asyncio.create_task(push.run_subscriber(edge, ready))
     await asyncio.wait_for(ready.wait(), 10)
+    for user_id in edge.online_user_ids():  # what the session manager's hook does
+        presence.user_online(user_id)
+        await presence.settled(user_id)
     yield edge
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -95,7 +100,8 @@ async def test_events_are_published_in_pts_order(cluster_edge):
 
     push._subscribers["test.ordered"] = [handler]
     try:
-        stream = f"channel:{int.from_bytes(os.urandom(3), 'big')}"
+        stream = int.from_bytes(os.urandom(3), "big")  # a channel user 1 is online in
+        await presence.add_channels(1, [stream])
         await push_order.publish_in_order(stream, 0, 1, "test.ordered", {"pts": 1})
         await push_order.publish_in_order(stream, 2, 3, "test.ordered", {"pts": 3})
         await asyncio.sleep(0.2)
