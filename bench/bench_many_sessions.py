@@ -6,7 +6,7 @@ connects to each listener directly, round robin), then opens ``--sessions`` sess
 (20,000 by default) over ``--listeners`` listeners (4), each session its own connection
 on a logged-in auth key and live (it has made one ``updates.getState``):
 
-- ``--members`` of them (100) are the members of one supergroup, spread evenly over the
+- ``--members`` of them (20) are the members of one supergroup, spread evenly over the
   listeners; they send ``--rate`` messages per second in total (100) for ``--seconds``;
 - the rest are idle sessions of other users, held by ``--holders`` child processes (a
   process may not hold 20,000 sockets here: the descriptor limit is 20,000).
@@ -167,18 +167,30 @@ async def run(args, bed) -> None:
             peer=peer, message=mark(i, seq), random_id=(i << 40) | seq
         ).to_bytes()
 
+    seq = 0
+
+    async def open_loop(seconds: float) -> tuple[int, float]:
+        nonlocal seq
+        interval, sent = 1.0 / args.rate, 0
+        start = time.perf_counter()
+        while time.perf_counter() < start + seconds:
+            i = seq % len(conns)
+            seq += 1
+            sent += 1
+            conns[i].call(body(i, seq))
+            delay = start + sent * interval - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        return sent, time.perf_counter() - start
+
+    # Unmeasured first seconds: a fresh group's caches and the pools' connections.
+    await open_loop(args.warmup)
+    await asyncio.sleep(2)
+    for c in conns:
+        c.latencies.clear()
+        c.deliveries.clear()
     cpu0, own0 = [cpu_seconds(pid) for pid in pids], time.process_time()
-    interval, sent = 1.0 / args.rate, 0
-    start = time.perf_counter()
-    until = start + args.seconds
-    while time.perf_counter() < until:
-        i = sent % len(conns)
-        sent += 1
-        conns[i].call(body(i, sent))
-        delay = start + sent * interval - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-    elapsed = time.perf_counter() - start
+    sent, elapsed = await open_loop(args.seconds)
     expected = sent * (len(conns) - 1)
     settle = time.perf_counter()
     while time.perf_counter() - settle < 15 and sum(len(c.deliveries) for c in conns) < expected:
@@ -214,9 +226,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=20000)
     ap.add_argument("--listeners", type=int, default=4)
-    ap.add_argument("--members", type=int, default=100)
+    ap.add_argument("--members", type=int, default=20)
     ap.add_argument("--rate", type=float, default=100)
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--warmup", type=float, default=3, help="seconds of load before the measured run")
     ap.add_argument("--holders", type=int, default=2)
     ap.add_argument("--redis", choices=["single", "cluster"], default="cluster")
     ap.add_argument("--loopback", action="store_true", help="loopback addresses even where namespaces work")
