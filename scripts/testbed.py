@@ -65,6 +65,7 @@ class Layout:
     on .1, listener i on .1i; also the clients' addresses in the test). ``PORT``: the
     balancer's port; the listeners use PORT+1 (and PORT+101 for health and metrics).
     ``REDIS_PORT``: the first Redis node's port (cluster bus ports are 50 above).
+    ``NETNS=0`` (read by :class:`Testbed`): loopback addresses even where namespaces work.
     """
 
     prefix: str = field(default_factory=lambda: _env("PREFIX", "tb5"))
@@ -457,9 +458,10 @@ class Testbed:
         self.layout = layout or Layout()
         self.db_name = db_name
         self.rsa_key = rsa_key
-        self.network = Network(
-            self.layout, listeners, namespaces_available() if use_netns is None else use_netns
-        )
+        if use_netns is None:
+            # TELESRV_TESTBED_NETNS=0: loopback addresses even where namespaces work.
+            use_netns = _env("NETNS", "auto") != "0" and namespaces_available()
+        self.network = Network(self.layout, listeners, use_netns)
         self.redis = Redis(self.network.redis_host, self.layout.redis_port, self.workdir, redis_cluster)
         self.extra_env = env or {}
         self.listeners: list[Listener] = []
