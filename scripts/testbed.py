@@ -124,6 +124,14 @@ def wait_for_port(host: str, port: int, proc: subprocess.Popen | None = None, ti
     raise TimeoutError(f"nothing listens on {host}:{port}")
 
 
+def require_free(host: str, port: int) -> None:
+    """A process left by a killed run would answer in place of the one about to start."""
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+        raise RuntimeError(
+            f"{host}:{port} is taken (a bed left running? `testbed.py down`, then stop what listens there)"
+        )
+
+
 def stop_process(proc: subprocess.Popen | None, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -276,6 +284,7 @@ class Redis:
                 "cluster-require-full-coverage no",
             ]
         (data / "redis.conf").write_text("\n".join(conf) + "\n")
+        require_free(self.host, port)
         proc = subprocess.Popen(
             ["redis-server", str(data / "redis.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
         )
@@ -556,6 +565,7 @@ class Testbed:
     def start_listener(self, i: int) -> Listener:
         address = self.network.address(i)
         log_path = self.workdir / f"listener-l{i + 1}.log"
+        require_free(address, self.listener_port)
         log = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)
         cmd = [
             sys.executable,
@@ -600,6 +610,7 @@ class Testbed:
         binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
         config = self.workdir / "haproxy.cfg"
         config.write_text(self.haproxy_config())
+        require_free(*self.front)
         check = run(binary, "-c", "-f", str(config), check=False)
         if check.returncode != 0:
             raise RuntimeError(f"haproxy rejects its configuration:\n{check.stdout}{check.stderr}")
