@@ -99,26 +99,25 @@ def bed(edge_env, edge_rsa_key, tmp_path):
             assert not errors, f"l{lst.index + 1}: {errors}"
 
 
-def sessions_on(bed) -> dict[int, float]:
-    """Live sessions per live listener (its /metrics)."""
+def metric_on(bed, name: str) -> dict[int, float]:
+    """A metric's value on each live listener (``telesrv_sessions``: its live sessions)."""
     out = {}
     for lst in bed.listeners:
-        if not lst.alive:
-            continue
-        with urllib.request.urlopen(lst.metrics_url, timeout=5) as answer:
-            text = answer.read().decode()
-        found = re.search(r"^telesrv_sessions (\S+)$", text, re.M)
-        out[lst.index] = float(found.group(1)) if found else 0.0
+        if lst.alive:
+            with urllib.request.urlopen(lst.metrics_url, timeout=5) as answer:
+                found = re.search(rf"^{name} (\S+)$", answer.read().decode(), re.M)
+            assert found, f"l{lst.index + 1} exports no {name}"
+            out[lst.index] = float(found.group(1))
     return out
 
 
 async def where_it_lands(bed, connect) -> int:
     """The listener a new connection made by ``connect()`` reached."""
-    before = await asyncio.to_thread(sessions_on, bed)
+    before = await asyncio.to_thread(metric_on, bed, "telesrv_sessions")
     await connect()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        after = await asyncio.to_thread(sessions_on, bed)
+        after = await asyncio.to_thread(metric_on, bed, "telesrv_sessions")
         grown = [i for i, n in after.items() if n > before.get(i, 0)]
         if len(grown) == 1:
             return grown[0]
@@ -314,6 +313,15 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
         await send(cid, input_peer_user(cid.user, ann.user), "cid to ann")
         await bob.wait_for(["ann to bob"])
         await ann.wait_for(["cid to ann"])
+        # Targeted delivery: while nobody moves, no listener receives an event that
+        # concerns none of its sessions.
+        unwanted = await asyncio.to_thread(metric_on, bed, "telesrv_push_events_unwanted_total")
+        steady = [f"steady {i}" for i in range(4)]
+        for i, text in enumerate(steady):
+            await send(members[i % 3], group, text)
+        await send(bob, input_peer_user(bob.user, cid.user), "bob to cid")
+        await cid.wait_for(["bob to cid", *steady[:2], steady[3]])
+        assert await asyncio.to_thread(metric_on, bed, "telesrv_push_events_unwanted_total") == unwanted
 
         # Bob's listener dies. While Bob is cut off, the others go on talking to him.
         state = await bob.client(functions.updates.GetStateRequest())
