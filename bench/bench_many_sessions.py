@@ -167,6 +167,8 @@ async def run(args, bed) -> None:
             peer=peer, message=mark(i, seq), random_id=(i << 40) | seq
         ).to_bytes()
 
+    # Member i is on listener i % listeners; --senders-on-one: only listener 1's send.
+    senders = [i for i in range(len(conns)) if not args.senders_on_one or i % len(targets) == 0]
     seq = 0
 
     async def open_loop(seconds: float) -> tuple[int, float]:
@@ -174,7 +176,7 @@ async def run(args, bed) -> None:
         interval, sent = 1.0 / args.rate, 0
         start = time.perf_counter()
         while time.perf_counter() < start + seconds:
-            i = seq % len(conns)
+            i = senders[seq % len(senders)]
             seq += 1
             sent += 1
             conns[i].call(body(i, seq))
@@ -231,6 +233,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--warmup", type=float, default=3, help="seconds of load before the measured run")
     ap.add_argument("--holders", type=int, default=2)
+    ap.add_argument(
+        "--senders-on-one",
+        action="store_true",
+        help="only the members on the first listener send (the others still receive)",
+    )
     ap.add_argument("--redis", choices=["single", "cluster"], default="cluster")
     ap.add_argument("--loopback", action="store_true", help="loopback addresses even where namespaces work")
     ap.add_argument("--hold", type=Path, help=argparse.SUPPRESS)
