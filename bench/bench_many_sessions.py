@@ -234,6 +234,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=float, default=3, help="seconds of load before the measured run")
     ap.add_argument("--holders", type=int, default=2)
     ap.add_argument(
+        "--db-pool", type=int, default=4, help="each listener's messages pool (PostgreSQL connections)"
+    )
+    ap.add_argument(
         "--senders-on-one",
         action="store_true",
         help="only the members on the first listener send (the others still receive)",
@@ -268,6 +271,7 @@ def main() -> None:
             # The generator connects straight to the listeners, from one address.
             "TELESRV_MTPROTO_TRUSTED_PROXIES": "",
             "TELESRV_MTPROTO_MAX_CONNECTIONS_PER_IP": "100000",
+            "TELESRV_CHANNEL_DB_POOL": str(args.db_pool),
         },
     )
     with bed:

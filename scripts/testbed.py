@@ -554,8 +554,6 @@ class Testbed:
                 "TELESRV_MTPROTO_HEALTH_HOST": address,
                 "TELESRV_MTPROTO_HEALTH_PORT": str(self.health_port),
                 "TELESRV_MTPROTO_TRUSTED_PROXIES": self.network.balancer_source,
-                # Three listeners and the test share PostgreSQL's connections.
-                "TELESRV_CHANNEL_DB_POOL": "4",
             }
         )
         env.setdefault("TELESRV_SECRET_KEY", "telesrv-testbed-key-not-a-secret-0123456789abcdef")

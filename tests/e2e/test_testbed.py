@@ -77,6 +77,9 @@ def bed(edge_env, edge_rsa_key, tmp_path):
         "TELESRV_SECRET_KEY": os.environ["TELESRV_SECRET_KEY"],
         "TELESRV_TEST_PHONE_NUMBERS": "1",
         "TELESRV_LOG_LOGIN_CODES": "1",
+        # Three listeners beside the test suite's own connections: a few clients need
+        # few PostgreSQL connections.
+        "TELESRV_CHANNEL_DB_POOL": "4",
     }
     with testbed.Testbed(
         tmp_path / "bed",
