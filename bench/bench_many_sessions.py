@@ -234,7 +234,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=float, default=3, help="seconds of load before the measured run")
     ap.add_argument("--holders", type=int, default=2)
     ap.add_argument(
-        "--db-pool", type=int, default=4, help="each listener's messages pool (PostgreSQL connections)"
+        "--db-pool", type=int, default=8, help="each listener's messages pool (PostgreSQL connections)"
     )
     ap.add_argument(
         "--senders-on-one",
