@@ -502,14 +502,20 @@ async def _hold_interest(channel_id: int) -> None:
         await presence.add_channels(user_id, [channel_id])
 
 
-async def _user_channels(user_id: int) -> list[int]:
-    """The channels whose events a listener holding ``user_id`` needs."""
+async def _user_channels(user_ids: list[int]) -> dict[int, list[int]]:
+    """The channels whose events a listener holding these users needs (each user's
+    active memberships, at most CHANNELS_PER_USER_MAX)."""
     rows = await db.fetchall(
-        "SELECT channel_id FROM user_channel_member_index"
-        " WHERE user_id = %s AND status = 'active' AND NOT deleted ORDER BY channel_id LIMIT %s",
-        (user_id, limits.CHANNELS_PER_USER_MAX),
+        "SELECT o.user_id, i.channel_id FROM unnest(%s::bigint[]) AS o(user_id)"
+        " CROSS JOIN LATERAL (SELECT channel_id FROM user_channel_member_index x"
+        "  WHERE x.user_id = o.user_id AND x.status = 'active' AND NOT x.deleted"
+        "  ORDER BY channel_id LIMIT %s) i",
+        (user_ids, limits.CHANNELS_PER_USER_MAX),
     )
-    return [r["channel_id"] for r in rows]
+    found: dict[int, list[int]] = {}
+    for r in rows:
+        found.setdefault(r["user_id"], []).append(r["channel_id"])
+    return found
 
 
 @subscriber(TYPING)

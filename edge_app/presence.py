@@ -29,6 +29,7 @@ from typing import Any
 from django.conf import settings
 
 from . import redis_conn
+from .turn_batches import TurnBatcher
 
 log = logging.getLogger("telesrv.edge.presence")
 
@@ -36,8 +37,10 @@ LEASE_SECONDS = settings.PRESENCE_LEASE_SECONDS
 REFRESH_SECONDS = settings.PRESENCE_REFRESH_SECONDS
 # Keys touched by one refresh pipeline round trip.
 REFRESH_BATCH = 2000
+# Users whose channels one lookup reads.
+LOOKUP_BATCH = 500
 
-ChannelLookup = Callable[[int], Awaitable[list[int]]]
+ChannelLookup = Callable[[list[int]], Awaitable[dict[int, list[int]]]]
 _channel_lookup: ChannelLookup | None = None
 
 _listener_id: str | None = None
@@ -51,8 +54,8 @@ _dropped_channel_hooks: list[Callable[[int], None]] = []
 
 
 def set_channel_lookup(fn: ChannelLookup) -> None:
-    """Install ``async fn(user_id) -> [channel ids of their active memberships]``
-    (channels_app does; the edge knows nothing of channels)."""
+    """Install ``async fn([user ids]) -> {user_id: [channel ids of their active
+    memberships]}`` (channels_app does; the edge knows nothing of channels)."""
     global _channel_lookup
     _channel_lookup = fn
 
@@ -204,11 +207,11 @@ async def _sync_user(user_id: int, before: asyncio.Task | None) -> None:
         with contextlib.suppress(BaseException):
             await before
     try:
-        async with _gate():
-            if _online_here(user_id):
-                if user_id not in _users:
-                    await _add_user(user_id)
-            elif user_id in _users:
+        if _online_here(user_id):
+            if user_id not in _users:
+                await _adds.submit(None, user_id)
+        elif user_id in _users:
+            async with _gate():
                 await _remove_user(user_id)
     except Exception:
         # The next refresh writes the leases again; until then the user's events may
@@ -216,15 +219,28 @@ async def _sync_user(user_id: int, before: asyncio.Task | None) -> None:
         log.exception("presence of user %s not written", user_id)
 
 
-async def _add_user(user_id: int) -> None:
-    r = redis_conn.client()
-    lid = _listener_id
-    await r.zadd(user_key(user_id), {lid: _expiry_ms()})
-    _users[user_id] = set()
-    if _channel_lookup is not None:
-        channels = await _channel_lookup(user_id)
-        if user_id in _users:
-            await add_channels(user_id, channels)
+async def _add_users(_key, user_ids: list[int]) -> list[None]:
+    """The leases of the users who came online in one turn of the loop (a restarted
+    listener takes thousands at once): one pipeline, one channel lookup per
+    ``LOOKUP_BATCH`` users."""
+    fresh = [u for u in dict.fromkeys(user_ids) if u not in _users and _online_here(u)]
+    if fresh and _listener_id is not None:
+        async with _gate():
+            expiry = _expiry_ms()
+            pipe = redis_conn.client().pipeline(transaction=False)
+            for u in fresh:
+                pipe.zadd(user_key(u), {_listener_id: expiry})
+            await pipe.execute()
+            for u in fresh:
+                _users[u] = set()
+            for at in range(0, len(fresh) if _channel_lookup is not None else 0, LOOKUP_BATCH):
+                part = fresh[at : at + LOOKUP_BATCH]
+                found = await _channel_lookup(part)
+                await _add_pairs([(u, c) for u in part if u in _users for c in found.get(u, ())])
+    return [None] * len(user_ids)
+
+
+_adds = TurnBatcher(_add_users)
 
 
 async def _remove_user(user_id: int) -> None:
@@ -240,9 +256,12 @@ async def add_channels(user_id: int, channel_ids: Iterable[int]) -> None:
     interest. Written before it returns."""
     if _listener_id is None or user_id not in _users:
         return
+    await _add_pairs([(user_id, int(c)) for c in channel_ids])
+
+
+async def _add_pairs(pairs: list[tuple[int, int]]) -> None:
     fresh = []
-    for cid in channel_ids:
-        cid = int(cid)
+    for user_id, cid in pairs:
         _users[user_id].add(cid)
         holders = _channel_users.setdefault(cid, set())
         if not holders:
@@ -250,11 +269,13 @@ async def add_channels(user_id: int, channel_ids: Iterable[int]) -> None:
         holders.add(user_id)
     if fresh:
         expiry = _expiry_ms()
-        pipe = redis_conn.client().pipeline(transaction=False)
-        for cid in fresh:
-            pipe.zadd(channel_key(cid), {_listener_id: expiry})
-            pipe.expire(channel_key(cid), int(LEASE_SECONDS * 2) + 1)
-        await pipe.execute()
+        r = redis_conn.client()
+        for at in range(0, len(fresh), REFRESH_BATCH):
+            pipe = r.pipeline(transaction=False)
+            for cid in fresh[at : at + REFRESH_BATCH]:
+                pipe.zadd(channel_key(cid), {_listener_id: expiry})
+                pipe.expire(channel_key(cid), int(LEASE_SECONDS * 2) + 1)
+            await pipe.execute()
 
 
 async def remove_channel(user_id: int, channel_id: int) -> None:
