@@ -104,7 +104,8 @@ async def listener_main(first: int, count: int, with_channels: bool) -> None:
             "sessions_reached": sum(1 for ss in edge.by_user.values() if ss[0].arrivals),
             "last_arrival": max(arrivals) if arrivals else None,
             "per_post": [
-                (len(a), max(a) - start if a else None) for a, start in zip(per_post, posts, strict=True)
+                (len(a), max(a) - start if a else None, min(a) - start if a else None)
+                for a, start in zip(per_post, posts, strict=True)
             ],
         }
         print(json.dumps(report), flush=True)
@@ -305,8 +306,9 @@ async def _bigpost(args) -> None:
     for n in range(args.posts):
         got = sum(r["per_post"][n][0] for r in reports)
         slowest = max(r["per_post"][n][1] or 0 for r in reports)
-        print(f"  post {n}: {got} of {args.online} online subscribers had it, the last {slowest * 1000:.0f} ms"
-              " after it was sent")  # fmt: skip
+        first = min(r["per_post"][n][2] or 0 for r in reports)
+        print(f"  post {n}: {got} of {args.online} online subscribers had it, the first {first * 1000:.0f} ms,"
+              f" the last {slowest * 1000:.0f} ms after it was sent")  # fmt: skip
     for i, r in enumerate(reports):
         print(f"  listener {i}: received {r['received']:.0f} events, CPU {r['cpu']:.2f} s for {args.posts} posts,"
               f" unwanted {r['unwanted']:.0f}")  # fmt: skip
@@ -346,7 +348,15 @@ def main() -> None:
         import django
 
         django.setup()
-        asyncio.run(listener_main(args.first, args.count, args.channels))
+        profile = os.environ.get("BENCH_PROFILE")
+        if profile and args.first == FIRST_MEMBER:  # the first listener of bigpost
+            import cProfile
+
+            cProfile.runctx(
+                "asyncio.run(listener_main(args.first, args.count, args.channels))", globals(), locals(), profile
+            )
+        else:
+            asyncio.run(listener_main(args.first, args.count, args.channels))
     elif args.what == "rate":
         rate_main(args)
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -35,8 +36,10 @@ log = logging.getLogger("telesrv.edge.presence")
 
 LEASE_SECONDS = settings.PRESENCE_LEASE_SECONDS
 REFRESH_SECONDS = settings.PRESENCE_REFRESH_SECONDS
-# Keys touched by one refresh pipeline round trip.
-REFRESH_BATCH = 2000
+# Keys touched by one refresh pipeline round trip (the loop serves others between).
+REFRESH_BATCH = 500
+# Every this many renewals also sweeps dead listeners' lapsed entries.
+SWEEP_EVERY = 6
 # Users whose channels one lookup reads.
 LOOKUP_BATCH = 500
 
@@ -74,10 +77,14 @@ def remove_channel_dropped(fn: Callable[[int], None]) -> None:
 def namespace() -> str:
     """The prefix of every presence key and push channel. Pub/sub ignores the database
     number, so a database other than 0 is part of it (two installations on one Redis)."""
+    return _namespace(settings.CACHES["default"].get("KEY_PREFIX") or "telesrv", settings.REDIS_URL)
+
+
+@functools.lru_cache(maxsize=8)
+def _namespace(prefix: str, url: str) -> str:
     from urllib.parse import parse_qs, urlparse
 
-    prefix = settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
-    parts = urlparse(settings.REDIS_URL)
+    parts = urlparse(url)
     path = parts.path.strip("/")
     db = int(path) if path.isdigit() else 0
     query = parse_qs(parts.query).get("db")
@@ -327,29 +334,34 @@ async def release_channel(channel_id: int) -> None:
         await redis_conn.client().zrem(channel_key(channel_id), _listener_id)
 
 
-async def refresh() -> int:
-    """Renew every lease this listener holds (and drop lapsed ones of dead listeners
-    from the same keys); returns how many keys were renewed."""
+async def refresh(sweep: bool = True) -> int:
+    """Renew every lease this listener holds (and, with ``sweep``, drop lapsed entries
+    of dead listeners from the same keys: readers skip them anyway); returns how many
+    keys were renewed. Chunks of ``REFRESH_BATCH`` keys, the loop serving between them."""
     if _listener_id is None:
         return 0
     keys = [user_key(u) for u in list(_users)] + [channel_key(c) for c in list(_channel_users)]
     expiry, now = _expiry_ms(), int(time.time() * 1000)
+    keep = int(LEASE_SECONDS * 2) + 1
     r = redis_conn.client()
     for at in range(0, len(keys), REFRESH_BATCH):
         pipe = r.pipeline(transaction=False)
         for key in keys[at : at + REFRESH_BATCH]:
             pipe.zadd(key, {_listener_id: expiry})
-            pipe.zremrangebyscore(key, "-inf", now)
-            pipe.expire(key, int(LEASE_SECONDS * 2) + 1)
+            pipe.expire(key, keep)
+            if sweep:
+                pipe.zremrangebyscore(key, "-inf", now)
         await pipe.execute()
     return len(keys)
 
 
 async def run_refresher() -> None:
+    rounds = 0
     while True:
         await asyncio.sleep(REFRESH_SECONDS)
+        rounds += 1
         try:
-            await refresh()
+            await refresh(sweep=rounds % SWEEP_EVERY == 0)
         except asyncio.CancelledError:
             raise
         except Exception:
