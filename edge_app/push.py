@@ -319,6 +319,10 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None, *, liste
     if listener:
         lid = presence.start(edge)
         presence.on_channel_dropped(forget)
+        try:
+            await presence.refresh()  # the lease, before any entry is written under it
+        except Exception:
+            log.exception("push: the listener's lease not written (renewed in %ss)", presence.REFRESH_SECONDS)
         own = presence.listener_channel(lid)
         channels = [own, channel_name()]
         tasks.append(loop.create_task(presence.run_refresher()))
