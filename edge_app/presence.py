@@ -342,9 +342,22 @@ async def release_channel(channel_id: int) -> None:
 
 
 async def refresh() -> None:
-    """Renew this listener's lease (the entries it wrote live as long as it does)."""
-    if _listener_id is not None:
-        await redis_conn.client().set(alive_key(_listener_id), b"1", px=int(LEASE_SECONDS * 1000))
+    """Renew this listener's lease (the entries it wrote live as long as it does). A
+    lease found missing means Redis lost it (a restart without persistence, a failover,
+    or a pause longer than the lease): every entry is written again."""
+    if _listener_id is None:
+        return
+    r = redis_conn.client()
+    previous = await r.set(alive_key(_listener_id), b"1", px=int(LEASE_SECONDS * 1000), get=True)
+    if previous is None and (_users or _channel_users):
+        log.warning("presence: the lease of listener %s was gone; writing its entries again", _listener_id)
+        keys = [user_key(u) for u in list(_users)] + [channel_key(c) for c in list(_channel_users)]
+        written = _now_ms()
+        for at in range(0, len(keys), REFRESH_BATCH):
+            pipe = r.pipeline(transaction=False)
+            for key in keys[at : at + REFRESH_BATCH]:
+                pipe.zadd(key, {_listener_id: written})
+            await pipe.execute()
 
 
 async def run_refresher() -> None:

@@ -339,8 +339,14 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None, *, liste
 
     tasks.append(loop.create_task(handle_in_order()))
     label = {own: "listener" if listener else "service", channel_name(): "broadcast"}
+    reconnecting = False
     try:
         while True:
+            if listener and reconnecting:
+                # Redis may have restarted meanwhile: the lease (and entries) again.
+                with contextlib.suppress(Exception):
+                    await presence.refresh()
+            reconnecting = True
             attempt = asyncio.Event()
             watch = loop.create_task(when_subscribed(attempt))
             try:

@@ -146,6 +146,17 @@ async def test_the_listeners_lease_is_renewed_and_given_back(edge, monkeypatch):
         assert me not in await r.zrange(k, 0, -1)
 
 
+async def test_a_lease_lost_by_redis_is_written_again_with_its_entries(edge):  # noqa: F811
+    """A Redis restarted without persistence forgets every lease: the listener's next
+    renewal notices and writes its entries again."""
+    r = redis_conn.client()
+    me = presence.listener_id()
+    await r.delete(presence.alive_key(me), presence.user_key(2))
+    await presence.refresh()
+    assert await r.exists(presence.alive_key(me))
+    assert (await presence.listeners_of([2]))[0] == {me: [2]}
+
+
 async def test_a_channel_event_goes_once_to_each_interested_listener(edge, other, monkeypatch):  # noqa: F811
     seen = []
 
