@@ -111,11 +111,19 @@ def publish_soon(kind: str, payload: dict) -> None:
     except RuntimeError:
         from asgiref.sync import async_to_sync
 
-        async_to_sync(publish)(kind, payload)
+        async_to_sync(_publish_and_close)(kind, payload)
         return
     task = loop.create_task(publish(kind, payload))
     _background.add(task)
     task.add_done_callback(_background.discard)
+
+
+async def _publish_and_close(kind: str, payload: dict) -> None:
+    """``publish`` on a loop made for this one call: its client goes with it."""
+    try:
+        await publish(kind, payload)
+    finally:
+        await redis_conn.close_client()
 
 
 async def deliver(session: Any, updates: Any) -> bool:
