@@ -38,6 +38,8 @@ import bench.env  # noqa: E402, F401 - the bench's database and Redis prefix
 
 START, STOP = "bench.start", "bench.stop"
 DM = "bench.dm"
+# PostgreSQL's table statistics of an idle connection arrive within 10 s.
+STATS_DELAY = 11.0
 # Subscribers that are only rows live far above the ids real users get.
 FIRST_MEMBER = 900_000_000
 
@@ -46,7 +48,7 @@ FIRST_MEMBER = 900_000_000
 
 
 class FakeSession:
-    __slots__ = ("user_id", "auth_key_id", "session_id", "destroyed", "arrivals")
+    __slots__ = ("arrivals", "auth_key_id", "destroyed", "session_id", "user_id")
 
     def __init__(self, user_id: int) -> None:
         self.user_id, self.auth_key_id, self.session_id = user_id, user_id, 1
@@ -89,6 +91,11 @@ async def listener_main(first: int, count: int, with_channels: bool) -> None:
 
     async def on_stop(payload, _edge):
         arrivals = [t for ss in edge.by_user.values() for s in ss for t in s.arrivals]
+        posts = payload.get("posts") or []
+        windows = [*posts[1:], float("inf")] if posts else []
+        per_post = [
+            [t for t in arrivals if start <= t < end] for start, end in zip(posts, windows, strict=True)
+        ]
         report = {
             "cpu": time.process_time() - marks["cpu"],
             "received": counters() - marks["received"] - 1,  # not the stop event itself
@@ -96,6 +103,10 @@ async def listener_main(first: int, count: int, with_channels: bool) -> None:
             "pushed": len(arrivals),
             "sessions_reached": sum(1 for ss in edge.by_user.values() if ss[0].arrivals),
             "last_arrival": max(arrivals) if arrivals else None,
+            "per_post": [
+                (len(a), max(a) - start if a else None, min(a) - start if a else None)
+                for a, start in zip(per_post, posts, strict=True)
+            ],
         }
         print(json.dumps(report), flush=True)
         done.set()
@@ -134,6 +145,8 @@ class Listeners:
                 cwd=ROOT,
                 stdout=subprocess.PIPE,
                 text=True,
+                # Small pools: four listeners share the box's PostgreSQL with the rest.
+                env={**os.environ, "TELESRV_CHANNEL_DB_POOL": os.environ.get("TELESRV_CHANNEL_DB_POOL", "3")},
             )
             for i in range(n)
         ]
@@ -222,8 +235,9 @@ async def _seed(members: int) -> tuple[int, int]:
 
     owner = (await db.fetchall("SELECT min(id) AS id FROM users"))[0]["id"]
     if owner is None:
-        from accounts_app.actions import do_create_user
         from asgiref.sync import sync_to_async
+
+        from accounts_app.actions import do_create_user
 
         owner = (await sync_to_async(do_create_user)("99988800001", "Bench", "Owner")).id
     change = await actions.do_create_channel(owner, "a million", broadcast=True)
@@ -248,13 +262,17 @@ async def _seed(members: int) -> tuple[int, int]:
 
 
 async def _rows_written() -> int:
+    """Rows inserted, updated or deleted in this database so far, as PostgreSQL's table
+    statistics count them (an idle connection reports its counts within 10 s)."""
     from message_core import db
 
-    rows = await db.fetchall("SELECT coalesce(sum(n_tup_ins), 0)::bigint AS n FROM pg_stat_user_tables")
+    rows = await db.fetchall(
+        "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS n FROM pg_stat_user_tables"
+    )
     return int(rows[0]["n"])
 
 
-async def _bigpost(args) -> None:
+async def _bigpost(args) -> tuple[list[float], list[float], list[dict]]:
     from channels_app import actions
     from edge_app import push
 
@@ -267,31 +285,39 @@ async def _bigpost(args) -> None:
               f" (presence and interest written) in {time.perf_counter() - t0:.1f}s")  # fmt: skip
         await push.publish(START, {})
         await asyncio.sleep(0.3)
-        times = []
+        times, returned = [], []
         for n in range(args.posts):
-            await asyncio.sleep(0.5)  # stats of the previous post reach pg_stat
+            await asyncio.sleep(STATS_DELAY)
             rows0 = await _rows_written()
             sent = time.time()
             await actions.do_send_message(owner, cid, f"post {n}", random.getrandbits(62))
+            returned.append(time.time() - sent)
             times.append(sent)
-            await asyncio.sleep(args.wait)
-            await asyncio.sleep(0.6)
-            rows = await _rows_written() - rows0
-            print(f"  post {n}: rows the post wrote {rows}")
-        await push.publish(STOP, {})
+            await asyncio.sleep(STATS_DELAY)
+            print(f"  post {n}: rows written, updated or deleted for it: {await _rows_written() - rows0}")
+        await push.publish(STOP, {"posts": times})
         reports = listeners.reports()
     finally:
         listeners.stop()
+    return times, returned, reports
+
+
+def _print_bigpost(args, times, returned, reports) -> None:
     reached = sum(r["sessions_reached"] for r in reports)
     pushed = sum(r["pushed"] for r in reports)
-    last = max(r["last_arrival"] or 0 for r in reports)
     print(f"(2) {args.posts} post(s) to a {args.members}-subscriber broadcast, {args.online} online over"
           f" {args.listeners} listeners: {pushed} of {args.posts * args.online} pushes arrived,"
           f" {reached} subscribers reached")  # fmt: skip
-    print(f"  all online subscribers had the last post {(last - times[-1]) * 1000:.0f} ms after it was sent")
+    for n in range(args.posts):
+        got = sum(r["per_post"][n][0] for r in reports)
+        slowest = max(r["per_post"][n][1] or 0 for r in reports)
+        first = min(r["per_post"][n][2] or 0 for r in reports)
+        print(f"  post {n}: {got} of {args.online} online subscribers had it, the first {first * 1000:.0f} ms,"
+              f" the last {slowest * 1000:.0f} ms after it was sent (the send action itself returned after"
+              f" {returned[n] * 1000:.0f} ms)")  # fmt: skip
     for i, r in enumerate(reports):
-        print(f"  listener {i}: received {r['received']} events, CPU {r['cpu']:.2f} s,"
-              f" unwanted {r['unwanted']:.0f}, last push {((r['last_arrival'] or 0) - times[-1]) * 1000:.0f} ms")  # fmt: skip
+        print(f"  listener {i}: received {r['received']:.0f} events, CPU {r['cpu']:.2f} s for {args.posts} posts,"
+              f" unwanted {r['unwanted']:.0f}")  # fmt: skip
 
 
 def bigpost_main(args) -> None:
@@ -303,7 +329,7 @@ def bigpost_main(args) -> None:
     database.ensure_database()
     django.setup()
     call_command("migrate", verbosity=0)
-    asyncio.run(_bigpost(args))
+    _print_bigpost(args, *asyncio.run(_bigpost(args)))
 
 
 def main() -> None:
@@ -319,7 +345,6 @@ def main() -> None:
     b.add_argument("--online", type=int, default=10_000)
     b.add_argument("--listeners", type=int, default=4)
     b.add_argument("--posts", type=int, default=3)
-    b.add_argument("--wait", type=float, default=2.0, help="seconds after each post")
     ls = sub.add_parser("listener")
     ls.add_argument("--first", type=int, required=True)
     ls.add_argument("--count", type=int, required=True)
@@ -329,7 +354,18 @@ def main() -> None:
         import django
 
         django.setup()
-        asyncio.run(listener_main(args.first, args.count, args.channels))
+        profile = os.environ.get("BENCH_PROFILE")
+        if profile and args.first == FIRST_MEMBER:  # the first listener of bigpost
+            import cProfile
+
+            cProfile.runctx(
+                "asyncio.run(listener_main(args.first, args.count, args.channels))",
+                globals(),
+                locals(),
+                profile,
+            )
+        else:
+            asyncio.run(listener_main(args.first, args.count, args.channels))
     elif args.what == "rate":
         rate_main(args)
     else:

@@ -4,12 +4,14 @@ Every allocation is one call of one Lua script: "if a key is missing, initialise
 from the PostgreSQL recovery value, then INCRBY n" for up to a few keys at once, so a
 send gets its message id and its pts in one round trip, and a multi-pts operation gets
 a contiguous range. The first call passes no recovery values; only when Redis has lost
-a key does the caller read ``MAX(...)`` from PostgreSQL and call again.
+a key, or the counters were last written by another Redis server (see the fence below),
+does the caller read ``MAX(...)`` from PostgreSQL and call again. All keys of one call
+share a hash tag (one Redis Cluster slot).
 
 A pts range is journalled by the same script that allocates it (so no crash can come
-between the two): ``pts_pending:<channel>`` holds ``"<last pts>:<count>"`` with the
-allocation time, and ``pts_pending`` the channels that have entries, with the oldest
-time. :func:`settle` removes an entry once its event (or noop) is committed; an entry
+between the two): ``pts_pending:{c:<channel>}`` holds ``"<last pts>:<count>"`` with the
+allocation time, and ``pts_pending:index`` the channels that have entries (written just
+after the script: another slot, see :func:`pending`). :func:`settle` removes an entry once its event (or noop) is committed; an entry
 left behind by a crash or a database outage is filled with a noop by the repair job
 (``actions.pts_repair``). See docs/reliability.md.
 """

@@ -390,6 +390,8 @@ async def _render_and_push(payload: dict, edge) -> None:
             media_read.mark_fresh(ev.message)
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
+    if ev.type in ("new_message", "edit_message") and ev.message:
+        await viewer_hooks.prefetch([u for u in members if _sessions(edge, u, exclude)])
     # In a big channel most viewers see the same update: rendered once per view.
     shared: dict[tuple, object] = {}
     mentioned = set(mentioned_user_ids(ev.message)) if ev.message else set()
@@ -502,14 +504,20 @@ async def _hold_interest(channel_id: int) -> None:
         await presence.add_channels(user_id, [channel_id])
 
 
-async def _user_channels(user_id: int) -> list[int]:
-    """The channels whose events a listener holding ``user_id`` needs."""
+async def _user_channels(user_ids: list[int]) -> dict[int, list[int]]:
+    """The channels whose events a listener holding these users needs (each user's
+    active memberships, at most CHANNELS_PER_USER_MAX)."""
     rows = await db.fetchall(
-        "SELECT channel_id FROM user_channel_member_index"
-        " WHERE user_id = %s AND status = 'active' AND NOT deleted ORDER BY channel_id LIMIT %s",
-        (user_id, limits.CHANNELS_PER_USER_MAX),
+        "SELECT o.user_id, i.channel_id FROM unnest(%s::bigint[]) AS o(user_id)"
+        " CROSS JOIN LATERAL (SELECT channel_id FROM user_channel_member_index x"
+        "  WHERE x.user_id = o.user_id AND x.status = 'active' AND NOT x.deleted"
+        "  ORDER BY channel_id LIMIT %s) i",
+        (user_ids, limits.CHANNELS_PER_USER_MAX),
     )
-    return [r["channel_id"] for r in rows]
+    found: dict[int, list[int]] = {}
+    for r in rows:
+        found.setdefault(r["user_id"], []).append(r["channel_id"])
+    return found
 
 
 @subscriber(TYPING)

@@ -1,25 +1,30 @@
 """Which listener holds whom: presence leases in Redis, for targeted delivery.
 
 Each listener process gets an id when it starts (a new one every start) and owns its
-sessions. It keeps two kinds of lease in Redis, both sorted sets whose members are
-listener ids scored by the lease's expiry (ms):
+sessions. Its lease is ``alive:{l:ID}``, a key that lasts ``LEASE_SECONDS`` and is
+renewed every ``REFRESH_SECONDS``: a killed listener's lease lapses by itself. Under
+that lease it writes two kinds of entry, sorted sets whose members are listener ids
+(scored by when they were written):
 
 - ``presence:{u:ID}``: the listeners holding a live session of user ID;
 - ``interest:{c:ID}``: the listeners holding an online member of channel ID (a user
   with a live session here whose active memberships include the channel: read once
   when the user comes online, then kept current by the channel's membership events).
 
-A lease is written before the first answer of a session that binds its user (the
-dispatcher waits for it), refreshed every ``REFRESH_SECONDS`` and lapses
-``LEASE_SECONDS`` after its listener died. Publishers read the live leases and send each
-event only to the listeners named (``edge_app.push``). Every key carries one hash tag, so
-each command touches one slot of a Redis Cluster.
+An entry is written before the first answer of a session that binds its user (the
+dispatcher waits for it) and removed when the last such session goes. Publishers read
+the entries, keep those whose listener's lease is alive (checked once a second per
+listener) and send each event only to those listeners (``edge_app.push``); entries of
+a dead listener are removed by the first publisher that meets them. Renewing costs one
+command per listener whatever the number of its sessions. Every key carries one hash
+tag, so each command touches one slot of a Redis Cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -29,15 +34,20 @@ from typing import Any
 from django.conf import settings
 
 from . import redis_conn
+from .turn_batches import TurnBatcher
 
 log = logging.getLogger("telesrv.edge.presence")
 
 LEASE_SECONDS = settings.PRESENCE_LEASE_SECONDS
 REFRESH_SECONDS = settings.PRESENCE_REFRESH_SECONDS
-# Keys touched by one refresh pipeline round trip.
-REFRESH_BATCH = 2000
+# Keys touched by one pipeline round trip (the loop serves others between).
+REFRESH_BATCH = 500
+# How long a publisher trusts what it learnt of a listener's lease.
+ALIVE_CHECK_SECONDS = 1.0
+# Users whose channels one lookup reads.
+LOOKUP_BATCH = 500
 
-ChannelLookup = Callable[[int], Awaitable[list[int]]]
+ChannelLookup = Callable[[list[int]], Awaitable[dict[int, list[int]]]]
 _channel_lookup: ChannelLookup | None = None
 
 _listener_id: str | None = None
@@ -51,8 +61,8 @@ _dropped_channel_hooks: list[Callable[[int], None]] = []
 
 
 def set_channel_lookup(fn: ChannelLookup) -> None:
-    """Install ``async fn(user_id) -> [channel ids of their active memberships]``
-    (channels_app does; the edge knows nothing of channels)."""
+    """Install ``async fn([user ids]) -> {user_id: [channel ids of their active
+    memberships]}`` (channels_app does; the edge knows nothing of channels)."""
     global _channel_lookup
     _channel_lookup = fn
 
@@ -71,10 +81,14 @@ def remove_channel_dropped(fn: Callable[[int], None]) -> None:
 def namespace() -> str:
     """The prefix of every presence key and push channel. Pub/sub ignores the database
     number, so a database other than 0 is part of it (two installations on one Redis)."""
+    return _namespace(settings.CACHES["default"].get("KEY_PREFIX") or "telesrv", settings.REDIS_URL)
+
+
+@functools.lru_cache(maxsize=8)
+def _namespace(prefix: str, url: str) -> str:
     from urllib.parse import parse_qs, urlparse
 
-    prefix = settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
-    parts = urlparse(settings.REDIS_URL)
+    parts = urlparse(url)
     path = parts.path.strip("/")
     db = int(path) if path.isdigit() else 0
     query = parse_qs(parts.query).get("db")
@@ -96,6 +110,10 @@ def listener_channel(listener_id: str) -> str:
     return f"{namespace()}:push:{redis_conn.hash_tag('l', listener_id)}"
 
 
+def alive_key(listener_id: str) -> str:
+    return f"{namespace()}:alive:{redis_conn.hash_tag('l', listener_id)}"
+
+
 def listener_id() -> str | None:
     """This process's listener id, None where it holds no sessions (admin, Bot API)."""
     return _listener_id
@@ -105,8 +123,8 @@ def new_listener_id() -> str:
     return secrets.token_hex(8)
 
 
-def _expiry_ms() -> int:
-    return int((time.time() + LEASE_SECONDS) * 1000)
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 # --- this listener's leases ---------------------------------------------------------------
@@ -204,11 +222,11 @@ async def _sync_user(user_id: int, before: asyncio.Task | None) -> None:
         with contextlib.suppress(BaseException):
             await before
     try:
-        async with _gate():
-            if _online_here(user_id):
-                if user_id not in _users:
-                    await _add_user(user_id)
-            elif user_id in _users:
+        if _online_here(user_id):
+            if user_id not in _users:
+                await _adds.submit(None, user_id)
+        elif user_id in _users:
+            async with _gate():
                 await _remove_user(user_id)
     except Exception:
         # The next refresh writes the leases again; until then the user's events may
@@ -216,15 +234,28 @@ async def _sync_user(user_id: int, before: asyncio.Task | None) -> None:
         log.exception("presence of user %s not written", user_id)
 
 
-async def _add_user(user_id: int) -> None:
-    r = redis_conn.client()
-    lid = _listener_id
-    await r.zadd(user_key(user_id), {lid: _expiry_ms()})
-    _users[user_id] = set()
-    if _channel_lookup is not None:
-        channels = await _channel_lookup(user_id)
-        if user_id in _users:
-            await add_channels(user_id, channels)
+async def _add_users(_key, user_ids: list[int]) -> list[None]:
+    """The leases of the users who came online in one turn of the loop (a restarted
+    listener takes thousands at once): one pipeline, one channel lookup per
+    ``LOOKUP_BATCH`` users."""
+    fresh = [u for u in dict.fromkeys(user_ids) if u not in _users and _online_here(u)]
+    if fresh and _listener_id is not None:
+        async with _gate():
+            written = _now_ms()
+            pipe = redis_conn.client().pipeline(transaction=False)
+            for u in fresh:
+                pipe.zadd(user_key(u), {_listener_id: written})
+            await pipe.execute()
+            for u in fresh:
+                _users[u] = set()
+            for at in range(0, len(fresh) if _channel_lookup is not None else 0, LOOKUP_BATCH):
+                part = fresh[at : at + LOOKUP_BATCH]
+                found = await _channel_lookup(part)
+                await _add_pairs([(u, c) for u in part if u in _users for c in found.get(u, ())])
+    return [None] * len(user_ids)
+
+
+_adds = TurnBatcher(_add_users)
 
 
 async def _remove_user(user_id: int) -> None:
@@ -240,21 +271,25 @@ async def add_channels(user_id: int, channel_ids: Iterable[int]) -> None:
     interest. Written before it returns."""
     if _listener_id is None or user_id not in _users:
         return
+    await _add_pairs([(user_id, int(c)) for c in channel_ids])
+
+
+async def _add_pairs(pairs: list[tuple[int, int]]) -> None:
     fresh = []
-    for cid in channel_ids:
-        cid = int(cid)
+    for user_id, cid in pairs:
         _users[user_id].add(cid)
         holders = _channel_users.setdefault(cid, set())
         if not holders:
             fresh.append(cid)
         holders.add(user_id)
     if fresh:
-        expiry = _expiry_ms()
-        pipe = redis_conn.client().pipeline(transaction=False)
-        for cid in fresh:
-            pipe.zadd(channel_key(cid), {_listener_id: expiry})
-            pipe.expire(channel_key(cid), int(LEASE_SECONDS * 2) + 1)
-        await pipe.execute()
+        written = _now_ms()
+        r = redis_conn.client()
+        for at in range(0, len(fresh), REFRESH_BATCH):
+            pipe = r.pipeline(transaction=False)
+            for cid in fresh[at : at + REFRESH_BATCH]:
+                pipe.zadd(channel_key(cid), {_listener_id: written})
+            await pipe.execute()
 
 
 async def remove_channel(user_id: int, channel_id: int) -> None:
@@ -295,8 +330,8 @@ async def grant_channel(channel_id: int, user_ids: Iterable[int]) -> None:
         for u in by_listener[_listener_id]:
             await add_channels(u, [channel_id])
     if others:
-        expiry = _expiry_ms()
-        await redis_conn.client().zadd(channel_key(channel_id), dict.fromkeys(others, expiry))
+        written = _now_ms()
+        await redis_conn.client().zadd(channel_key(channel_id), dict.fromkeys(others, written))
 
 
 async def release_channel(channel_id: int) -> None:
@@ -306,22 +341,23 @@ async def release_channel(channel_id: int) -> None:
         await redis_conn.client().zrem(channel_key(channel_id), _listener_id)
 
 
-async def refresh() -> int:
-    """Renew every lease this listener holds (and drop lapsed ones of dead listeners
-    from the same keys); returns how many keys were renewed."""
+async def refresh() -> None:
+    """Renew this listener's lease (the entries it wrote live as long as it does). A
+    lease found missing means Redis lost it (a restart without persistence, a failover,
+    or a pause longer than the lease): every entry is written again."""
     if _listener_id is None:
-        return 0
-    keys = [user_key(u) for u in list(_users)] + [channel_key(c) for c in list(_channel_users)]
-    expiry, now = _expiry_ms(), int(time.time() * 1000)
+        return
     r = redis_conn.client()
-    for at in range(0, len(keys), REFRESH_BATCH):
-        pipe = r.pipeline(transaction=False)
-        for key in keys[at : at + REFRESH_BATCH]:
-            pipe.zadd(key, {_listener_id: expiry})
-            pipe.zremrangebyscore(key, "-inf", now)
-            pipe.expire(key, int(LEASE_SECONDS * 2) + 1)
-        await pipe.execute()
-    return len(keys)
+    previous = await r.set(alive_key(_listener_id), b"1", px=int(LEASE_SECONDS * 1000), get=True)
+    if previous is None and (_users or _channel_users):
+        log.warning("presence: the lease of listener %s was gone; writing its entries again", _listener_id)
+        keys = [user_key(u) for u in list(_users)] + [channel_key(c) for c in list(_channel_users)]
+        written = _now_ms()
+        for at in range(0, len(keys), REFRESH_BATCH):
+            pipe = r.pipeline(transaction=False)
+            for key in keys[at : at + REFRESH_BATCH]:
+                pipe.zadd(key, {_listener_id: written})
+            await pipe.execute()
 
 
 async def run_refresher() -> None:
@@ -332,15 +368,17 @@ async def run_refresher() -> None:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("renewing presence leases failed")
+            log.exception("renewing the listener's lease failed")
 
 
 async def withdraw() -> None:
-    """A listener shutting down gives its leases back at once (a killed one's lapse)."""
+    """A listener shutting down gives its lease and entries back at once (a killed
+    one's lease lapses, and publishers drop its entries as they meet them)."""
     if _listener_id is None:
         return
     keys = [user_key(u) for u in _users] + [channel_key(c) for c in _channel_users]
     r = redis_conn.client()
+    await r.delete(alive_key(_listener_id))
     for at in range(0, len(keys), REFRESH_BATCH):
         pipe = r.pipeline(transaction=False)
         for key in keys[at : at + REFRESH_BATCH]:
@@ -351,30 +389,79 @@ async def withdraw() -> None:
 # --- what publishers read -------------------------------------------------------------------
 
 
+_alive_seen: dict[str, tuple[bool, float]] = {}
+_cleanups: set[asyncio.Task] = set()
+
+
+async def live_listeners(listener_ids: Iterable[str]) -> set[str]:
+    """Those of ``listener_ids`` whose lease is alive (what a publisher learnt within
+    ``ALIVE_CHECK_SECONDS``, else one pipelined read)."""
+    now = time.monotonic()
+    ids = set(listener_ids)
+    live = {lid for lid in ids if lid == _listener_id}
+    unknown = []
+    for lid in ids - live:
+        seen = _alive_seen.get(lid)
+        if seen is not None and now - seen[1] < ALIVE_CHECK_SECONDS:
+            if seen[0]:
+                live.add(lid)
+        else:
+            unknown.append(lid)
+    if unknown:
+        pipe = redis_conn.client().pipeline(transaction=False)
+        for lid in unknown:
+            pipe.exists(alive_key(lid))
+        if len(_alive_seen) > 10_000:
+            _alive_seen.clear()
+        for lid, found in zip(unknown, await pipe.execute(), strict=True):
+            _alive_seen[lid] = (bool(found), now)
+            if found:
+                live.add(lid)
+    return live
+
+
 async def listeners_of(
     user_ids: Iterable[int] = (), channel_ids: Iterable[int] = ()
 ) -> tuple[dict[str, list[int]], set[str]]:
     """({listener: [the users it holds]}, {listeners holding the channels' interest}),
-    from the live leases: one pipelined read, one key per command."""
+    live listeners only: one pipelined read, one key per command (and one more for the
+    leases not checked within the last second)."""
     users = sorted({int(u) for u in user_ids})
     channels = sorted({int(c) for c in channel_ids})
     by_listener: dict[str, list[int]] = {}
     interested: set[str] = set()
     if not users and not channels:
         return by_listener, interested
-    now = int(time.time() * 1000)
+    keys = [user_key(u) for u in users] + [channel_key(c) for c in channels]
     pipe = redis_conn.client().pipeline(transaction=False)
-    for u in users:
-        pipe.zrangebyscore(user_key(u), now, "+inf")
-    for c in channels:
-        pipe.zrangebyscore(channel_key(c), now, "+inf")
-    found = await pipe.execute()
-    for u, lids in zip(users, found[: len(users)], strict=True):
+    for key in keys:
+        pipe.zrange(key, 0, -1)
+    found = [[_text(x) for x in lids] for lids in await pipe.execute()]
+    live = await live_listeners({lid for lids in found for lid in lids})
+    dead: dict[str, list[str]] = {}
+    for i, (key, lids) in enumerate(zip(keys, found, strict=True)):
         for lid in lids:
-            by_listener.setdefault(_text(lid), []).append(u)
-    for lids in found[len(users) :]:
-        interested.update(_text(lid) for lid in lids)
+            if lid not in live:
+                dead.setdefault(key, []).append(lid)
+            elif i < len(users):
+                by_listener.setdefault(lid, []).append(users[i])
+            else:
+                interested.add(lid)
+    if dead:
+        task = asyncio.get_running_loop().create_task(_drop_dead(dead))
+        _cleanups.add(task)
+        task.add_done_callback(_cleanups.discard)
     return by_listener, interested
+
+
+async def _drop_dead(dead: dict[str, list[str]]) -> None:
+    try:
+        pipe = redis_conn.client().pipeline(transaction=False)
+        for key, lids in dead.items():
+            pipe.zrem(key, *lids)
+        await pipe.execute()
+    except Exception:
+        log.warning("dropping entries of dead listeners failed", exc_info=True)
 
 
 def _text(value) -> str:

@@ -163,11 +163,19 @@ def publish_soon(kind: str, payload: dict) -> None:
     except RuntimeError:
         from asgiref.sync import async_to_sync
 
-        async_to_sync(publish)(kind, payload)
+        async_to_sync(_publish_and_close)(kind, payload)
         return
     task = loop.create_task(publish(kind, payload))
     _background.add(task)
     task.add_done_callback(_background.discard)
+
+
+async def _publish_and_close(kind: str, payload: dict) -> None:
+    """``publish`` on a loop made for this one call: its client goes with it."""
+    try:
+        await publish(kind, payload)
+    finally:
+        await redis_conn.close_client()
 
 
 async def deliver(session: Any, updates: Any) -> bool:
@@ -319,6 +327,10 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None, *, liste
     if listener:
         lid = presence.start(edge)
         presence.on_channel_dropped(forget)
+        try:
+            await presence.refresh()  # the lease, before any entry is written under it
+        except Exception:
+            log.exception("push: the listener's lease not written (renewed in %ss)", presence.REFRESH_SECONDS)
         own = presence.listener_channel(lid)
         channels = [own, channel_name()]
         tasks.append(loop.create_task(presence.run_refresher()))
@@ -335,8 +347,14 @@ async def run_subscriber(edge: Any, ready: asyncio.Event | None = None, *, liste
 
     tasks.append(loop.create_task(handle_in_order()))
     label = {own: "listener" if listener else "service", channel_name(): "broadcast"}
+    reconnecting = False
     try:
         while True:
+            if listener and reconnecting:
+                # Redis may have restarted meanwhile: the lease (and entries) again.
+                with contextlib.suppress(Exception):
+                    await presence.refresh()
+            reconnecting = True
             attempt = asyncio.Event()
             watch = loop.create_task(when_subscribed(attempt))
             try:

@@ -41,7 +41,7 @@ HOLE_WAIT = 3.0
 STREAM_TTL = 24 * 3600
 
 # KEYS: last released position, held events (start -> "stop:ms:message"), end of the
-#       last event sent, the channel's interest (listener -> lease expiry ms)
+#       last event sent, the channel's interest (listener ids)
 # ARGV: now ms, hole wait ms, ttl s, then per range: start, stop, message ('' = advance
 #       only). No range: release what waited out the hole.
 # Returns {events still held, {listeners}, {prev, stop, message, ...}}; prev -1: late.
@@ -96,7 +96,7 @@ redis.call('SET', KEYS[1], last, 'EX', ttl)
 if sent ~= nil then redis.call('SET', KEYS[3], sent, 'EX', ttl) end
 redis.call('EXPIRE', KEYS[2], ttl)
 local listeners = {}
-if #out > 0 then listeners = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf') end
+if #out > 0 then listeners = redis.call('ZRANGE', KEYS[4], 0, -1) end
 return {redis.call('HLEN', KEYS[2]), listeners, out}
 """
 
@@ -120,7 +120,7 @@ async def _call(channel_id: int, ranges: list[tuple[int, int, bytes | str]]) -> 
     released = [(int(out[i]), int(out[i + 1]), out[i + 2]) for i in range(0, len(out), 3)]
     if released and listeners:
         await send_ordered(
-            [x.decode() if isinstance(x, bytes) else str(x) for x in listeners],
+            await presence.live_listeners(x.decode() if isinstance(x, bytes) else str(x) for x in listeners),
             redis_conn.hash_tag("c", channel_id),
             released,
         )

@@ -146,6 +146,9 @@ def _new_async_client():
         return _FailoverTolerantCluster(
             startup_nodes=[AsyncClusterNode(h, p) for h, p in seeds],
             max_connections=MAX_CONNECTIONS,
+            # A master behind a partition answers nothing: time out and retry elsewhere.
+            socket_connect_timeout=2,
+            socket_timeout=5,
             socket_keepalive=True,
             **options,
         )
@@ -294,7 +297,14 @@ async def sharded_messages(
         _topology_stale = False
         targets = [
             (
-                aioredis.Redis(host=h, port=p, socket_keepalive=True, retry=Retry(NoBackoff(), 0), **options),
+                aioredis.Redis(
+                    host=h,
+                    port=p,
+                    socket_connect_timeout=5,
+                    socket_keepalive=True,
+                    retry=Retry(NoBackoff(), 0),
+                    **options,
+                ),
                 groups,
             )
             for (h, p), groups in owners.items()
@@ -302,7 +312,9 @@ async def sharded_messages(
     else:
         targets = [
             (
-                aioredis.Redis.from_url(_url(), socket_keepalive=True, retry=Retry(NoBackoff(), 0)),
+                aioredis.Redis.from_url(
+                    _url(), socket_connect_timeout=5, socket_keepalive=True, retry=Retry(NoBackoff(), 0)
+                ),
                 {0: channels},
             )
         ]
@@ -322,6 +334,9 @@ async def sharded_messages(
                 kind = msg[0].decode() if isinstance(msg[0], bytes) else msg[0]
                 if kind == "ssubscribe":
                     wanted -= 1
+                elif kind == "smessage":  # a slot subscribed before the others
+                    channel = msg[1].decode() if isinstance(msg[1], bytes) else msg[1]
+                    queue.put_nowait((channel, msg[2]))
         for _, ps in pubsubs:
             heard = [time.monotonic()]
             readers.append(asyncio.ensure_future(_read(ps, queue, heard)))

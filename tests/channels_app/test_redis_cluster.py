@@ -276,3 +276,40 @@ async def test_a_quiet_subscription_is_pinged_and_a_silent_shard_is_given_up(
         await asyncio.gather(task, return_exceptions=True)
         await redis_conn.close_client()
         redis_conn.reset()
+
+
+async def test_sends_the_promoted_replica_never_saw_are_not_handed_out_again(
+    fresh_redis_cluster,  # noqa: F811
+    settings,
+    chan,
+):
+    """A real lagging replica: its master stops replicating to it (an ACL that refuses the
+    replica's PSYNC, its link cut) while it acknowledges more sends; then the master dies
+    and the replica - without those increments - is promoted. Its counters are behind
+    what clients were given; the fence makes the next send check them against
+    PostgreSQL, so the next pts and id follow the stored ones."""
+    cluster = fresh_redis_cluster
+    use_cluster(settings, cluster)
+    try:
+        cid = (await actions.do_create_channel(A, "g", megagroup=True)).channel["id"]
+        await actions.do_send_message(A, cid, "before", random_id=1)
+        master = cluster.master_of_key(counters.pts_key(cid))
+        replica = cluster.replica_of(master)
+        cluster.remember_masters()
+        cluster.cli(master, "acl", "setuser", "default", "-psync", "-sync", "-replconf")
+        cluster.cli(master, "client", "kill", "type", "replica")
+        await wait_for(lambda: "master_link_status:down" in cluster.cli(replica, "info", "replication"))
+        unseen = [
+            (await actions.do_send_message(A, cid, f"unseen {i}", random_id=10 + i)).events[0]
+            for i in range(5)
+        ]
+        cluster.kill(master)
+        assert await asyncio.to_thread(cluster.wait_promoted, master) == replica
+        lagging = cluster.cli(replica, "get", counters.pts_key(cid)).strip()
+        assert int(lagging) < unseen[-1].pts  # the promoted counter really is behind
+        nxt = (await actions.do_send_message(A, cid, "after", random_id=99)).events[0]
+        assert nxt.pts == unseen[-1].pts + 1
+        assert nxt.message["id"] > unseen[-1].message["id"]
+    finally:
+        await redis_conn.close_client()
+        redis_conn.reset()

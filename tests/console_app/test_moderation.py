@@ -39,11 +39,11 @@ def edge_events(request):
     if "people" in request.fixturenames:
         users += [u.id for u in request.getfixturevalue("people")]
     channels = [request.getfixturevalue("group")] if "group" in request.fixturenames else []
-    expiry = int((time.time() + 30) * 1000)
+    client.set(presence.alive_key(me), b"1", px=30_000)
     for u in users:
-        client.zadd(presence.user_key(u), {me: expiry})
+        client.zadd(presence.user_key(u), {me: 0})
     for c in channels:
-        client.zadd(presence.channel_key(c), {me: expiry})
+        client.zadd(presence.channel_key(c), {me: 0})
     sub = client.pubsub(ignore_subscribe_messages=True)
     sub.ssubscribe(edge_push.channel_name(), presence.listener_channel(me))
     time.sleep(0.1)
@@ -57,6 +57,7 @@ def edge_events(request):
         return out
 
     yield drain
+    client.delete(presence.alive_key(me))
     for u in users:
         client.zrem(presence.user_key(u), me)
     for c in channels:

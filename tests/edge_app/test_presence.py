@@ -38,15 +38,13 @@ class OtherListener:
 
         self._task = asyncio.create_task(read())
         await asyncio.wait_for(ready.wait(), 5)
+        await redis_conn.client().set(presence.alive_key(self.id), b"1", px=30_000)  # its lease
 
-    async def hold_user(self, user_id: int, seconds: float = 30) -> None:
-        await redis_conn.client().zadd(
-            presence.user_key(user_id), {self.id: int((time.time() + seconds) * 1000)}
-        )
+    async def hold_user(self, user_id: int) -> None:
+        await redis_conn.client().zadd(presence.user_key(user_id), {self.id: int(time.time() * 1000)})
 
     async def hold_channel(self, channel_id: int) -> None:
-        expiry = int((time.time() + 30) * 1000)
-        await redis_conn.client().zadd(presence.channel_key(channel_id), {self.id: expiry})
+        await redis_conn.client().zadd(presence.channel_key(channel_id), {self.id: int(time.time() * 1000)})
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -94,18 +92,21 @@ async def test_nobody_online_means_nothing_is_sent(edge, other):  # noqa: F811
     assert other.got == []
 
 
-async def test_a_lapsed_lease_routes_nowhere(edge, other):  # noqa: F811
+async def test_a_dead_listeners_entries_route_nowhere_and_are_dropped(edge, other):  # noqa: F811
     far, _ = _ids()
-    await other.hold_user(far, seconds=-1)  # its listener died a while ago
-    by_listener, _ = await presence.listeners_of([far])
-    assert by_listener == {}
+    await other.hold_user(far)
+    assert (await presence.listeners_of([far]))[0] == {other.id: [far]}
+    await redis_conn.client().delete(presence.alive_key(other.id))  # its lease lapsed
+    presence._alive_seen.clear()  # (publishers trust what they learnt for a second)
+    assert await presence.listeners_of([far]) == ({}, set())
+    await wait_for(lambda: not presence._cleanups)
+    assert await redis_conn.client().zrange(presence.user_key(far), 0, -1) == []
 
 
 async def test_an_event_for_a_user_who_left_counts_as_unwanted(edge):  # noqa: F811
     """A publisher read the lease a moment before the user left this listener."""
     far, _ = _ids()
-    expiry = int((time.time() + 30) * 1000)
-    await redis_conn.client().zadd(presence.user_key(far), {presence.listener_id(): expiry})
+    await redis_conn.client().zadd(presence.user_key(far), {presence.listener_id(): int(time.time() * 1000)})
     unwanted = _count(metrics.PUSH_EVENTS_UNWANTED)
     await push.push_to_users([far], "test.dm", {})
     await wait_for(lambda: _count(metrics.PUSH_EVENTS_UNWANTED) == unwanted + 1)
@@ -128,18 +129,32 @@ async def test_a_session_binding_its_user_writes_the_lease_before_going_on(edge)
     assert await presence.listeners_of([user]) == ({}, set())
 
 
-async def test_leases_are_renewed_and_lapse_without_renewal(edge, monkeypatch):  # noqa: F811
-    key = presence.user_key(1)
+async def test_the_listeners_lease_is_renewed_and_given_back(edge, monkeypatch):  # noqa: F811
+    key = presence.alive_key(presence.listener_id())
     r = redis_conn.client()
-    before = await r.zscore(key, presence.listener_id())
-    monkeypatch.setattr(presence, "LEASE_SECONDS", 60)
-    assert await presence.refresh() >= 2
-    after = await r.zscore(key, presence.listener_id())
-    assert after > before + 20_000
-    # A dead listener's entry goes with the next renewal by anyone holding the key.
-    await r.zadd(key, {"dead": int(time.time() * 1000) - 1})
+    assert 0 < await r.pttl(key) <= presence.LEASE_SECONDS * 1000
+    monkeypatch.setattr(presence, "LEASE_SECONDS", 90)
     await presence.refresh()
-    assert await r.zscore(key, "dead") is None
+    assert await r.pttl(key) > 60_000
+    users = [presence.user_key(1), presence.user_key(2)]
+    me = presence.listener_id().encode()
+    for k in users:
+        assert me in await r.zrange(k, 0, -1)
+    await presence.withdraw()  # a listener shutting down
+    assert await r.exists(key) == 0
+    for k in users:
+        assert me not in await r.zrange(k, 0, -1)
+
+
+async def test_a_lease_lost_by_redis_is_written_again_with_its_entries(edge):  # noqa: F811
+    """A Redis restarted without persistence forgets every lease: the listener's next
+    renewal notices and writes its entries again."""
+    r = redis_conn.client()
+    me = presence.listener_id()
+    await r.delete(presence.alive_key(me), presence.user_key(2))
+    await presence.refresh()
+    assert await r.exists(presence.alive_key(me))
+    assert (await presence.listeners_of([2]))[0] == {me: [2]}
 
 
 async def test_a_channel_event_goes_once_to_each_interested_listener(edge, other, monkeypatch):  # noqa: F811

@@ -174,6 +174,15 @@ class RedisCluster:
                     return int(fields[1].split("@")[0].rsplit(":", 1)[1])
         raise RuntimeError(f"no master serves slot {slot}")
 
+    def replica_of(self, master: int) -> int:
+        """Port of the replica that follows ``master``."""
+        nodes = [line.split() for line in self.cli(self.alive_ports()[0], "cluster", "nodes").splitlines()]
+        ids = {f[0]: int(f[1].split("@")[0].rsplit(":", 1)[1]) for f in nodes}
+        for f in nodes:
+            if "slave" in f[2] and ids.get(f[3]) == master:
+                return ids[f[0]]
+        raise RuntimeError(f"{master} has no replica")
+
     def kill(self, port: int) -> None:
         """The machine is gone: SIGKILL, no shutdown."""
         proc = self.procs[port]
