@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni node
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni node lint
+test: venv services browser haproxy patroni testbed node lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -65,3 +65,8 @@ haproxy:
 patroni:
 	test -x /usr/bin/patroni -a -x /usr/bin/etcd && /usr/bin/python3 -c 'import etcd' 2>/dev/null \
 		|| (apt-get update && apt-get install -y patroni etcd-server etcd-client python3-etcd)
+
+# The multi-machine test bed (scripts/testbed.py; tests/e2e/test_testbed.py skips without
+# them): Redis in cluster mode and network namespaces. Debian packages; run as root.
+testbed: haproxy
+	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip || (apt-get update && apt-get install -y redis-server redis-tools iproute2)

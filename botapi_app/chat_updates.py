@@ -163,7 +163,7 @@ async def _bots_among(user_ids) -> list[int]:
 
 async def _wake(bot_ids) -> None:
     for bot_id in sorted(set(bot_ids)):
-        await push.publish(queue.WAKE_EVENT, {"bot_id": bot_id})
+        await push.publish_service(queue.WAKE_EVENT, {"bot_id": bot_id})
 
 
 async def on_notify(kind: str, payload: dict) -> None:

@@ -152,7 +152,7 @@ async def _private(sender_id: int, kind: str, peer_id: int, messages: list[dict]
     if known is False or (known is None and not (await send_rules.are_bots(peer_id))[peer_id]):
         return
     if await _queue_private(peer_id, messages, edited=edited):
-        await push.publish(WAKE_EVENT, {"bot_id": peer_id})
+        await push.publish_service(WAKE_EVENT, {"bot_id": peer_id})
 
 
 @in_thread
@@ -428,7 +428,7 @@ async def _channel(
     if kind != "channel" or (chat is not None and not chat.get("bot_members", 1)):
         return
     for bot_id in await _queue_channel(sender_id, peer_id, messages, edited=edited):
-        await push.publish(WAKE_EVENT, {"bot_id": bot_id})
+        await push.publish_service(WAKE_EVENT, {"bot_id": bot_id})
 
 
 @in_thread
@@ -471,4 +471,4 @@ def _queue_poll(poll_id: int, voter_id: int) -> list[int]:
 async def on_poll_changed(poll_id: int, voter_id: int) -> None:
     """polls_app.vote_hooks listener, in the process that took the vote."""
     for bot_id in await _queue_poll(poll_id, voter_id):
-        await push.publish(WAKE_EVENT, {"bot_id": bot_id})
+        await push.publish_service(WAKE_EVENT, {"bot_id": bot_id})

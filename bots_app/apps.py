@@ -23,6 +23,7 @@ class BotsConfig(AppConfig):
         send_hooks.register_guard(send_rules.guard)
         registry.add_gate(method_rules.gate)
         viewer_hooks.register_message_filter(privacy_mode.hides)
+        viewer_hooks.register_viewer_prefetch(privacy_mode.prefetch)
         viewer_hooks.register_bot_info_renderer(group_info.bot_infos)
         viewer_hooks.register_difference_cap(send_rules.difference_cap)
         background.register("bots.service_bot", service_bot.ensure_job)

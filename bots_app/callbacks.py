@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 
+from edge_app import push
 from edge_app.orm_threads import in_thread
 from private_app.actions import load_boxes
 from private_app.models import MessageBox
@@ -16,6 +17,8 @@ from . import broker, markup, send_rules
 
 KIND = "callback"
 PUSH_KIND = "bots.callback_query"
+# Bots served by the Bot API process get their queries there.
+push.also_to_service(PUSH_KIND)
 MESSAGE_MAX = 200  # characters of an answer's notification
 URL_MAX = 2048
 

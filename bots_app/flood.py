@@ -13,9 +13,17 @@ import time
 
 from django.conf import settings
 
+from edge_app import redis_conn
 from tl.errors import FloodWaitError
 
 from . import kv
+
+# One key per call (so one Redis Cluster slot): count, and let the window expire.
+_TAKE_LUA = """
+local used = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return used
+"""
 
 
 def per_second() -> int:
@@ -28,14 +36,10 @@ def group_per_minute() -> int:
 
 async def _take(key: str, count: int, limit: int, window: int, now: float) -> int:
     """Take ``count`` from the window's budget; 0, or the seconds until it resets."""
-    client = kv.client()
-    pipe = client.pipeline(transaction=True)
-    pipe.incrby(key, count)
-    pipe.expire(key, window + 1)
-    used, _ = await pipe.execute()
+    used = await redis_conn.script(_TAKE_LUA)(keys=[key], args=[count, window + 1])
     if int(used) <= limit:
         return 0
-    await client.decrby(key, count)
+    await kv.client().decrby(key, count)
     return max(1, int(window - now % window + 0.999))
 
 

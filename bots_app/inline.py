@@ -21,7 +21,7 @@ import orjson
 
 from accounts_app.models import User
 from channels_app.models import Channel
-from edge_app import push
+from edge_app import push, redis_conn
 from edge_app.orm_threads import in_thread
 from tl.errors import (
     BotInlineDisabledError,
@@ -38,6 +38,9 @@ from .models import Bot
 KIND = "inline"
 PUSH_KIND = "bots.inline_query"
 SEND_PUSH_KIND = "bots.inline_send"
+# Bots served by the Bot API process get their queries there.
+push.also_to_service(PUSH_KIND)
+push.also_to_service(SEND_PUSH_KIND)
 RESULTS_MAX = 50
 RESULT_ID_MAX = 64
 OFFSET_MAX = 64
@@ -75,7 +78,8 @@ async def ask(user_id: int, bot_id: int, query: str, offset: str, peer_type: str
 def _cache_key(bot_id: int, user_id: int, query: str, offset: str, peer_type: str | None) -> str:
     # user_id 0: the answer for everyone; a user's id: that user's personal answer.
     digest = hashlib.sha256("\0".join([query, offset, peer_type or ""]).encode()).hexdigest()
-    return kv.key("inline_cache", bot_id, user_id, digest)
+    # The personal and the shared answer share a hash tag: one MGET reads both.
+    return kv.key("inline_cache", user_id, redis_conn.hash_tag("i", f"{bot_id}:{digest}"))
 
 
 async def _cached(bot_id: int, user_id: int, query: str, offset: str, peer_type: str | None) -> dict | None:

@@ -1,24 +1,15 @@
-"""The Redis connection of bots_app (flood counters, query brokers): one client per
-event loop, keys under the deployment's prefix."""
+"""The Redis connection of bots_app (flood counters, query brokers): the event loop's
+client of ``edge_app.redis_conn``, keys under the deployment's prefix. Every command
+names one key (or keys of one hash tag), so a Redis Cluster serves them too."""
 
 from __future__ import annotations
 
-import asyncio
-
-import redis.asyncio as aioredis
-from django.conf import settings
-
-_clients: dict[asyncio.AbstractEventLoop, aioredis.Redis] = {}
+from edge_app import redis_conn
 
 
-def client() -> aioredis.Redis:
-    loop = asyncio.get_running_loop()
-    found = _clients.get(loop)
-    if found is None:
-        found = _clients[loop] = aioredis.Redis.from_url(settings.REDIS_URL)
-    return found
+def client():
+    return redis_conn.client()
 
 
 def key(*parts) -> str:
-    prefix = settings.CACHES["default"].get("KEY_PREFIX") or "telesrv"
-    return ":".join([prefix, "bots", *(str(p) for p in parts)])
+    return ":".join([redis_conn.key_prefix(), "bots", *(str(p) for p in parts)])

@@ -1,6 +1,8 @@
 """Online fan-out of channel events across edge processes (edge_app.push).
 
-One publish per event, whatever the channel size: every edge receives it, intersects
+One publish per event and interested listener, whatever the channel size: each
+listener holding an online member (``edge_app.presence``: the channel's interest)
+receives it once, intersects
 the channel's active members with the users it holds live sessions for (partition-pruned
 queries of at most REALTIME_FANOUT_MAX online ids each, so an edge never reads more
 member rows than it has users online, and no query more than the cap) and renders the
@@ -17,7 +19,17 @@ import itertools
 import logging
 import time
 
-from edge_app.push import deliver, is_subscribed, publish, push_to_users, render_failed, renderer, subscriber
+from edge_app import presence
+from edge_app.push import (
+    deliver,
+    is_subscribed,
+    publish_to,
+    push_to_users,
+    render_failed,
+    renderer,
+    subscriber,
+    unwanted,
+)
 from edge_app.push_order import HOLE_WAIT, publish_in_order, skip_in_order
 from edge_app.serial_jobs import SerialJobs
 from message_core import db, limits
@@ -81,6 +93,7 @@ async def _local_members(
     the per-viewer chat renderings cached with them."""
     online = _local_user_ids(edge)
     if not online:
+        await _follow(edge, channel_id, None, {})
         return None, {}, {}
     key = frozenset(online)
     hit = _members_cache.get(channel_id)
@@ -95,12 +108,27 @@ async def _local_members(
         for at in range(0, len(online) if channel is not None else 0, cap):
             cur = await conn.execute(_ONLINE_MEMBERS, (online[at : at + cap], channel_id, list(extra)))
             members.update((r["user_id"], r) for r in await cur.fetchall())
+    await _follow(edge, channel_id, channel, members)
     chats: dict[int, list] = {}
     if channel is not None and not extra:
         if len(_members_cache) > 10_000:
             _members_cache.clear()
         _members_cache[channel_id] = (now + MEMBERS_CACHE_SECONDS, key, channel, members, chats)
     return channel, members, chats
+
+
+async def _follow(edge, channel_id: int, channel: dict | None, members: dict[int, dict]) -> None:
+    """Keep this listener's interest in the channel true to what it holds: a member
+    online here (whose lease a publisher granted) makes it follow the channel; none
+    means the event that got here concerned nobody here."""
+    if presence.listener_id() is None or presence.holds_channel(channel_id):
+        return
+    here = [u for u, m in members.items() if m["status"] == "active" and edge.sessions_of_user(u)]
+    for user_id in here:
+        await presence.add_channels(user_id, [channel_id])
+    if not here:
+        unwanted()
+        await presence.release_channel(channel_id)
 
 
 async def _channel_chats(channel: dict, user_id: int, member: dict, rendered: dict[int, list]) -> list:
@@ -141,10 +169,6 @@ def _sessions(edge, user_id: int, exclude):
     return [s for s in edge.sessions_of_user(user_id) if (s.auth_key_id, s.session_id) != exclude]
 
 
-def _stream(channel_id: int) -> str:
-    return f"channel:{channel_id}"
-
-
 async def _sink(kind: str, payload: dict) -> None:
     origin = push_origin.get()
     exclude = list(origin) if origin else None
@@ -154,8 +178,14 @@ async def _sink(kind: str, payload: dict) -> None:
         ev = payload["event"]
         if origin:
             _owe_answer(ev["channel_id"], ev["pts"])
+            # The acting session's listener receives its own channel's events (its
+            # answer waits for them below), whatever the lease said a moment ago.
+            await _hold_interest(ev["channel_id"])
+        if payload.get("extra_user_ids"):
+            # Members just added hear the event that announces them.
+            await presence.grant_channel(ev["channel_id"], payload["extra_user_ids"])
         await publish_in_order(
-            _stream(ev["channel_id"]),
+            ev["channel_id"],
             ev["pts"] - ev["pts_count"],
             ev["pts"],
             EVENT,
@@ -170,24 +200,29 @@ async def _sink(kind: str, payload: dict) -> None:
             await _until_delivered(ev["channel_id"], ev["pts"])
             await _after_earlier_answers(origin, ev["channel_id"], ev["pts"])
     elif kind == "channel.noop":
-        await skip_in_order(
-            _stream(payload["channel_id"]), payload["pts"] - payload["pts_count"], payload["pts"]
-        )
+        await skip_in_order(payload["channel_id"], payload["pts"] - payload["pts_count"], payload["pts"])
     elif kind == "channel.typing":
-        await publish(TYPING, payload)
+        await publish_to(TYPING, payload, channels=[payload["channel_id"]])
     elif kind == "channel.updated":
-        await publish(MEMBERS_CHANGED, {"channel_id": payload["channel_id"]})
+        # Before updateChannel: the listeners of users who joined hold the channel's
+        # interest by the time their clients ask for its difference.
+        await publish_to(
+            MEMBERS_CHANGED,
+            {"channel_id": payload["channel_id"], "user_ids": payload["user_ids"]},
+            users=payload["user_ids"],
+            channels=[payload["channel_id"]],
+        )
         await push_to_users(
             payload["user_ids"], UPDATE_CHANNEL, {"channel_id": payload["channel_id"]}, exclude=origin
         )
     elif kind == "channel.reactions":
-        await publish(REACTIONS, {**payload, "exclude": exclude})
+        await publish_to(REACTIONS, {**payload, "exclude": exclude}, channels=[payload["channel_id"]])
     elif kind == "channel.reactions_read":
         await push_to_users([payload["user_id"]], REACTIONS_READ, payload, exclude=origin)
     elif kind == "channel.topics_pinned":
-        await publish(TOPICS_PINNED, {**payload, "exclude": exclude})
+        await publish_to(TOPICS_PINNED, {**payload, "exclude": exclude}, channels=[payload["channel_id"]])
     elif kind == "channel.web_page":
-        await publish(WEB_PAGE, payload)
+        await publish_to(WEB_PAGE, payload, channels=[payload["channel_id"]])
     elif kind == "channel.contents_read":
         # The reader's other sessions; a sender whose message was first played: all.
         mine = None if payload.get("other") else origin
@@ -355,6 +390,8 @@ async def _render_and_push(payload: dict, edge) -> None:
             media_read.mark_fresh(ev.message)
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
+    if ev.type in ("new_message", "edit_message") and ev.message:
+        await viewer_hooks.prefetch([u for u in members if _sessions(edge, u, exclude)])
     # In a big channel most viewers see the same update: rendered once per view.
     shared: dict[tuple, object] = {}
     mentioned = set(mentioned_user_ids(ev.message)) if ev.message else set()
@@ -443,7 +480,44 @@ async def _deliver_reactions(payload: dict, edge) -> None:
 
 @subscriber(MEMBERS_CHANGED)
 async def _on_members_changed(payload: dict, edge) -> None:
-    _members_cache.pop(payload["channel_id"], None)
+    cid = payload["channel_id"]
+    _members_cache.pop(cid, None)
+    mine = [int(u) for u in payload.get("user_ids") or () if presence.holds_user(int(u))]
+    if not mine:
+        return
+    rows = await db.fetchall(
+        "SELECT user_id, status FROM channel_members WHERE channel_id = %s AND user_id = ANY(%s)",
+        (cid, mine),
+    )
+    active = {r["user_id"] for r in rows if r["status"] == "active"}
+    for user_id in mine:
+        if user_id in active:
+            await presence.add_channels(user_id, [cid])
+        else:
+            await presence.remove_channel(user_id, cid)
+
+
+async def _hold_interest(channel_id: int) -> None:
+    session = getattr(origin_request.get(), "session", None)
+    user_id = getattr(session, "user_id", None)
+    if user_id is not None and presence.listener_id() is not None:
+        await presence.add_channels(user_id, [channel_id])
+
+
+async def _user_channels(user_ids: list[int]) -> dict[int, list[int]]:
+    """The channels whose events a listener holding these users needs (each user's
+    active memberships, at most CHANNELS_PER_USER_MAX)."""
+    rows = await db.fetchall(
+        "SELECT o.user_id, i.channel_id FROM unnest(%s::bigint[]) AS o(user_id)"
+        " CROSS JOIN LATERAL (SELECT channel_id FROM user_channel_member_index x"
+        "  WHERE x.user_id = o.user_id AND x.status = 'active' AND NOT x.deleted"
+        "  ORDER BY channel_id LIMIT %s) i",
+        (user_ids, limits.CHANNELS_PER_USER_MAX),
+    )
+    found: dict[int, list[int]] = {}
+    for r in rows:
+        found.setdefault(r["user_id"], []).append(r["channel_id"])
+    return found
 
 
 @subscriber(TYPING)
@@ -554,3 +628,4 @@ async def _render_read_outbox(payload: dict, viewer_id: int):
 
 def install() -> None:
     notify.add_sink(_sink)
+    presence.set_channel_lookup(_user_channels)

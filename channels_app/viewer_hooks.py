@@ -28,6 +28,23 @@ def register_message_filter(fn: MessageFilter) -> MessageFilter:
     return fn
 
 
+ViewerPrefetch = Callable[[list[int]], Awaitable[None]]
+_prefetch: list[ViewerPrefetch] = []
+
+
+def register_viewer_prefetch(fn: ViewerPrefetch) -> ViewerPrefetch:
+    """``async fn(viewer_ids)``: read in one go what the message filters will ask of
+    each of these viewers (a big channel's fan-out would otherwise ask once per viewer)."""
+    if fn not in _prefetch:
+        _prefetch.append(fn)
+    return fn
+
+
+async def prefetch(viewer_ids: list[int]) -> None:
+    for fn in _prefetch:
+        await fn(viewer_ids)
+
+
 async def hidden(viewer_id: int, member: dict | None, message: dict | None) -> bool:
     if not _filters or not message:
         return False

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import redis
-from django.conf import settings
 from django.db import connection
 
 from channels_app import counters
+from edge_app import redis_conn
 
 WINDOW = 10_000
 SHOWN_MAX = 100
@@ -49,13 +48,10 @@ def _redis_int(client, key: str) -> int | None:
 
 
 def read_counters(channel_id: int) -> tuple[int | None, int | None]:
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    try:
-        return _redis_int(client, counters.pts_key(channel_id)), _redis_int(
-            client, counters.msg_id_key(channel_id)
-        )
-    finally:
-        client.close()
+    client = redis_conn.sync_client()
+    return _redis_int(client, counters.pts_key(channel_id)), _redis_int(
+        client, counters.msg_id_key(channel_id)
+    )
 
 
 def channel_pts_state(channel_id: int, window: int = WINDOW) -> PtsState:

@@ -16,7 +16,7 @@ import logging
 import time
 from typing import Any
 
-from edge_app import metrics, registry
+from edge_app import metrics, presence, registry
 from edge_app.ratelimit import RequestRateLimit
 from mtproto.dispatch import ClientInfo, RequestContext
 from tl import errors, layers
@@ -150,6 +150,10 @@ class EdgeDispatcher:
                 ctx.app["user_id"] = user_id
                 if ctx.session is not None and ctx.session.user_id != user_id:
                     ctx.session.user_id = user_id
+                if presence.pending(user_id):
+                    # Not answered before this listener's lease for the user is written:
+                    # events published after the answer must be routed here.
+                    await presence.settled(user_id)
                 if registry._gates:
                     await registry.check_gates(name, user_id)
             if ctx.takeout_id is not None:

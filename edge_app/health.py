@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import time
 
-from django.conf import settings
-
 from edge_app import metrics
 
 REDIS_TIMEOUT = 2.0
@@ -37,19 +35,20 @@ def pending_migrations() -> list[str]:
 
 
 def _redis() -> str | None:
-    import redis
+    from edge_app import redis_conn
 
-    client = redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
-    )
+    client = None
     try:
+        # A cluster client reads the slot map when it is made: that can fail already.
+        client = redis_conn.probe_client(REDIS_TIMEOUT)
         start = time.perf_counter()
         client.ping()
         metrics.REDIS_SECONDS.observe(time.perf_counter() - start)
     except Exception as exc:
         return f"unreachable: {type(exc).__name__}"
     finally:
-        client.close()
+        if client is not None:
+            client.close()
     return None
 
 

@@ -33,6 +33,22 @@ PUSHES_DROPPED = Counter(
     "Updates that could not be pushed (session gone, rendering or sending failed), by reason",
     ["reason"],
 )
+PUSH_EVENTS_RECEIVED = Counter(
+    "telesrv_push_events_received",
+    "Push events this process received from Redis, by channel kind (listener: its own"
+    " targeted channel; broadcast: deployment-wide; service: the Bot API's)",
+    ["channel"],
+)
+PUSH_EVENTS_SENT = Counter(
+    "telesrv_push_events_sent",
+    "Push events this process published, by channel kind (one per receiving listener)",
+    ["channel"],
+)
+PUSH_EVENTS_UNWANTED = Counter(
+    "telesrv_push_events_unwanted",
+    "Targeted push events received that concerned none of this listener's sessions"
+    " (0 outside the moments a presence lease changes)",
+)
 PTS_ALLOCATED = Counter("telesrv_pts_allocated", "Channel pts values allocated")
 PTS_NOOP_FILLS = Counter(
     "telesrv_pts_noop_fills", "Channel pts values filled with a noop event (an allocation whose write failed)"

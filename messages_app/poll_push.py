@@ -1,6 +1,6 @@
 """updateMessagePoll to everyone who can see a poll whose results changed: the online
 members of each channel holding it and the owners of the private chats holding it,
-on every edge (one publish). Voters see the totals as a ``min`` result (each client
+once on each listener holding one of them. Voters see the totals as a ``min`` result (each client
 keeps its own choice); the actor's other sessions get their full view. Offline
 clients read it in updates.getDifference (``changed_polls``)."""
 
@@ -14,7 +14,7 @@ from channels_app import push as channel_push
 from channels_app import tl_convert as channels_tl
 from channels_app.actions.search import member_channel_ids
 from edge_app import background
-from edge_app.push import deliver, publish, subscriber
+from edge_app.push import deliver, publish_to, subscriber
 from media_app import actions as media_actions
 from message_core.context import users_for
 from polls_app import actions as polls
@@ -29,15 +29,19 @@ DIFFERENCE_POLLS_MAX = 100
 
 async def publish_change(poll_id: int, actor_id: int = 0, exclude=None) -> None:
     _, holders = await media_actions.holders_of("l", poll_id)
-    await publish(
+    channels = sorted({h for kind, h in holders if kind == "c"})
+    users = sorted({h for kind, h in holders if kind == "u"})
+    await publish_to(
         CHANGED,
         {
             "poll_id": poll_id,
             "actor": actor_id,
             "exclude": list(exclude) if exclude else None,
-            "channels": sorted({h for kind, h in holders if kind == "c"}),
-            "users": sorted({h for kind, h in holders if kind == "u"}),
+            "channels": channels,
+            "users": users,
         },
+        users=users,
+        channels=channels,
     )
 
 

@@ -141,20 +141,37 @@ READ_DATABASE = "replica" if "replica" in DATABASES else "default"
 # killed before they are used (the listener has no requests to recycle them).
 POSTGRES_EXTRA_DB_BACKEND_BASE = "edge_app.db_backend"
 
+# redis://host:port/db (one Redis) or redis+cluster://host:port[,host:port...]/ (the seed
+# nodes of a Redis Cluster); every Redis user connects through edge_app.redis_conn.
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_PREFIX = env("REDIS_PREFIX", "telesrv")
+_REDIS_CLUSTER = REDIS_URL.split("://", 1)[0].lower() in ("redis+cluster", "rediss+cluster")
 
+# Neither Django's cache nor the channel layer is used by telesrv's code today (its Redis
+# state goes through edge_app.redis_conn); they stay configured for third-party parts.
+# Their Redis backends know no cluster, so a cluster deployment keeps them in process.
 CACHES = {
     "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": REDIS_URL,
-        "KEY_PREFIX": env("REDIS_PREFIX", "telesrv"),
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache"
+        if _REDIS_CLUSTER
+        else "django_redis.cache.RedisCache",
+        "LOCATION": "telesrv" if _REDIS_CLUSTER else REDIS_URL,
+        "KEY_PREFIX": REDIS_PREFIX,
     }
 }
 
+# Targeted delivery (edge_app.presence): a listener's presence leases last this long
+# without renewal (a killed listener's users are routed nowhere after it) and are
+# renewed this often.
+PRESENCE_LEASE_SECONDS = float(env("PRESENCE_LEASE_SECONDS", "30"))
+PRESENCE_REFRESH_SECONDS = float(env("PRESENCE_REFRESH_SECONDS", "10"))
+
 CHANNEL_LAYERS = {
-    "default": {
+    "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    if _REDIS_CLUSTER
+    else {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": env("REDIS_PREFIX", "telesrv") + ":asgi"},
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX + ":asgi"},
     }
 }
 

@@ -5,21 +5,12 @@ key named after a channel id must go with them: a later test's channel would
 otherwise inherit an earlier one's published push position (``edge_app.push_order``
 would publish its events at once, out of pts order) or pts journal."""
 
-import redis
-from django.conf import settings
-
 from channels_app import counters
+from edge_app import redis_conn
 
 KINDS = ("counter", "push_order", "pts_pending")
 
 
 def forget_channel_state() -> None:
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    try:
-        keys = [
-            k for kind in KINDS for k in client.scan_iter(match=f"{counters.prefix()}:{kind}*", count=1000)
-        ]
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    keys = [k for kind in KINDS for k in redis_conn.scan_keys(f"{counters.prefix()}:{kind}*")]
+    redis_conn.delete_keys(keys)

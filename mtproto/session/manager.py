@@ -51,6 +51,10 @@ class SessionManager:
         self.overdue_requests = 0  # answered -503 Timeout at their deadline (a metric)
         self.on_bind_temp_auth_key = on_bind_temp_auth_key
         self.on_destroy_auth_key = on_destroy_auth_key
+        # Called with a user id when its first live session appears here and when its
+        # last one goes (the app announces where users are: targeted delivery).
+        self.on_user_online: Callable[[int], None] | None = None
+        self.on_user_offline: Callable[[int], None] | None = None
         self._sessions: dict[tuple[int, int], Session] = {}
         self._by_key: dict[int, set[int]] = {}
         self._by_user: dict[int, set[Session]] = {}
@@ -113,8 +117,15 @@ class SessionManager:
                 group.discard(session)
                 if not group:
                     del self._by_user[old]
+                    if self.on_user_offline is not None:
+                        self.on_user_offline(old)
         if new is not None and not session.destroyed:
-            self._by_user.setdefault(new, set()).add(session)
+            group = self._by_user.get(new)
+            if group is None:
+                group = self._by_user[new] = set()
+                if self.on_user_online is not None:
+                    self.on_user_online(new)
+            group.add(session)
 
     # --- lifetime -----------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from django.db import connection
 
 from accounts_app.models import Authorization, User
 from channels_app import actions
+from edge_app import presence
 from edge_app import push as edge_push
 
 from .conftest import run, staff
@@ -29,22 +30,38 @@ def group(console):
 
 
 @pytest.fixture
-def edge_events():
-    """What reaches the Redis channel every edge process listens on."""
+def edge_events(request):
+    """What reaches a listener holding the test's users and channel (its presence
+    leases written by hand), and the broadcast channel every process hears."""
     client = redis.Redis.from_url(settings.REDIS_URL)
+    me = presence.new_listener_id()
+    users = [CREATOR, ALICE, BOB]
+    if "people" in request.fixturenames:
+        users += [u.id for u in request.getfixturevalue("people")]
+    channels = [request.getfixturevalue("group")] if "group" in request.fixturenames else []
+    client.set(presence.alive_key(me), b"1", px=30_000)
+    for u in users:
+        client.zadd(presence.user_key(u), {me: 0})
+    for c in channels:
+        client.zadd(presence.channel_key(c), {me: 0})
     sub = client.pubsub(ignore_subscribe_messages=True)
-    sub.subscribe(edge_push.channel_name())
+    sub.ssubscribe(edge_push.channel_name(), presence.listener_channel(me))
     time.sleep(0.1)
 
     def drain(wait: float = 1.0) -> list[dict]:
         out, deadline = [], time.monotonic() + wait
         while time.monotonic() < deadline:
-            msg = sub.get_message(timeout=0.1)
+            msg = sub.get_sharded_message(timeout=0.1)
             if msg:
                 out.append(json.loads(msg["data"]))
         return out
 
     yield drain
+    client.delete(presence.alive_key(me))
+    for u in users:
+        client.zrem(presence.user_key(u), me)
+    for c in channels:
+        client.zrem(presence.channel_key(c), me)
     sub.close()
     client.close()
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from edge_app import push
+from edge_app import presence, push, redis_conn
 
 
 class FakeSession:
@@ -37,17 +37,20 @@ class FakeEdge:
 
 @pytest.fixture
 async def edge(monkeypatch):
-    monkeypatch.setattr(push, "_redis", None)
+    # No database here: the users' channels are not looked up.
+    monkeypatch.setattr(presence, "_channel_lookup", None)
     sessions = [FakeSession(1, 100, 1), FakeSession(1, 100, 2), FakeSession(2, 200, 1)]
     edge = FakeEdge(sessions)
     ready = asyncio.Event()
     task = asyncio.create_task(push.run_subscriber(edge, ready))
     await asyncio.wait_for(ready.wait(), 5)
+    for user_id in edge.online_user_ids():  # what the session manager's hook does
+        presence.user_online(user_id)
+        await presence.settled(user_id)
     yield edge
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-    if push._redis is not None:
-        await push._redis[1].aclose()
+    await redis_conn.close_client()
 
 
 async def wait_for(cond, timeout=3.0):
@@ -119,14 +122,14 @@ def test_publish_from_sync_code_like_the_admin():
 
     client = redis.Redis.from_url(settings.REDIS_URL)
     sub = client.pubsub(ignore_subscribe_messages=True)
-    sub.subscribe(push.channel_name())
+    sub.ssubscribe(push.channel_name())
     try:
         push.publish_soon("test.sync", {"a": 1})
         push.publish_soon("test.sync", {"a": 2})  # a second event loop, a second client
         got = []
         deadline = time.monotonic() + 3
         while len(got) < 2 and time.monotonic() < deadline:
-            message = sub.get_message(timeout=0.2)
+            message = sub.get_sharded_message(timeout=0.2)
             if message:
                 got.append(json.loads(message["data"]))
     finally:
@@ -149,5 +152,5 @@ def test_installations_on_other_redis_databases_do_not_hear_each_other(settings)
     second = push.channel_name()
     settings.REDIS_URL = "redis://127.0.0.1:6379?db=3"
     third = push.channel_name()
-    assert plain.endswith(":edge:push") and plain.count(":") == 2
+    assert plain.endswith(":push:{all}") and plain.count(":") == 2
     assert len({plain, second, third}) == 3

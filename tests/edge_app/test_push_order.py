@@ -7,13 +7,16 @@ import os
 
 import pytest
 
-from edge_app import push, push_order
+from edge_app import presence, push, push_order
 from tests.edge_app.test_push import edge, wait_for  # noqa: F401 - fixture
 
 
 @pytest.fixture
-def stream():
-    return f"test:{os.getpid()}:{os.urandom(4).hex()}"
+async def stream(edge):  # noqa: F811
+    """A channel whose interest the test listener holds (user 1 is a member)."""
+    channel_id = int.from_bytes(os.urandom(5), "big")
+    await presence.add_channels(1, [channel_id])
+    return channel_id
 
 
 @pytest.fixture

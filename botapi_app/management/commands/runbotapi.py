@@ -58,7 +58,7 @@ class Command(BaseCommand):
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         tasks = [
-            loop.create_task(push.run_subscriber(_NoSessions())),
+            loop.create_task(push.run_subscriber(_NoSessions(), listener=False)),
             loop.create_task(webhook.run_sender()),
         ]
         self.stdout.write(f"Bot API on http://{host}:{port}/bot<token>/<method>")

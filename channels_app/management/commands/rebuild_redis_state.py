@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-import redis
-from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import connection
 
 from channels_app import counters
+from edge_app import redis_conn
 
 BATCH = 1000
 
@@ -45,11 +44,12 @@ class Command(BaseCommand):
         parser.add_argument("--yes", action="store_true", help="really drop and rebuild (else a dry run)")
 
     def handle(self, *args, yes: bool, **options):
-        client = redis.Redis.from_url(settings.REDIS_URL)
+        client = redis_conn.sync_client()
         prefix = counters.prefix()
         families: Counter[str] = Counter()
         doomed: list[bytes] = []
-        for key in client.scan_iter(match=f"{prefix}:*", count=BATCH):
+        # On a Redis Cluster: the keys of every master.
+        for key in redis_conn.scan_keys(f"{prefix}:*", BATCH):
             families[key.decode(errors="replace")[len(prefix) + 1 :].split(":", 1)[0]] += 1
             doomed.append(key)
         summary = ", ".join(f"{n} {family}" for family, n in sorted(families.items())) or "none"
@@ -57,7 +57,7 @@ class Command(BaseCommand):
             self.stdout.write(f"would drop {len(doomed)} keys under {prefix}: ({summary}); run with --yes")
             return
         for i in range(0, len(doomed), BATCH):
-            client.unlink(*doomed[i : i + BATCH])
+            redis_conn.delete_keys(doomed[i : i + BATCH])
         with connection.cursor() as cur:
             cur.execute("SELECT COALESCE(MAX(id), 0) FROM channels")
             top_channel = max(int(cur.fetchone()[0]), counters.CHANNEL_ID_BASE)
