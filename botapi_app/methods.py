@@ -290,10 +290,15 @@ async def send_message(bot: BotRef, p: Params):
 
 
 async def _send_media(bot: BotRef, p: Params, want: str):
+    media = await files.input_media(bot.id, files.attached(p.values, p.values.get(want)), want)
+    return await send_with_media(bot, p, media)
+
+
+async def send_with_media(bot: BotRef, p: Params, media: dict):
+    """Send ``media`` with the request's caption, reply and keyboard to its chat."""
     channel_id = _channel_of(p.chat_id())
     chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
     peer = None if channel_id is not None else await _private_peer(bot, p)
-    media = await files.input_media(bot.id, files.attached(p.values, p.values.get(want)), want)
     caption, entities = _text_and_entities(p, "caption", "caption_entities")
     kwargs = {
         "entities": entities,

@@ -28,6 +28,7 @@ from .methods import (
     _reply_to,
     _text_and_entities,
     method,
+    send_with_media,
 )
 from .params import Params
 
@@ -127,29 +128,6 @@ async def file_media(bot_id: int, values: dict, ref, want: str, spec: dict) -> d
     return got
 
 
-async def send_one(bot: BotRef, p: Params, media: dict):
-    channel_id = _channel_of(p.chat_id())
-    chat = await _channel_member_chat(bot.id, channel_id) if channel_id is not None else None
-    peer = None if channel_id is not None else await _private_peer(bot, p)
-    caption, entities = _text_and_entities(p, "caption", "caption_entities")
-    kwargs = {
-        "entities": entities,
-        "media": media,
-        "reply_to_msg_id": _reply_to(p),
-        "silent": p.bool("disable_notification"),
-        "reply_markup": _markup(p),
-    }
-    if channel_id is not None:
-        from channels_app.actions.messages import do_send_message
-
-        change = await do_send_message(
-            bot.id, channel_id, caption, _random_id(), noforwards=p.bool("protect_content"), **kwargs
-        )
-        return await _render_channel(change.events[0].message, chat)
-    change = await private.do_send_private_message(bot.id, peer.id, caption, _random_id(), **kwargs)
-    return await _render(change.messages[0])
-
-
 async def _send_kind(bot: BotRef, p: Params, want: str):
     p.chat_id()  # "chat_id is empty" comes before a missing file, as Telegram's
     if not p.has(want):
@@ -158,7 +136,7 @@ async def _send_kind(bot: BotRef, p: Params, want: str):
     _text_and_entities(p, "caption", "caption_entities")
     _markup(p)
     media = await file_media(bot.id, p.values, p.values.get(want), want, p.values)
-    return await send_one(bot, p, media)
+    return await send_with_media(bot, p, media)
 
 
 @method("sendVideo")

@@ -10,8 +10,7 @@ from media_app import value_media as vm
 from tl.errors import RpcError
 
 from .errors import BadRequest
-from .methods import BotRef, method
-from .methods_media import send_one
+from .methods import BotRef, method, send_with_media
 from .params import Params
 
 DEFAULT_DICE = "🎲"
@@ -55,7 +54,7 @@ async def send_location(bot: BotRef, p: Params):
             ) from None
     else:
         media = vm.geo_media(geo)
-    return await send_one(bot, p, media)
+    return await send_with_media(bot, p, media)
 
 
 @method("sendVenue")
@@ -75,7 +74,7 @@ async def send_venue(bot: BotRef, p: Params):
         )  # fmt: skip
     except RpcError:
         raise BadRequest("wrong venue specified") from None
-    return await send_one(bot, p, media)
+    return await send_with_media(bot, p, media)
 
 
 @in_thread
@@ -103,7 +102,7 @@ async def send_contact(bot: BotRef, p: Params):
         )
     except RpcError:
         raise BadRequest("wrong contact specified") from None
-    return await send_one(bot, p, media)
+    return await send_with_media(bot, p, media)
 
 
 @method("sendDice")
@@ -113,4 +112,4 @@ async def send_dice(bot: BotRef, p: Params):
         media = vm.dice_media(p.str("emoji") or DEFAULT_DICE)
     except RpcError:
         raise BadRequest("wrong emoji specified for dice") from None
-    return await send_one(bot, p, media)
+    return await send_with_media(bot, p, media)
