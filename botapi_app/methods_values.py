@@ -3,9 +3,6 @@ media (its checks), sent as sendPhoto's media are."""
 
 from __future__ import annotations
 
-from accounts_app.models import User
-from accounts_app.phones import normalize_phone
-from edge_app.orm_threads import in_thread
 from media_app import value_media as vm
 from tl.errors import RpcError
 
@@ -77,16 +74,6 @@ async def send_venue(bot: BotRef, p: Params):
     return await send_with_media(bot, p, media)
 
 
-@in_thread
-def _user_of_phone(phone: str) -> int:
-    """The account a shared phone number belongs to (0: none, or not a number)."""
-    try:
-        digits = normalize_phone(phone)
-    except RpcError:
-        return 0
-    return User.objects.filter(phone=digits, deleted=False).values_list("id", flat=True).first() or 0
-
-
 @method("sendContact")
 async def send_contact(bot: BotRef, p: Params):
     p.chat_id()
@@ -98,7 +85,7 @@ async def send_contact(bot: BotRef, p: Params):
         raise BadRequest("contact first name must be non-empty")
     try:
         media = vm.contact_media(
-            phone, first, p.str("last_name") or "", p.str("vcard") or "", await _user_of_phone(phone)
+            phone, first, p.str("last_name") or "", p.str("vcard") or "", await vm.account_of_phone(phone)
         )
     except RpcError:
         raise BadRequest("wrong contact specified") from None

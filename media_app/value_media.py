@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import secrets
 
+from accounts_app.models import User
+from accounts_app.phones import normalize_phone
+from edge_app.orm_threads import in_thread
 from message_core.clock import now
 from tl.errors import (
     EmoticonInvalidError,
     GeoPointInvalidError,
     MediaInvalidError,
     PeriodInvalidError,
+    RpcError,
 )
 
 # The emoji the server rolls and the values each can show (Telegram's ranges; the
@@ -126,6 +130,17 @@ def live_edit(
         live["period"] = _check_period(period)
     live.update(_live_fields(heading, radius))
     return {**current, "geo": geo or current["geo"], "live": live}
+
+
+@in_thread
+def account_of_phone(phone: str) -> int:
+    """The account a shared contact's phone number belongs to (0: none, or not a
+    number): the contact then names it."""
+    try:
+        digits = normalize_phone(phone)
+    except RpcError:
+        return 0
+    return User.objects.filter(phone=digits, deleted=False).values_list("id", flat=True).first() or 0
 
 
 def contact_media(phone: str, first_name: str, last_name: str, vcard: str, user_id: int) -> dict:

@@ -4,14 +4,11 @@ polls_app's."""
 
 from __future__ import annotations
 
-from accounts_app.models import User
-from accounts_app.phones import normalize_phone
-from edge_app.orm_threads import in_thread
 from media_app import value_media as vm
 from polls_app import actions as polls
 from polls_app import tl_convert as polls_tl
 from tl import types
-from tl.errors import GeoPointInvalidError, MediaInvalidError, RpcError
+from tl.errors import GeoPointInvalidError, MediaInvalidError
 
 VALUE_MEDIA = (
     types.InputMediaDice,
@@ -27,16 +24,6 @@ def geo_from_tl(point) -> dict:
     if not isinstance(point, types.InputGeoPoint):
         raise GeoPointInvalidError()
     return vm.geo_point(point.lat, point.long, point.accuracy_radius)
-
-
-@in_thread
-def _user_of_phone(phone: str) -> int:
-    """The account a shared phone number belongs to (0: none, or not a number)."""
-    try:
-        digits = normalize_phone(phone)
-    except RpcError:
-        return 0
-    return User.objects.filter(phone=digits, deleted=False).values_list("id", flat=True).first() or 0
 
 
 async def value_media(me: int, media, *, broadcast: bool = False) -> dict:
@@ -56,7 +43,7 @@ async def value_media(me: int, media, *, broadcast: bool = False) -> dict:
             geo_from_tl(media.geo_point), media.period, media.heading, media.proximity_notification_radius
         )
     if isinstance(media, types.InputMediaContact):
-        user_id = await _user_of_phone(media.phone_number)
+        user_id = await vm.account_of_phone(media.phone_number)
         return vm.contact_media(media.phone_number, media.first_name, media.last_name, media.vcard, user_id)
     if isinstance(media, types.InputMediaPoll):
         snapshot = await polls.do_create_poll(me, polls_tl.poll_spec(media), broadcast=broadcast)
