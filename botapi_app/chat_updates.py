@@ -27,6 +27,7 @@ from edge_app.orm_threads import in_thread
 from message_core.clock import now
 
 from . import queue, shapes
+from .chat_shape import group_chat
 from .models import BotApiState, BotChatMember
 
 log = logging.getLogger("telesrv.botapi")
@@ -75,7 +76,7 @@ def _queue_mine(channel_id: int, bot_ids: list[int], actor_id: int, date: int) -
     }
     actors = {b: actor_id or _actor_of(b, rows.get(b)) for b in bots}
     users = queue.users_by_id(bots | set(actors.values()))
-    chat = queue.group_chat(channel)
+    chat = group_chat(channel)
     woken = []
     for bot_id in sorted(bots):
         if bot_id not in users:
@@ -130,7 +131,7 @@ def _queue_others(
     channel = Channel.objects.filter(id=channel_id).first() if wanting else None
     if channel is None:
         return []
-    chat = queue.group_chat(channel)
+    chat = group_chat(channel)
     users = queue.users_by_id({u for u, _, _ in changes} | {actor_id})
     woken = []
     for user_id, old_row, new_row in changes:
@@ -233,7 +234,7 @@ def _queue_service_message(channel_id: int, m: dict, users: list[int], *, joined
         return []
     actor_id = int(m.get("sender_user_id") or 0)
     known = queue.users_by_id({actor_id, *users})
-    body = {"message_id": m["id"], "date": m["date"], "chat": queue.group_chat(channel)}
+    body = {"message_id": m["id"], "date": m["date"], "chat": group_chat(channel)}
     if actor_id in known:
         body["from"] = shapes.user(known[actor_id])
     if joined:
@@ -301,7 +302,7 @@ def _queue_reaction(payload: dict) -> list[int]:
     wanting = _wanting(admins, kind)
     if not wanting:
         return []
-    chat, date = queue.group_chat(channel), int(payload.get("date") or now())
+    chat, date = group_chat(channel), int(payload.get("date") or now())
     new = list(payload.get("new") or [])
     if kind == "message_reaction":
         actor = queue.users_by_id([payload["actor"]]).get(int(payload["actor"]))
@@ -333,7 +334,7 @@ def _queue_join_request(channel_id: int, request: dict, bot_ids: list[int]) -> l
     asker = queue.users_by_id([request["user_id"]]).get(int(request["user_id"]))
     if channel is None or asker is None:
         return []
-    body = {"chat": queue.group_chat(channel), "from": shapes.user(asker), "user_chat_id": asker.id,
+    body = {"chat": group_chat(channel), "from": shapes.user(asker), "user_chat_id": asker.id,
             "date": int(request.get("date") or now())}  # fmt: skip
     dedup = f"j{channel_id}:{asker.id}:{body['date']}"
     return [b for b in sorted(bots) if queue._insert(b, "chat_join_request", body, dedup)]

@@ -5,18 +5,7 @@ from __future__ import annotations
 
 from accounts_app.models import User
 
-
-def _chat(channel) -> dict:
-    # As queue.group_chat, which cannot be imported here (queue imports shapes, which
-    # imports this module).
-    d = {
-        "id": -(10**12) - channel.id,
-        "type": "supergroup" if channel.megagroup else "channel",
-        "title": channel.title,
-    }
-    if channel.username:
-        d["username"] = channel.username
-    return d
+from .chat_shape import group_chat
 
 
 def forward_origin(fwd: dict, users: dict[int, User], user_shape) -> dict | None:
@@ -29,7 +18,7 @@ def forward_origin(fwd: dict, users: dict[int, User], user_shape) -> dict | None
         channel = Channel.objects.filter(id=channel_id).first()
         if channel is None:
             return None
-        chat = _chat(channel)
+        chat = group_chat(channel)
         if chat["type"] == "channel":
             d = {
                 "type": "channel",

@@ -21,6 +21,7 @@ from private_app.typing import push_typing
 from tl import types
 
 from . import files, long_polls, parse_mode, queue, shapes, webhook
+from .chat_shape import group_chat
 from .errors import BadRequest
 from .params import Params
 
@@ -94,7 +95,7 @@ def _channel_member_chat(bot_id: int, channel_id: int) -> dict:
         or not ChannelMember.objects.filter(channel_id=channel_id, user_id=bot_id, status="active").exists()
     ):
         raise BadRequest("chat not found")
-    return queue.group_chat(channel)
+    return group_chat(channel)
 
 
 @in_thread
@@ -655,23 +656,8 @@ _PERMISSIONS = {
     "can_pin_messages": ("pin_messages",),
     "can_manage_topics": ("manage_topics",),
 }
-_ADMIN_RIGHTS = {
-    "can_change_info": "change_info",
-    "can_post_messages": "post_messages",
-    "can_edit_messages": "edit_messages",
-    "can_delete_messages": "delete_messages",
-    "can_restrict_members": "ban_users",
-    "can_invite_users": "invite_users",
-    "can_pin_messages": "pin_messages",
-    "can_promote_members": "add_admins",
-    "is_anonymous": "anonymous",
-    "can_manage_video_chats": "manage_call",
-    "can_manage_chat": "other",
-    "can_manage_topics": "manage_topics",
-    "can_post_stories": "post_stories",
-    "can_edit_stories": "edit_stories",
-    "can_delete_stories": "delete_stories",
-}
+# promoteChatMember's flags and getChatMember's: the shapes' rights plus anonymity.
+_ADMIN_RIGHTS = {**shapes.ADMIN_CAN, "is_anonymous": "anonymous"}
 
 
 def _banned_rights(p: Params) -> int:

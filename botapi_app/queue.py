@@ -34,6 +34,7 @@ from private_app.actions import load_boxes
 from private_app.models import MessageBox
 
 from . import shapes
+from .chat_shape import group_chat
 from .models import BotApiState, BotUpdate
 
 log = logging.getLogger("telesrv.botapi")
@@ -324,18 +325,6 @@ def drop_pending(bot_id: int) -> None:
 
 def data_b64(data: str) -> str:
     return base64.b64encode(data.encode()).decode()
-
-
-def group_chat(channel) -> dict:
-    """A supergroup or channel as the Bot API names it: id -100<channel id>."""
-    d = {
-        "id": -(10**12) - channel.id,
-        "type": "supergroup" if channel.megagroup else "channel",
-        "title": channel.title,
-    }
-    if channel.username:
-        d["username"] = channel.username
-    return d
 
 
 _REPLIED_FIELDS = ("id", "date", "edit_date", "message", "entities", "sender_user_id", "media")

@@ -293,7 +293,7 @@ def _rows(rows, what: str) -> list[list[dict]]:
 
 
 # ChatMemberAdministrator's flags <-> the stored admin rights' names (channels_app.rights).
-_ADMIN_CAN = {
+ADMIN_CAN = {
     "can_change_info": "change_info",
     "can_post_messages": "post_messages",
     "can_edit_messages": "edit_messages",
@@ -349,7 +349,7 @@ def chat_member(u: User, row: dict | None) -> dict:
         rights = int(row.get("admin_rights") or 0)
         out = {**d, "status": "administrator", "can_be_edited": False}
         out["is_anonymous"] = bool(rights >> ADMIN_FLAGS["anonymous"] & 1)
-        for name, stored in _ADMIN_CAN.items():
+        for name, stored in ADMIN_CAN.items():
             out[name] = bool(rights >> ADMIN_FLAGS[stored] & 1)
         out["can_send_welcome_messages"] = False
         if row.get("rank"):
