@@ -19,7 +19,15 @@ import psycopg
 import pytest
 
 from tests.e2e import harness
-from tests.e2e.test_faults import FAST_REPAIR, Load, group_of, live_telethon, pts_holes, wait_until
+from tests.e2e.test_faults import (
+    FAST_REPAIR,
+    Load,
+    drop_redis_keys,
+    group_of,
+    live_telethon,
+    pts_log_is_whole,
+    wait_until,
+)
 from tests.support import pg_cluster
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -118,12 +126,7 @@ def primary_and_standby(django_db_setup):
         primary.destroy()
         if standby is not None:
             standby.destroy()
-        import redis
-
-        r = redis.Redis.from_url(os.environ.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"))
-        keys = list(r.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            r.delete(*keys)
+        drop_redis_keys(os.environ.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"), prefix)
 
 
 async def test_sends_follow_a_promoted_standby_and_lose_nothing(primary_and_standby, edge_rsa_key, tmp_path):
@@ -179,15 +182,7 @@ async def test_sends_follow_a_promoted_standby_and_lose_nothing(primary_and_stan
             # ... and none reported as failed was stored after all.
             assert not set(load.failed) & set(stored)
 
-            async def no_hole():
-                cur = await db.execute("SELECT pts FROM channels WHERE id = %s", (channel.id,))
-                (current,) = await cur.fetchone()
-                cur = await db.execute(
-                    "SELECT pts, pts_count FROM channel_update_events WHERE channel_id = %s", (channel.id,)
-                )
-                return not pts_holes(await cur.fetchall(), current)
-
-            await wait_until(no_hole, 15, "the pts log to have no hole")
+            await wait_until(lambda: pts_log_is_whole(db, channel.id), 15, "the pts log to have no hole")
         # The clients carry on live through the new primary.
         for i, c in enumerate(clients):
             await asyncio.wait_for(c.send_message(peers[i], f"after the failover {i}"), 20)

@@ -72,6 +72,26 @@ def pts_holes(rows: list[tuple[int, int]], current: int) -> list[int]:
     return [p for p in range(1, current + 1) if p not in covered]
 
 
+async def pts_log_is_whole(db, channel_id: int) -> bool:
+    """Whether the channel's update log covers every pts up to its counter."""
+    cur = await db.execute("SELECT pts FROM channels WHERE id = %s", (channel_id,))
+    (current,) = await cur.fetchone()
+    cur = await db.execute(
+        "SELECT pts, pts_count FROM channel_update_events WHERE channel_id = %s", (channel_id,)
+    )
+    return not pts_holes(await cur.fetchall(), current)
+
+
+def drop_redis_keys(url: str, prefix: str) -> None:
+    """Delete a test's Redis keys (its own prefix) on the server at ``url``."""
+    import redis
+
+    r = redis.Redis.from_url(url)
+    keys = list(r.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        r.delete(*keys)
+
+
 async def wait_until(predicate, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while True:
@@ -143,12 +163,7 @@ def fault_cluster(django_db_setup):
         yield cluster, env
     finally:
         cluster.destroy()
-        import redis
-
-        r = redis.Redis.from_url(env.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"))
-        keys = list(r.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            r.delete(*keys)
+        drop_redis_keys(env.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"), prefix)
 
 
 async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_cluster, edge_rsa_key, tmp_path):
@@ -199,15 +214,7 @@ async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_clust
                 load.failed[t] for t in set(load.failed) & set(stored)
             ]
 
-            async def no_hole():
-                cur = await db.execute("SELECT pts FROM channels WHERE id = %s", (channel.id,))
-                (current,) = await cur.fetchone()
-                cur = await db.execute(
-                    "SELECT pts, pts_count FROM channel_update_events WHERE channel_id = %s", (channel.id,)
-                )
-                return not pts_holes(await cur.fetchall(), current)
-
-            await wait_until(no_hole, 15, "the pts log to have no hole")
+            await wait_until(lambda: pts_log_is_whole(db, channel.id), 15, "the pts log to have no hole")
     finally:
         for c in clients:
             await c.disconnect()

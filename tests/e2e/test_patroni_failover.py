@@ -29,7 +29,15 @@ import psycopg
 import pytest
 
 from tests.e2e import harness
-from tests.e2e.test_faults import FAST_REPAIR, Load, group_of, live_telethon, pts_holes, wait_until
+from tests.e2e.test_faults import (
+    FAST_REPAIR,
+    Load,
+    drop_redis_keys,
+    group_of,
+    live_telethon,
+    pts_log_is_whole,
+    wait_until,
+)
 from tests.e2e.test_operations import get, health_url, sample
 from tests.support import patroni_cluster
 
@@ -174,12 +182,7 @@ def ha_cluster():
         yield cluster, env
     finally:
         cluster.destroy()
-        import redis
-
-        r = redis.Redis.from_url(os.environ.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"))
-        keys = list(r.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            r.delete(*keys)
+        drop_redis_keys(os.environ.get("TELESRV_REDIS_URL", "redis://127.0.0.1:6379/0"), prefix)
 
 
 async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_cluster, edge_rsa_key, tmp_path):
@@ -282,16 +285,7 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
         assert not set(load.failed) & set(in_history)
 
         async with await psycopg.AsyncConnection.connect(_conninfo(new), autocommit=True) as db:
-
-            async def no_hole():
-                cur = await db.execute("SELECT pts FROM channels WHERE id = %s", (channel.id,))
-                (current,) = await cur.fetchone()
-                cur = await db.execute(
-                    "SELECT pts, pts_count FROM channel_update_events WHERE channel_id = %s", (channel.id,)
-                )
-                return not pts_holes(await cur.fetchall(), current)
-
-            await wait_until(no_hole, 15, "the pts log to have no hole")
+            await wait_until(lambda: pts_log_is_whole(db, channel.id), 15, "the pts log to have no hole")
 
         # The old primary's machine comes back: Patroni rewinds it and it follows the new
         # primary, synchronously again.
