@@ -2,7 +2,8 @@
 other devices (updateDialogFilter / updateDialogFilterOrder) and replayed by
 updates.getDifference.
 
-A folder is a dict: ``chatlist`` (a shared folder), ``title`` with ``title_entities``
+A folder is a dict: ``chatlist`` (a shared folder) and ``has_my_invites`` (the
+server's own mark that the user shared it by link, chatlists_app), ``title`` with ``title_entities``
 and ``title_noanimate``, ``emoticon``, ``color``, the category switches in ``flags``
 (contacts, non_contacts, groups, broadcasts, bots, exclude_muted, exclude_read,
 exclude_archived) and the peers ``pinned`` / ``include`` / ``exclude`` as
@@ -62,6 +63,7 @@ def _check(data: dict) -> dict:
         raise FilterIncludeEmptyError()
     return {
         "chatlist": bool(data.get("chatlist")),
+        "has_my_invites": bool(data.get("chatlist") and data.get("has_my_invites")),
         "title": title,
         "title_entities": list(data.get("title_entities") or [])[:16],
         "title_noanimate": bool(data.get("title_noanimate")),
@@ -103,6 +105,9 @@ async def do_update_filter(user_id: int, filter_id: int, data: dict | None, *, e
                 current.delete()
                 return True
             if current is not None:
+                if "has_my_invites" not in data and folder["chatlist"]:
+                    # a client's edit of a shared folder keeps the server's mark
+                    folder["has_my_invites"] = bool(current.data.get("has_my_invites"))
                 current.data = folder
                 current.save(update_fields=["data"])
                 return True
@@ -114,7 +119,27 @@ async def do_update_filter(user_id: int, filter_id: int, data: dict | None, *, e
 
     if await sync_to_async(write)():
         await do_append_user_update(user_id, FILTER, {"id": filter_id, "filter": folder}, exclude=exclude)
+        if folder is None:
+            for listener in _deleted_listeners:
+                await listener(user_id, filter_id)
     return folder
+
+
+_deleted_listeners: list = []
+
+
+def on_filter_deleted(listener) -> None:
+    """``await listener(user_id, filter_id)`` after a folder is deleted (by the user or an
+    app): shared folders (chatlists_app, above this app) drop their links and joins."""
+    _deleted_listeners.append(listener)
+
+
+async def get_filter(user_id: int, filter_id: int) -> dict | None:
+    """One stored folder of the user, or None."""
+    if filter_id == DEFAULT_ID:
+        return None
+    row = await sync_to_async(DialogFilter.objects.filter(user_id=user_id, filter_id=filter_id).first)()
+    return row.data if row is not None else None
 
 
 async def do_reorder_filters(user_id: int, order: list[int], *, exclude=None) -> list[int]:

@@ -198,7 +198,7 @@ def dialog_filter_to_tl(viewer_id: int, filter_id: int, folder: dict | None, cha
         "include_peers": peers("include"),
     }
     if folder["chatlist"]:
-        return types.DialogFilterChatlist(**common)
+        return types.DialogFilterChatlist(has_my_invites=bool(folder.get("has_my_invites")), **common)
     return types.DialogFilter(**folder["flags"], **common, exclude_peers=peers("exclude"))
 
 

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "webpages_app",
     "polls_app",
     "messages_app",
+    "chatlists_app",
     "botapi_app",
     "console_app",
 ]

@@ -162,6 +162,8 @@ TABLES: dict[str, Role] = {
     "webpages": local("link previews are shared by every chat, found by URL"),
     "webpage_refs": local("which messages show a preview; next to webpages"),
     "dialog_filters": by_user(),
+    "chatlist_invites": local("folder links are found by their slug alone and listed by the console"),
+    "chatlist_joins": by_user(),
     "botapi_state": by_user("bot_id"),
     "botapi_updates": by_user("bot_id", "each bot's durable update queue"),
     "botapi_chat_members": by_user("bot_id", "what each bot was last told of its membership in a chat"),

@@ -13,15 +13,11 @@ from edge_app.registry import registered_names
 pytestmark = pytest.mark.django_db  # the app conftest tidies connections after each test
 
 CALLS = Path(__file__).with_name("tdesktop_calls.txt")
-# Not on the settings/sign-in/export screens; owned by the folders, bots and messages modules.
+# Not on the settings/sign-in/export screens; owned by the bots and messages modules.
 KNOWN_GAPS = {
     "bots.getBotRecommendations",
     "bots.reorderUsernames",
     "bots.toggleUsername",
-    "chatlists.getLeaveChatlistSuggestions",
-    "chatlists.joinChatlistInvite",
-    "chatlists.joinChatlistUpdates",
-    "chatlists.leaveChatlist",
     "messages.rateTranscribedAudio",
     "messages.sendBotRequestedPeer",
     "messages.toggleSuggestedPostApproval",

@@ -23,6 +23,7 @@ LAYERS = (
     ("channels_app", "private_app"),
     ("bots_app", "scheduling_app", "webpages_app"),
     ("messages_app",),
+    ("chatlists_app",),
     ("botapi_app",),
     ("console_app",),
     ("telesrv_project",),
@@ -37,6 +38,7 @@ DOMAIN = {
     "scheduling_app": ("scheduling_app/actions.py",),
     "webpages_app": ("webpages_app/actions.py",),
     "messages_app": ("messages_app/pins.py", "messages_app/drafts.py"),
+    "chatlists_app": ("chatlists_app/actions.py",),
     "stickers_app": tuple(
         f"stickers_app/{m}.py"
         for m in ("sets", "library", "discovery", "groups", "attached", "operator", "catalog")
