@@ -19,6 +19,7 @@ def test_groups_have_the_documented_permissions(console):
         "console_app.view_adminlogevent",
         "console_app.moderate_channels",
         "reports_app.view_report",
+        "chatlists_app.view_chatlistinvite",
     } == moderator
     assert moderator < operator
     for p in (

@@ -1,7 +1,7 @@
 """Create (or bring up to date) the console's two staff groups.
 
 - ``moderator``: view channels, members, messages, invites, join requests, the admin
-  log and the user reports queue, and run the moderation actions.
+  log, the user reports queue and folder links, and run the moderation actions.
 - ``operator``: every permission of the telesrv apps (users, authorizations, login codes,
   auth keys, the update log and pts state page included).
 
@@ -25,8 +25,11 @@ MODERATOR = (
     ("console_app", "view_importer"),
     ("console_app", "moderate_channels"),
     ("reports_app", "view_report"),
+    ("chatlists_app", "view_chatlistinvite"),
 )
-OPERATOR_APPS = ("accounts_app", "channels_app", "edge_app", "console_app", "reports_app", "stickers_app")
+OPERATOR_APPS = (
+    "accounts_app", "channels_app", "edge_app", "console_app", "reports_app", "stickers_app", "chatlists_app",
+)  # fmt: skip
 
 
 class Command(BaseCommand):
