@@ -299,3 +299,65 @@ async def test_folder_link_limits_refuse_with_telegrams_errors(edge_server, edge
         "INVITE_SLUG_EXPIRED"
     )
     assert await _error(jon(functions.chatlists.CheckChatlistInviteRequest(slug=""))) == "INVITE_SLUG_EMPTY"
+
+
+OLD_SCRIPT = r"""
+import asyncio, json, sys
+from telethon import TelegramClient, functions, types
+from telethon.crypto import rsa
+from telethon.sessions import MemorySession
+from telethon.tl.alltlobjects import LAYER
+
+host, port, pem, phone, code, slug = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read(), *sys.argv[4:7]
+rsa.add_key(pem, old=False)
+
+async def main():
+    session = MemorySession()
+    session.set_dc(2, host, port)
+    client = TelegramClient(session, 611335, "d524b414d21f4d37f08684c1df41ac9c", connection_retries=1,
+                            auto_reconnect=False, receive_updates=False)
+    await client.start(phone=phone, code_callback=lambda: code)
+    preview = await client(functions.chatlists.CheckChatlistInviteRequest(slug=slug))
+    peers = [types.InputPeerChannel(c.id, c.access_hash) for c in preview.chats]
+    joined = await client(functions.chatlists.JoinChatlistInviteRequest(slug=slug, peers=peers))
+    filters = await client(functions.messages.GetDialogFiltersRequest())
+    filters = getattr(filters, "filters", filters)
+    folder = next(f for f in filters if isinstance(f, types.DialogFilterChatlist))
+    print(json.dumps({
+        "layer": LAYER,
+        "preview": [type(preview).__name__, preview.title, preview.emoticon, [p.channel_id for p in preview.peers]],
+        "joined": [type(u).__name__ for u in joined.updates],
+        "folder": [folder.id, folder.title, [p.channel_id for p in folder.include_peers]],
+    }), flush=True)
+    await client.disconnect()
+
+asyncio.run(main())
+"""
+
+
+async def test_a_layer_181_client_joins_a_folder_link(edge_server, edge_db, clients, tmp_path):
+    from telethon import functions
+
+    from accounts_app.models import User
+    from tests.e2e import harness
+    from tests.e2e.test_old_layers import TELETHON_181, _run
+    from tests.support.client_venvs import client_python
+
+    _o, owner, _op, _oc = await logged_in(edge_server, "Olga", clients)
+    group = await _group(owner, "Retro", username="retro_club")
+    await _folder(owner, 2, "Retro", [group])
+    url = (
+        await owner(functions.chatlists.ExportChatlistInviteRequest(_chatlist(2), "", [_peer(group)]))
+    ).invite.url
+
+    phone, code = harness.fresh_phone()
+    await User.objects.acreate(phone=phone, first_name="Old")
+    pem = tmp_path / "server.pub"
+    pem.write_bytes(edge_server.public_pem)
+    args = [edge_server.host, str(edge_server.port), str(pem), phone, code, _slug(url)]
+    seen = await _run(client_python(TELETHON_181), OLD_SCRIPT, args, tmp_path)
+
+    assert seen["layer"] == 181
+    assert seen["preview"] == ["ChatlistInvite", "Retro", "🎮", [group.id]]  # the title as a plain string
+    assert "UpdateDialogFilter" in seen["joined"] and "UpdateChannel" in seen["joined"]
+    assert seen["folder"][1:] == ["Retro", [group.id]]
