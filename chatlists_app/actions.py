@@ -56,6 +56,7 @@ from .errors import (
     InvitesTooMuchError,
     PeersListEmptyError,
 )
+from .links import link_slug, slug_of
 from .models import ChatlistInvite, JoinedChatlist
 
 log = logging.getLogger("telesrv.chatlists")
@@ -89,14 +90,6 @@ class JoinResult:
     filter_id: int
     folder: dict | None
     changes: list[ChannelChange] = field(default_factory=list)
-
-
-def slug_of(link: str) -> str:
-    """The slug of ``https://t.me/addlist/SLUG``, ``tg://addlist?slug=SLUG`` or ``SLUG``."""
-    link = (link or "").strip().rstrip("/")
-    if "slug=" in link:
-        link = link.split("slug=", 1)[1].split("&", 1)[0]
-    return link.rsplit("/", 1)[-1]
 
 
 def _invite_dict(row: ChatlistInvite) -> dict:
@@ -601,3 +594,21 @@ async def forget_folder(user_id: int, filter_id: int) -> None:
 
     for hashes in await sync_to_async(drop)():
         await _revoke_chat_invites(hashes)
+
+
+async def link_page(url: str) -> dict | None:
+    """The link preview of one of this server's folder links (webpages_app asks before
+    fetching anything): the folder's title and how many chats it offers; {} (no
+    preview) for a link that does not open; None for any other URL."""
+    slug = link_slug(url)
+    if slug is None:
+        return None
+    try:
+        row, folder = await _live_link(slug)
+    except RpcError:
+        return {}
+    n = len(row.peers)
+    return {
+        "type": "telegram_chatlist", "site_name": "Telegram", "title": folder["title"],
+        "description": row.title or f"A shared folder of {n} chat{'s' if n != 1 else ''}",
+    }  # fmt: skip

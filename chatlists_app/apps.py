@@ -10,8 +10,10 @@ class ChatlistsConfig(AppConfig):
         from chatlists_app import actions
         from chatlists_app.rpc import chatlists  # noqa: F401 - registers the handlers
         from messages_app import dialog_filters
+        from webpages_app import actions as webpages
 
         dialog_filters.on_filter_deleted(actions.forget_folder)
+        webpages.register_local_reader(actions.link_page)
         # The limits these handlers enforce; no premium here, so both values alike.
         limits = {
             "chatlist_invites_limit": actions.INVITES_PER_FOLDER_MAX,

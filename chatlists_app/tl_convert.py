@@ -4,23 +4,11 @@ app that builds TL objects)."""
 from __future__ import annotations
 
 from channels_app import tl_convert as channels_tl
-from channels_app.tl_convert import INVITE_LINK_PREFIX
 from message_core import tl_convert as core_tl
 from messages_app import tl_convert as messages_tl
 from tl import types
 
-
-def _link_base() -> str:
-    """Folder links live where chat invite links do: ``https://t.me/+H`` gives
-    ``https://t.me/addlist/S``, as Telegram's clients parse them."""
-    base = INVITE_LINK_PREFIX.rstrip("+")
-    if base.endswith("joinchat/"):
-        base = base[: -len("joinchat/")]
-    return base if base.endswith("/") else base + "/"
-
-
-def link_url(slug: str) -> str:
-    return f"{_link_base()}addlist/{slug}"
+from .links import link_url
 
 
 def _peers(channel_ids) -> list:

@@ -189,8 +189,21 @@ async def _image(url: str, allow: fetch.AllowList, budget: float) -> dict | None
     return await media_actions.do_store_public_photo(got.body)
 
 
+_local_readers: list = []
+
+
+def register_local_reader(reader) -> None:
+    """``await reader(url) -> dict | None``: the page of a link this server answers for
+    itself (an app above this one: its own t.me links), never fetched; None: not one."""
+    _local_readers.append(reader)
+
+
 async def read_page(url: str) -> dict | None:
     """Fetch and parse the page (its image stored as a photo); None: no preview."""
+    for reader in _local_readers:
+        data = await reader(url)
+        if data is not None:
+            return {**data, "display_url": display_url(url)} if data else None
     allow = allow_list()
     timeout = settings.LINK_PREVIEW_TIMEOUT
     started = time.monotonic()

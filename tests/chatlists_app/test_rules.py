@@ -6,8 +6,7 @@ import pytest
 from channels_app import actions as channel_actions
 from channels_app.actions import invites as chat_invites
 from channels_app.actions.usernames import do_update_username
-from chatlists_app import actions
-from chatlists_app import tl_convert as chatlists_tl
+from chatlists_app import actions, links
 from chatlists_app.models import ChatlistInvite, JoinedChatlist
 from messages_app import dialog_filters
 from tests.console_app.conftest import run
@@ -37,11 +36,15 @@ def _error(coro_fn, *args, **kwargs) -> str:
 
 
 def test_slugs_and_urls():
-    assert actions.slug_of("https://t.me/addlist/AbC-1_") == "AbC-1_"
-    assert actions.slug_of("t.me/addlist/xyz/") == "xyz"
-    assert actions.slug_of("tg://addlist?slug=q1w2") == "q1w2"
-    assert actions.slug_of(" plain ") == "plain"
-    assert chatlists_tl.link_url("q1w2") == "https://t.me/addlist/q1w2"
+    assert links.slug_of("https://t.me/addlist/AbC-1_") == "AbC-1_"
+    assert links.slug_of("t.me/addlist/xyz/") == "xyz"
+    assert links.slug_of("tg://addlist?slug=q1w2") == "q1w2"
+    assert links.slug_of(" plain ") == "plain"
+    assert links.link_url("q1w2") == "https://t.me/addlist/q1w2"
+    assert links.link_slug("https://t.me/addlist/q1w2?x=1") == "q1w2"
+    assert links.link_slug("http://T.me/addlist/q1w2") == "q1w2"
+    assert links.link_slug("https://t.me/+q1w2") is None
+    assert links.link_slug("https://example.com/addlist/q1w2") is None
 
 
 def test_export_makes_a_shared_folder_and_chat_invites_for_private_chats(people, chats):
@@ -51,6 +54,10 @@ def test_export_makes_a_shared_folder_and_chat_invites_for_private_chats(people,
     assert folder["chatlist"] and folder["has_my_invites"]
     assert inv["title"] == "Friends" and inv["peers"] == [public, private]
     assert list(inv["chat_invites"]) == [str(private)]  # public chats are joined by name
+    assert run(actions.link_page, links.link_url(inv["slug"])) == {
+        "type": "telegram_chatlist", "site_name": "Telegram", "title": "Club", "description": "Friends",
+    }  # fmt: skip
+    assert run(actions.link_page, "https://example.com/") is None
     # the private chat's invite link works on its own, and is the owner's
     check = run(chat_invites.check_invite, stranger, inv["chat_invites"][str(private)])
     assert check.invite["admin_user_id"] == owner
@@ -131,5 +138,6 @@ def test_console_lists_folder_links_and_a_moderator_revokes_one(moderator_client
         "INVITE_HASH_EXPIRED"
     )
     assert not run(dialog_filters.get_filter, owner, 2)["has_my_invites"]
+    assert run(actions.link_page, links.link_url(inv["slug"])) == {}  # a revoked link shows no preview
     assert run(actions.list_invites, owner, 2) == []
     assert "revoked" in moderator_client.get(url, {"revoked": "1"}).content.decode()

@@ -102,6 +102,11 @@ async def test_share_join_update_and_leave_a_folder(edge_server, edge_db, client
     assert [i.url for i in listed.invites] == [exported.invite.url]
     assert {c.id for c in listed.chats} == {c.id for c in three}
 
+    # The link's preview in a chat is the folder's, as Telegram shows t.me/addlist links.
+    shown = await jon(functions.messages.GetWebPagePreviewRequest(message=f"join us: {exported.invite.url}"))
+    page = getattr(shown, "media", shown).webpage
+    assert page.type == "telegram_chatlist" and page.title == "Games" and page.description == "Club"
+
     # Jon's second session hears of the folder when it is added.
     jon2 = await _second_session(edge_server, jon_phone, jon_code, clients)
     heard = []
