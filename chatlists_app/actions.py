@@ -27,7 +27,7 @@ from django.db import IntegrityError, transaction
 
 from channels_app import actions as channel_actions
 from channels_app.actions import invites as chat_invites
-from channels_app.actions.common import is_active, load_channel, load_member
+from channels_app.actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS, is_active
 from channels_app.domain import ChannelChange
 from channels_app.rights import has_admin_right
 from message_core import db, limits
@@ -114,14 +114,20 @@ def folder_channel_ids(folder: dict | None) -> list[int]:
 
 
 async def channels_with_member(channel_ids: list[int], user_id: int) -> dict[int, tuple[dict, dict | None]]:
-    """channel id -> (channel, the user's member row) for the live ones."""
-    out = {}
+    """channel id -> (channel, the user's member row) for the live ones, in the given
+    order; two statements whatever the count (a link holds at most PEERS_MAX)."""
+    ids = list(dict.fromkeys(channel_ids))[:PEERS_MAX]
+    if not ids:
+        return {}
     async with db.connection() as conn:
-        for cid in channel_ids:
-            channel = await load_channel(conn, cid)
-            if channel is not None and not channel["deleted"]:
-                out[cid] = (channel, await load_member(conn, cid, user_id))
-    return out
+        cur = await conn.execute(f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE id = ANY(%s)", (ids,))
+        rows = {r["id"]: r for r in await cur.fetchall()}
+        cur = await conn.execute(
+            f"SELECT {MEMBER_COLUMNS} FROM channel_members WHERE channel_id = ANY(%s) AND user_id = %s",
+            (ids, user_id),
+        )
+        members = {r["channel_id"]: r for r in await cur.fetchall()}
+    return {c: (rows[c], members.get(c)) for c in ids if c in rows and not rows[c]["deleted"]}
 
 
 def _banned(member: dict | None) -> bool:

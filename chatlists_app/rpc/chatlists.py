@@ -9,10 +9,11 @@ from channels_app.rpc.context import context_for
 from edge_app.registry import rpc
 from message_core.context import chats_for, own_session, viewer
 from tl import functions, types
-from tl.errors import ChannelInvalidError, FilterIdInvalidError, LimitInvalidError, PeerIdInvalidError
+from tl.errors import ChannelInvalidError, FilterIdInvalidError, PeerIdInvalidError
 
 from .. import actions
 from .. import tl_convert as chatlists_tl
+from ..errors import InvitePeersTooMuchError
 
 
 def _filter_id(chatlist) -> int:
@@ -25,7 +26,7 @@ async def _channel_ids(peers) -> list[int]:
     """The channels a vector of InputPeers names, each access hash checked against the
     channel's (a folder link may name chats the viewer is not in yet)."""
     if len(peers) > actions.PEERS_MAX:
-        raise LimitInvalidError()
+        raise InvitePeersTooMuchError()
     refs = []
     for peer in peers:
         if not is_channel_peer(peer):
