@@ -245,6 +245,18 @@ async def do_send_private_message(
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
+async def do_send_private_service(
+    sender_id: int, peer_id: int, action: dict, random_id: int, *, exclude: tuple[int, int] | None = None
+) -> PrivateChange:
+    """A service message from ``sender_id`` to ``peer_id`` (``action``: its kind and
+    fields, e.g. the data a Mini App's keyboard button sent to its bot). Private
+    messages keep it in ``media`` under ``"action"``: no file, no text, and every
+    reading path already carries the media column (tl_convert renders it as
+    messageService)."""
+    item = {"message": "", "entities": [], "reply_to_msg_id": 0, "media": {"action": action}}
+    return await _write(sender_id, peer_id, [item], [random_id], False, exclude)
+
+
 async def do_send_private_album(
     sender_id: int,
     peer_id: int,
