@@ -245,6 +245,10 @@ async def do_send_private_message(
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
+def is_service(m: dict) -> bool:
+    return bool(m.get("media")) and "action" in m["media"]
+
+
 async def do_send_private_service(
     sender_id: int, peer_id: int, action: dict, random_id: int, *, exclude: tuple[int, int] | None = None
 ) -> PrivateChange:
@@ -354,7 +358,7 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
             "source": m,
         }
         for m in (found.get(i) for i in ids)
-        if m is not None
+        if m is not None and not is_service(m)  # service messages are not forwarded
     ]
     if not out:
         raise MessageIdInvalidError()
@@ -568,6 +572,8 @@ def require_editable(m: dict, editor_id: int) -> None:
     at any time)."""
     if m["sender_id"] != editor_id:
         raise MessageAuthorRequiredError()
+    if is_service(m):
+        raise MessageIdInvalidError()
     if m["peer_id"] != editor_id and now() - m["date"] > EDIT_WINDOW:
         raise MessageEditTimeExpiredError()
 
