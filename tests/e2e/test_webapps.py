@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e import harness
 from tests.e2e.js_clients import JS_DIR, ensure_node_modules
-from tests.e2e.test_bots import _converse, _new_bot
+from tests.e2e.test_bots import _converse, _new_bot, bot_client
 from tests.e2e.test_channels import collect, logged_in, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -366,3 +366,62 @@ async def test_botfather_newapp_and_menu_button(edge_server, botapi_server, edge
     assert isinstance(full.full_user.bot_info.menu_button, types.BotMenuButtonCommands)
     with pytest.raises(errors.UrlInvalidError):
         await a(functions.messages.RequestMainWebViewRequest(peer=bot_peer, bot=input_bot, platform="web"))
+
+
+async def test_mtproto_bot_answers_a_web_view_in_a_group_and_hears_keyboard_data(
+    edge_server, edge_db, clients
+):
+    """The MTProto side of the same: a Telethon bot answers a web view opened in a
+    supergroup with sendWebViewResultMessage (the message is the user's, via the bot,
+    in the group), and gets a keyboard's data as messageActionWebViewDataSentMe."""
+    from telethon import errors, events, functions, types
+
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bot_id, username, token = await _new_bot(alice.id, "Group")
+    b = await bot_client(edge_server, token, clients)
+    heard = []
+    b.add_event_handler(collect(heard), events.Raw(types.UpdateNewMessage))
+    await b(
+        functions.bots.SetBotMenuButtonRequest(
+            types.InputUserEmpty(), types.BotMenuButton("Menu", "https://g.example/")
+        )
+    )
+
+    created = await a(functions.channels.CreateChannelRequest(title="Tea club", about="", megagroup=True))
+    group = created.chats[0]
+    group_peer = types.InputPeerChannel(group.id, group.access_hash)
+    input_bot, _ = await _input_bot(a, username)
+    view = await a(
+        functions.messages.RequestWebViewRequest(
+            peer=group_peer, bot=input_bot, platform="web", from_bot_menu=True
+        )
+    )
+    _, launch = _launch(view.url)
+    fields = dict(parse_qsl(launch["tgWebAppData"]))
+    assert fields["chat_type"] == "supergroup" and fields["query_id"]
+
+    seen = []
+    a.add_event_handler(collect(seen, "message"), events.NewMessage(chats=[group.id]))
+    article = types.InputBotInlineResult(
+        id="1", type="article", title="Tea",
+        send_message=types.InputBotInlineMessageText(message="Two teas, please"),
+    )  # fmt: skip
+    sent = await b(functions.messages.SendWebViewResultMessageRequest(fields["query_id"], article))
+    assert isinstance(sent, types.WebViewMessageSent)
+    await wait_for(lambda: any(m.raw_text == "Two teas, please" for m in seen), 20)
+    posted = next(m for m in seen if m.raw_text == "Two teas, please")
+    assert posted.sender_id == alice.id and posted.via_bot_id == bot_id
+    with pytest.raises(errors.QueryIdInvalidError):
+        await b(functions.messages.SendWebViewResultMessageRequest(fields["query_id"], article))
+    # A person cannot answer for the bot.
+    with pytest.raises(errors.RPCError):
+        await a(functions.messages.SendWebViewResultMessageRequest(fields["query_id"], article))
+
+    await a.send_message(username, "/start")
+    await a(
+        functions.messages.SendWebViewDataRequest(input_bot, random_id=9, button_text="Order", data="green")
+    )
+    await wait_for(lambda: any(isinstance(u.message, types.MessageService) for u in heard), 20)
+    (service,) = [u.message for u in heard if isinstance(u.message, types.MessageService)]
+    assert service.action == types.MessageActionWebViewDataSentMe(text="Order", data="green")
+    assert service.from_id == types.PeerUser(alice.id) and not service.out
