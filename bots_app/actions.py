@@ -84,6 +84,8 @@ def _snapshot(bot: Bot) -> dict:
         "nochats": not bot.join_groups,
         "history": not bot.privacy,
         "placeholder": bot.inline_placeholder or None,
+        # A menu button with a URL is the bot's main Mini App (clients show "Open").
+        "main_app": bool((bot.menu_button or {}).get("url")),
     }
 
 

@@ -332,6 +332,8 @@ async def test_botfather_newapp_and_menu_button(edge_server, botapi_server, edge
     assert "URL of the Mini App" in await _converse(a, father, got, f"@{username}")
     assert "text of the button" in await _converse(a, father, got, "https://tea.example/menu")
     assert "Success" in await _converse(a, father, got, "Order")
+    (shown,) = await a(functions.users.GetUsersRequest([input_bot]))
+    assert shown.bot_has_main_app
     full = await a(functions.users.GetFullUserRequest(input_bot))
     assert full.full_user.bot_info.menu_button == types.BotMenuButton(
         text="Order", url="https://tea.example/menu"
@@ -364,6 +366,8 @@ async def test_botfather_newapp_and_menu_button(edge_server, botapi_server, edge
             assert (await resp.json())["result"] == {"type": "commands"}
     full = await a(functions.users.GetFullUserRequest(input_bot))
     assert isinstance(full.full_user.bot_info.menu_button, types.BotMenuButtonCommands)
+    (shown,) = await a(functions.users.GetUsersRequest([input_bot]))
+    assert not shown.bot_has_main_app
     with pytest.raises(errors.UrlInvalidError):
         await a(functions.messages.RequestMainWebViewRequest(peer=bot_peer, bot=input_bot, platform="web"))
 
