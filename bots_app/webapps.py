@@ -56,6 +56,7 @@ QUERY_TTL = 120  # seconds; clients prolong an open web view every 50-60 s
 DATA_MAX = 4096  # bytes of a keyboard button's data (the Bot API's web_app_data limit)
 BUTTON_TEXT_MAX = 256
 URL_MAX = 2048
+THEME_MAX = 4096  # characters of the client's theme parameters passed on to the page
 START_PARAM = re.compile(r"[A-Za-z0-9_-]{0,512}")
 SHORT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,29}")
 TITLE_MAX = 64
@@ -160,6 +161,8 @@ async def open_web_view(
     if start_param:
         fields["start_param"] = start_param
     init_data = webapp_init_data.sign(secret, fields, bot_id=bot_id, key=signing_key())
+    if theme_params is not None and len(theme_params) > THEME_MAX:
+        theme_params = None  # not the page's business to get megabytes of theme
     return WebView(webapp_init_data.launch_url(url, init_data, platform, theme_params, start_param), query_id)
 
 
