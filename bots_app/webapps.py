@@ -257,10 +257,6 @@ def find_app(*, bot_id: int = 0, short_name: str = "", app_id: int = 0, access_h
     return _app_dict(app)
 
 
-def apps_of(bot_id: int) -> list[dict]:
-    return [_app_dict(a) for a in BotWebApp.objects.filter(bot_id=bot_id).order_by("id")[:100]]
-
-
 # --- the bot's answer ---------------------------------------------------------------------
 
 
