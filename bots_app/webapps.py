@@ -233,6 +233,9 @@ def do_create_app(
     url = check_url(url)
     with transaction.atomic():
         actions.owned_bot(owner_id, bot_id, lock=True)
+        # Links find apps by short name in any case: "Tea" and "tea" are one name.
+        if BotWebApp.objects.filter(bot_id=bot_id, short_name__iexact=short_name).exists():
+            raise BotAppShortnameInvalidError()
         try:
             with transaction.atomic():
                 app = BotWebApp.objects.create(
