@@ -122,6 +122,7 @@ def user_to_tl(
         bot_nochats=bool(bot.get("nochats")) if bot is not None else None,
         bot_chat_history=bool(bot.get("history")) if bot is not None else None,
         bot_inline_placeholder=(bot.get("placeholder") or None) if bot is not None else None,
+        bot_has_main_app=(bool(bot.get("main_app")) or None) if bot is not None else None,
         color=peer_color_to_tl(color),
         profile_color=peer_color_to_tl(profile_color),
     )

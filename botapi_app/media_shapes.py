@@ -196,4 +196,10 @@ def media_fields(media: dict, entities_out: Entities, *, reveal_quiz: bool = Fal
         return document_fields(media["document"], media.get("kind") or "document")
     if media.get("kind") == "poll" and media.get("poll"):
         return {"poll": poll_of_media(media, entities_out, reveal=reveal_quiz)}
+    action = media.get("action")
+    if action is not None:
+        # A private service message (private_app.actions.do_send_private_service).
+        if action.get("type") == "web_view_data":
+            return {"web_app_data": {"data": action.get("data", ""), "button_text": action.get("text", "")}}
+        return {}
     return value_fields(media)

@@ -17,13 +17,22 @@ from edge_app import health, metrics
 from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
-from . import chat_names, files, methods, methods_chat, methods_media, methods_polls, methods_values
+from . import (
+    chat_names,
+    files,
+    methods,
+    methods_chat,
+    methods_media,
+    methods_polls,
+    methods_values,
+    methods_webapps,
+)
 from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
 from .params import Params
 
 log = logging.getLogger("telesrv.botapi")
 # Each registers its methods in methods.METHODS through @method when imported.
-METHOD_MODULES = (methods, methods_chat, methods_media, methods_polls, methods_values)
+METHOD_MODULES = (methods, methods_chat, methods_media, methods_polls, methods_values, methods_webapps)
 
 BODY_MAX = 50 * 1024 * 1024  # Telegram's upload limit of the Bot API
 CALLS = Counter(

@@ -60,7 +60,7 @@ def bot_me(u: User, bot) -> dict:
         "can_read_all_group_messages": not bot.privacy,
         "supports_inline_queries": bool(bot.inline_placeholder),
         "can_connect_to_business": False,
-        "has_main_web_app": False,
+        "has_main_web_app": bool((bot.menu_button or {}).get("url")),
     }
 
 
@@ -259,6 +259,10 @@ def markup_in(raw) -> dict | None:
                     if b.get("request_location")
                     else "text"
                 )
+                if isinstance(b.get("web_app"), dict):  # a Mini App answering with web_app_data
+                    url = str(b["web_app"].get("url") or "")
+                    out_row.append({"text": str(b.get("text", "")), "type": "simple_web_view", "url": url})
+                    continue
                 out_row.append({"text": str(b.get("text", "")), "type": kind})
             rows.append(out_row)
         return {

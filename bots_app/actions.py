@@ -43,6 +43,7 @@ from tl.errors import (
     UsernameOccupiedError,
 )
 
+from . import webapp_init_data
 from .models import Bot, BotCommandSet
 
 SECRET_LENGTH = 35  # as Telegram's tokens: "<bot id>:AA" + 33 more url-safe characters
@@ -69,6 +70,10 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def _webapp_secret(token: str) -> str:
+    return webapp_init_data.secret_key(token).hex()
+
+
 def _new_secret() -> str:
     return "AA" + "".join(secrets.choice(_SECRET_CHARS) for _ in range(SECRET_LENGTH - 2))
 
@@ -79,6 +84,8 @@ def _snapshot(bot: Bot) -> dict:
         "nochats": not bot.join_groups,
         "history": not bot.privacy,
         "placeholder": bot.inline_placeholder or None,
+        # A menu button with a URL is the bot's main Mini App (clients show "Open").
+        "main_app": bool((bot.menu_button or {}).get("url")),
     }
 
 
@@ -141,9 +148,12 @@ def do_create_bot(owner_id: int, name: str, username: str) -> CreatedBot:
                 )
         except IntegrityError as exc:
             raise UsernameOccupiedError() from exc
-        bot = Bot.objects.create(user=user, owner_id=owner_id, token_hash=_hash(secret))
+        token = f"{user.id}:{secret}"
+        bot = Bot.objects.create(
+            user=user, owner_id=owner_id, token_hash=_hash(secret), webapp_secret=_webapp_secret(token)
+        )
         _save_snapshot(bot)
-    return CreatedBot(bot, user, f"{user.id}:{secret}")
+    return CreatedBot(bot, user, token)
 
 
 def owned_bot(owner_id: int | None, bot_id: int, *, lock: bool = False) -> Bot:
@@ -196,7 +206,8 @@ def do_revoke_token(owner_id: int | None, bot_id: int) -> Revoked:
         bot = owned_bot(owner_id, bot_id, lock=True)
         bot.revoked_hashes = [*bot.revoked_hashes, bot.token_hash][-REVOKED_KEPT:]
         bot.token_hash = _hash(secret)
-        bot.save(update_fields=["revoked_hashes", "token_hash"])
+        bot.webapp_secret = _webapp_secret(f"{bot_id}:{secret}")
+        bot.save(update_fields=["revoked_hashes", "token_hash", "webapp_secret"])
         keys = _logout_all(bot_id)
     return Revoked(f"{bot_id}:{secret}", keys)
 
@@ -235,6 +246,8 @@ def check_token(token: str) -> int:
         raise AccessTokenInvalidError()
     digest = _hash(secret)
     if hmac.compare_digest(digest, bot.token_hash):
+        if not bot.webapp_secret:  # a token issued before Mini Apps: learnt on its first use
+            Bot.objects.filter(user_id=bot.user_id).update(webapp_secret=_webapp_secret(token.strip()))
         return bot.user_id
     if any(hmac.compare_digest(digest, old) for old in bot.revoked_hashes):
         raise AccessTokenExpiredError()

@@ -2,7 +2,7 @@ import importlib
 
 from django.apps import AppConfig
 
-RPC_MODULES = ("auth", "bots", "inline", "messages")
+RPC_MODULES = ("auth", "bots", "inline", "messages", "webapps")
 
 
 class BotsConfig(AppConfig):

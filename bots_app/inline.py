@@ -99,6 +99,16 @@ async def _cache(
         await kv.client().set(key, orjson.dumps(body), ex=seconds)
 
 
+def result_media(result: dict) -> dict | None:
+    """The media a chosen result sends (None: text only)."""
+    if result.get("photo"):
+        return {"photo": result["photo"], "kind": "photo", "spoiler": False}
+    if result.get("document"):
+        # Filed as a plain document: the kind rules of sent files live above bots_app.
+        return {"document": result["document"], "kind": "document", "spoiler": False}
+    return None
+
+
 def check_results(results: list[dict]) -> None:
     if len(results) > RESULTS_MAX:
         raise ResultsTooMuchError()

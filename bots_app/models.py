@@ -28,8 +28,12 @@ class Bot(models.Model):
     inline_placeholder = models.CharField(max_length=64, blank=True, default="")
     inline_feedback = models.BooleanField(default=False)
     description = models.CharField(max_length=512, blank=True, default="")
-    # None: the client's default; {"commands": true}; or {"text": .., "url": ..}.
+    # None: the client's default; {"commands": true}; or {"text": .., "url": ..} (a web app).
     menu_button = models.JSONField(null=True, blank=True)
+    # HMAC-SHA256(key="WebAppData", msg=token) of the current token, hex: the key web app
+    # initData is signed with (bots_app.webapp_init_data). One-way, so the token itself
+    # is still never kept; "" until the token is next issued or used.
+    webapp_secret = models.CharField(max_length=64, blank=True, default="", db_default="")
     # Per language code: {"name", "about", "description"} set by bots.setBotInfo.
     localized = models.JSONField(default=dict, blank=True)
     # Bumped whenever botInfo changes, so clients refetch users.getFullUser.
@@ -78,3 +82,24 @@ class ServiceChat(models.Model):
 
     class Meta:
         db_table = "bot_service_chats"
+
+
+class BotWebApp(models.Model):
+    """A bot's named Mini App (@BotFather's /newapp): opened by ``t.me/bot/short_name``
+    links through messages.getBotApp / requestAppWebView."""
+
+    id = models.BigAutoField(primary_key=True)
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="web_apps")
+    access_hash = models.BigIntegerField()
+    short_name = models.CharField(max_length=64)
+    title = models.CharField(max_length=64)
+    description = models.CharField(max_length=512, blank=True, default="")
+    url = models.CharField(max_length=512)
+    # Bumped on each change: messages.getBotApp's hash.
+    version = models.IntegerField(default=1)
+
+    class Meta:
+        db_table = "bot_web_apps"
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "short_name"], name="bot_web_apps_short_name"),
+        ]

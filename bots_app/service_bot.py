@@ -22,16 +22,19 @@ from edge_app import registry
 from edge_app.orm_threads import in_thread
 from private_app import actions as private_actions
 from tl.errors import (
+    BotAppShortnameInvalidError,
     BotCommandDescriptionInvalidError,
     BotCommandInvalidError,
     BotsTooMuchError,
+    ButtonTextInvalidError,
     FirstnameInvalidError,
     RpcError,
+    UrlInvalidError,
     UsernameInvalidError,
     UsernameOccupiedError,
 )
 
-from . import actions, markup, scopes
+from . import actions, markup, scopes, webapps
 from .models import Bot, BotCommandSet, ServiceChat
 
 log = logging.getLogger("telesrv.bots")
@@ -54,13 +57,15 @@ COMMANDS = [
     ("setprivacy", "toggle privacy mode in groups"),
     ("setinline", "toggle inline mode"),
     ("setinlinefeedback", "toggle inline feedback"),
+    ("newapp", "create a new Mini App"),
+    ("setmenubutton", "change a bot's menu button (a Mini App)"),
     ("deletebot", "delete a bot"),
     ("cancel", "cancel the current operation"),
 ]
 # Commands that first ask which bot they are about.
 NEEDS_BOT = {
     "token", "revoke", "setname", "setdescription", "setabouttext", "setuserpic", "setcommands",
-    "setjoingroups", "setprivacy", "setinline", "setinlinefeedback", "deletebot",
+    "setjoingroups", "setprivacy", "setinline", "setinlinefeedback", "deletebot", "newapp", "setmenubutton",
 }  # fmt: skip
 
 
@@ -190,6 +195,11 @@ _ASK = {
         "Send me the placeholder text users see in the input field when they type your bot's name "
         "(this turns inline mode on), or /empty to turn inline mode off."
     ),
+    "newapp": "OK. Send me the title of the Mini App (1-64 characters).",
+    "setmenubutton": (
+        "Send me the URL of the Mini App the menu button opens (http:// or https://), or /empty to "
+        "bring back the list of commands."
+    ),
 }
 
 
@@ -232,6 +242,10 @@ def _value(chat: ServiceChat, owner_id: int, text: str, media: dict | None) -> R
     command = chat.step.split(":")[0]
     bot_id = chat.bot_id
     empty = text.strip() == EMPTY
+    if command == "newapp":
+        return _newapp(chat, owner_id, text)
+    if command == "setmenubutton":
+        return _set_menu_button(chat, owner_id, text)
     if command == "deletebot":
         _clear(chat)
         if text.strip() != DELETE_CONFIRMATION:
@@ -282,6 +296,59 @@ def _value(chat: ServiceChat, owner_id: int, text: str, media: dict | None) -> R
         return Reply("Success! Profile photo updated. /help")
     _clear(chat)
     return Reply(_help())
+
+
+def _newapp(chat: ServiceChat, owner_id: int, text: str) -> Reply:
+    """/newapp after the bot is picked: title, description, URL, short name."""
+    stage, data, bot_id = chat.step.split(":")[1], dict(chat.data), chat.bot_id
+    value = text.strip()
+    if stage == "value":
+        if not value or len(value) > webapps.TITLE_MAX:
+            return Reply("Sorry, the title must be 1 to 64 characters long. Try again.")
+        _set_state(chat, "newapp:description", bot_id, title=value)
+        return Reply("Good. Now send me a short description of the Mini App, or /empty.")
+    if stage == "description":
+        _set_state(chat, "newapp:url", bot_id, **data, description="" if value == EMPTY else value)
+        return Reply("Now send me the URL of the Mini App (http:// or https://).")
+    if stage == "url":
+        try:
+            data["url"] = webapps.check_url(value)
+        except UrlInvalidError:
+            return Reply("Sorry, that is not an http:// or https:// URL. Try again.")
+        _set_state(chat, "newapp:short_name", bot_id, **data)
+        return Reply(
+            "Now choose a short name for the Mini App: 3-30 letters, digits and underscores, starting "
+            "with a letter. It will be used in its link, t.me/<bot>/<short name>."
+        )
+    try:
+        app = webapps.do_create_app(owner_id, bot_id, value, data["title"], data["description"], data["url"])
+    except BotAppShortnameInvalidError:
+        return Reply("Sorry, this short name is invalid or already taken by another Mini App of the bot.")
+    _clear(chat)
+    username = User.objects.filter(id=bot_id).values_list("username", flat=True).first()
+    return Reply(f"Done! Your Mini App is ready: t.me/{username}/{app['short_name']} /help")
+
+
+def _set_menu_button(chat: ServiceChat, owner_id: int, text: str) -> Reply:
+    """/setmenubutton after the bot is picked: the URL (or /empty), then the button's text."""
+    stage, bot_id, value = chat.step.split(":")[1], chat.bot_id, text.strip()
+    if stage == "value":
+        if value == EMPTY:
+            actions.do_set_menu_button(owner_id, bot_id, {"commands": True})
+            _clear(chat)
+            return Reply("Success! The menu button shows the bot's commands again. /help")
+        try:
+            url = webapps.check_url(value)
+        except UrlInvalidError:
+            return Reply("Sorry, that is not an http:// or https:// URL. Try again, or /cancel.")
+        _set_state(chat, "setmenubutton:text", bot_id, url=url)
+        return Reply("Good. Now send me the text of the button (for example: Open).")
+    try:
+        actions.do_set_menu_button(owner_id, bot_id, {"text": value, "url": chat.data["url"]})
+    except ButtonTextInvalidError:
+        return Reply("Sorry, the text must be 1 to 64 characters long. Try again.")
+    _clear(chat)
+    return Reply("Success! The menu button opens the Mini App now. /help")
 
 
 def _newbot(chat: ServiceChat, owner_id: int, text: str) -> Reply:

@@ -177,3 +177,35 @@ def bot_results_to_tl(query_id: int, body: dict, users: list):
         cache_time=int(body.get("cache_time") or 0),
         users=users,
     )
+
+
+# --- Mini Apps -------------------------------------------------------------------------
+
+
+def web_view_result_to_tl(view):
+    return types.WebViewResultUrl(query_id=view.query_id, url=view.url)
+
+
+def bot_app_to_tl(app: dict):
+    return types.BotApp(
+        id=app["id"],
+        access_hash=app["access_hash"],
+        short_name=app["short_name"],
+        title=app["title"],
+        description=app["description"],
+        photo=types.PhotoEmpty(id=0),
+        hash=app["hash"],
+    )
+
+
+def messages_bot_app_to_tl(app: dict, known_hash: int):
+    inner = types.BotAppNotModified() if known_hash and known_hash == app["hash"] else bot_app_to_tl(app)
+    return types.messages.BotApp(app=inner)
+
+
+def web_view_result_sent_update_to_tl(payload: dict):
+    return types.UpdateWebViewResultSent(query_id=int(payload["query_id"]))
+
+
+def web_view_message_sent_to_tl():
+    return types.WebViewMessageSent()

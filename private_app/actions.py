@@ -245,6 +245,22 @@ async def do_send_private_message(
     return await _write(sender_id, peer_id, [item], [random_id], silent, exclude)
 
 
+def is_service(m: dict) -> bool:
+    return bool(m.get("media")) and "action" in m["media"]
+
+
+async def do_send_private_service(
+    sender_id: int, peer_id: int, action: dict, random_id: int, *, exclude: tuple[int, int] | None = None
+) -> PrivateChange:
+    """A service message from ``sender_id`` to ``peer_id`` (``action``: its kind and
+    fields, e.g. the data a Mini App's keyboard button sent to its bot). Private
+    messages keep it in ``media`` under ``"action"``: no file, no text, and every
+    reading path already carries the media column (tl_convert renders it as
+    messageService)."""
+    item = {"message": "", "entities": [], "reply_to_msg_id": 0, "media": {"action": action}}
+    return await _write(sender_id, peer_id, [item], [random_id], False, exclude)
+
+
 async def do_send_private_album(
     sender_id: int,
     peer_id: int,
@@ -342,7 +358,7 @@ def get_forwardable(owner_id: int, peer_id: int, ids: list[int]) -> list[dict]:
             "source": m,
         }
         for m in (found.get(i) for i in ids)
-        if m is not None
+        if m is not None and not is_service(m)  # service messages are not forwarded
     ]
     if not out:
         raise MessageIdInvalidError()
@@ -556,6 +572,8 @@ def require_editable(m: dict, editor_id: int) -> None:
     at any time)."""
     if m["sender_id"] != editor_id:
         raise MessageAuthorRequiredError()
+    if is_service(m):
+        raise MessageIdInvalidError()
     if m["peer_id"] != editor_id and now() - m["date"] > EDIT_WINDOW:
         raise MessageEditTimeExpiredError()
 

@@ -25,6 +25,17 @@ def message_to_tl(m: dict):
     """One owner's view of a private message (``m`` from ``actions.box_to_dict``)."""
     if m.get("empty"):
         return types.MessageEmpty(id=m["id"])
+    action = (m.get("media") or {}).get("action")
+    if action is not None:
+        return types.MessageService(
+            out=m["out"],
+            silent=bool(m.get("silent")) or None,
+            id=m["id"],
+            from_id=_peer(m["sender_id"]),
+            peer_id=_peer(m["peer_id"]),
+            date=m["date"],
+            action=service_action_to_tl(action, m["out"]),
+        )
     return types.Message(
         out=m["out"],
         from_scheduled=(m["out"] and bool(m.get("from_scheduled"))) or None,
@@ -49,6 +60,16 @@ def message_to_tl(m: dict):
         media_unread=m.get("media_unread") or None,
         saved_peer_id=saved_peer_to_tl(m.get("saved_peer") or 0),
     )
+
+
+def service_action_to_tl(action: dict, out: bool):
+    """A private service message's action as its owner sees it: the bot that receives a
+    Mini App's data gets the data, the user who sent it only the button's text."""
+    if action.get("type") == "web_view_data":
+        if out:
+            return types.MessageActionWebViewDataSent(text=action.get("text", ""))
+        return types.MessageActionWebViewDataSentMe(text=action.get("text", ""), data=action.get("data", ""))
+    return types.MessageActionEmpty()
 
 
 def saved_peer_to_tl(saved_peer: int):

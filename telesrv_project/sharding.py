@@ -156,6 +156,7 @@ TABLES: dict[str, Role] = {
     "bots": by_user(why="the bot's own user id"),
     "bot_command_sets": by_user("bot_id"),
     "bot_service_chats": by_user(),
+    "bot_web_apps": by_user("bot_id", "a bot's named Mini Apps"),
     "scheduled_messages": local(
         "claimed across all users by due date with FOR UPDATE SKIP LOCKED, which Citus runs only on one shard"
     ),

@@ -66,7 +66,8 @@ def _send_message(me: int, send, has_media: bool) -> dict:
     raise SendMessageTypeInvalidError()
 
 
-async def _result(me: int, r) -> dict:
+async def result_from_tl(me: int, r) -> dict:
+    """An InputBotInlineResult in bots_app.inline's stored form."""
     if isinstance(r, types.InputBotInlineResult):
         return {
             "id": r.id, "type": r.type, "title": r.title or "", "description": r.description or "",
@@ -90,7 +91,7 @@ async def set_inline_bot_results(ctx, req: functions.messages.SetInlineBotResult
     me = viewer(ctx)
     await calling_bot(me)
     inline.check_results([{"id": r.id} for r in req.results[: inline.RESULTS_MAX + 1]])
-    results = [await _result(me, r) for r in req.results]
+    results = [await result_from_tl(me, r) for r in req.results]
     switch = req.switch_pm
     body = {
         "results": results,
@@ -104,20 +105,11 @@ async def set_inline_bot_results(ctx, req: functions.messages.SetInlineBotResult
     return True
 
 
-def _media(result: dict) -> dict | None:
-    if result.get("photo"):
-        return {"photo": result["photo"], "kind": "photo", "spoiler": False}
-    if result.get("document"):
-        # Filed as a plain document: the kind rules of sent files live above bots_app.
-        return {"document": result["document"], "kind": "document", "spoiler": False}
-    return None
-
-
 @rpc(functions.messages.SendInlineBotResult)
 async def send_inline_bot_result(ctx, req: functions.messages.SendInlineBotResult):
     me = viewer(ctx)
     bot_id, result, query = await inline.chosen(me, req.query_id, req.id)
-    send, media = result["send"], _media(result)
+    send, media = result["send"], inline.result_media(result)
     via = 0 if req.hide_via else bot_id
     reply_to = req.reply_to.reply_to_msg_id if isinstance(req.reply_to, types.InputReplyToMessage) else 0
     common = {

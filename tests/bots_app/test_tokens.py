@@ -29,7 +29,7 @@ def test_created_bot_renders_as_a_bot_and_its_token_logs_in(owner):
     created = actions.do_create_bot(owner.id, "Helper", "helper_bot")
     assert created.token.startswith(f"{created.user.id}:")
     user = User.objects.get(id=created.user.id)
-    assert user.bot == {"v": 1, "nochats": False, "history": False, "placeholder": None}
+    assert user.bot == {"v": 1, "nochats": False, "history": False, "placeholder": None, "main_app": False}
     assert actions.check_token(created.token) == user.id
     # Only the hash is kept.
     secret = created.token.split(":", 1)[1]
@@ -111,4 +111,4 @@ def test_settings_bump_the_info_version_and_the_snapshot(owner):
     actions.do_set_join_groups(owner.id, created.user.id, False)
     actions.do_set_inline(owner.id, created.user.id, "Search...")
     snap = User.objects.get(id=created.user.id).bot
-    assert snap == {"v": 4, "nochats": True, "history": True, "placeholder": "Search..."}
+    assert snap == {"v": 4, "nochats": True, "history": True, "placeholder": "Search...", "main_app": False}

@@ -143,3 +143,55 @@ def test_a_message_with_an_inline_keyboard_for_layer_224_keeps_its_buttons():
     )
     back = layers.decode(layers.encode(msg, 224), 224)
     assert back.reply_markup == _inline_markup()
+
+
+@pytest.mark.parametrize("layer", [224, 228])
+def test_web_app_buttons_are_the_web_view_buttons_of_older_layers(layer):
+    """keyboardButtonWebView (inline) and keyboardButtonSimpleWebView (reply keyboard)
+    both ways, so an old client opens a bot's Mini App and an old bot sends one."""
+    inline = types.ReplyInlineMarkup(
+        rows=[
+            types.KeyboardInlineButtonRow(
+                buttons=[
+                    types.KeyboardInlineButton(
+                        text="Shop", type=types.InlineButtonTypeWebView(url="https://shop.example/")
+                    )
+                ]
+            )
+        ]
+    )
+    inline_tree = {
+        "_": "replyInlineMarkup",
+        "rows": [
+            {
+                "_": "keyboardButtonRow",
+                "buttons": [{"_": "keyboardButtonWebView", "text": "Shop", "url": "https://shop.example/"}],
+            }
+        ],
+    }
+    keyboard = types.ReplyKeyboardMarkup(
+        rows=[
+            types.KeyboardButtonRow(
+                buttons=[
+                    types.KeyboardButton(
+                        text="Form", type=types.ButtonTypeSimpleWebView(url="https://form.example/")
+                    )
+                ]
+            )
+        ]
+    )
+    keyboard_tree = {
+        "_": "replyKeyboardMarkup",
+        "rows": [
+            {
+                "_": "keyboardButtonRow",
+                "buttons": [
+                    {"_": "keyboardButtonSimpleWebView", "text": "Form", "url": "https://form.example/"}
+                ],
+            }
+        ],
+    }
+    for markup, tree in ((inline, inline_tree), (keyboard, keyboard_tree)):
+        ref = ref_encode(tree, layer)
+        assert layers.encode(markup, layer) == ref
+        assert layers.decode(ref, layer) == markup
