@@ -42,7 +42,7 @@ def _synthetic(prod: RsaKey, test: RsaKey, drop: str | None = None) -> tuple[byt
         where[lit] = len(blob)
         blob += lit.encode() + b"\0"
     blob += b"\0" * 5
-    for i, (lit, off) in enumerate(where.items()):
+    for i, off in enumerate(where.values()):
         blob += struct.pack("<iIQiI", i % 5 + 1, 0, off, tp.TELEGRAM_PORT, 0)
     blob += b"tail\0"
     return bytes(blob), where
