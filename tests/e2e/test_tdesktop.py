@@ -46,6 +46,7 @@ PHONE_NUMBER = (678, 448)
 LAST_NAME = (639, 448)
 SIGN_UP = (639, 538)
 FIRST_CHAT = (369, 205)
+FIRST_CHAT_ROW = (222, 192, 518, 256)  # the chat list's first row (left, top, right, bottom)
 RPC_LINE = re.compile(r"telesrv\.rpc: (\S+) layer=(\d+) user=(\S+) [\d.]+ms(?: error=(\S+))?")
 
 
@@ -157,6 +158,28 @@ class Desktop:
         subprocess.run([convert, "xwd:-", str(path)], input=xwd, check=True, timeout=60)
         return path
 
+    @staticmethod
+    def region(path: Path, box: tuple[int, int, int, int]) -> bytes:
+        from PIL import Image
+
+        with Image.open(path) as img:
+            return img.convert("RGB").crop(box).tobytes()
+
+    async def wait_change(
+        self, name: str, box: tuple[int, int, int, int], before: bytes, timeout: float = 30.0
+    ):
+        """Screenshot until ``box`` differs from ``before`` (something arrived without
+        the app being touched); the last screenshot is kept."""
+        deadline = time.monotonic() + timeout
+        while True:
+            path = self.shot(name)
+            if self.region(path, box) != before:
+                return path
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name}: the screen did not change within {timeout:.0f} s ({path})")
+            path.unlink()
+            await asyncio.sleep(1)
+
     def rpcs(self, layer: int | None = None) -> list[tuple[str, int, str, str | None]]:
         out = []
         for m in RPC_LINE.finditer(self.server.log()):
@@ -264,7 +287,7 @@ async def test_telegram_desktop_end_to_end(
         assert (user.first_name, user.last_name) == ("Desktopia", "Tester")
         await app.wait_rpc("messages.getDialogs", user=str(user.id))
         await asyncio.sleep(3)
-        app.shot("signed-up")
+        empty_list = app.region(app.shot("signed-up"), FIRST_CHAT_ROW)
         calls = app.rpcs(layer=152)
         assert calls, "the app's calls are not logged at layer 152"
 
@@ -275,8 +298,7 @@ async def test_telegram_desktop_end_to_end(
         target = peer.users[0]
         mark = len(app.rpcs())
         await friend.send_message(target, "hello from Telethon")
-        await asyncio.sleep(4)
-        app.shot("dm-arrived")
+        await app.wait_change("dm-arrived", FIRST_CHAT_ROW, empty_list)  # live: nothing was clicked
         await app.click(FIRST_CHAT, 3)
         await app.wait_rpc("messages.readHistory", since=mark, user=str(user.id))
         await app.type("hi back from Desktop")
@@ -308,9 +330,11 @@ async def test_telegram_desktop_end_to_end(
         )
         channel = created.chats[0]
         await friend(functions.channels.InviteToChannelRequest(channel, [target]))
+        await asyncio.sleep(3)
+        before = app.region(app.shot("channel-joined"), FIRST_CHAT_ROW)
         mark = len(app.rpcs())
         await friend.send_message(channel, "a channel post for Desktop")
-        await asyncio.sleep(4)
+        await app.wait_change("channel-post-arrived", FIRST_CHAT_ROW, before)
         await app.click(FIRST_CHAT, 4)
         await app.wait_rpc("channels.readHistory", since=mark, user=str(user.id))
         app.shot("channel-post")
