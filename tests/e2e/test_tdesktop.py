@@ -263,7 +263,9 @@ async def test_telegram_desktop_end_to_end(
         app.start()
         await app.wait_window()
         app.shot("intro")
-        await app.click(START_MESSAGING, 3)
+        await app.click(START_MESSAGING)
+        await app.wait_rpc("auth.exportLoginToken")  # the QR screen, with its phone-number link
+        await asyncio.sleep(2)
         await app.click(PHONE_INSTEAD_OF_QR, 2)
         await app.click(COUNTRY_CODE)
         await app.key("ctrl+a")
