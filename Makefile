@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni testbed node lint
+test: venv services browser haproxy patroni testbed node tdesktop lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -70,3 +70,11 @@ patroni:
 # them): Redis in cluster mode and network namespaces. Debian packages; run as root.
 testbed: haproxy
 	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip || (apt-get update && apt-get install -y redis-server redis-tools iproute2)
+
+# Telegram Desktop under Xvfb in a network namespace, driven with xdotool, screenshots
+# with xwd + ImageMagick (tests/e2e/test_tdesktop.py, tests/edge_app/test_tdesktop_patch.py).
+# Debian packages; run as root.
+tdesktop:
+	test -x /usr/bin/telegram-desktop -a -x /usr/bin/Xvfb -a -x /usr/bin/xdotool -a -x /usr/bin/xwd \
+		-a -x /usr/bin/convert -a -x /usr/sbin/ip \
+		|| (apt-get update && apt-get install -y telegram-desktop xvfb xdotool x11-apps imagemagick iproute2)

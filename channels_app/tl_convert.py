@@ -666,6 +666,14 @@ def search_posts_flood_to_tl(daily: int):
     return types.SearchPostsFlood(query_is_free=True, total_daily=daily, remains=daily, stars_amount=0)
 
 
+def sponsored_messages_empty_to_tl():
+    return types.messages.SponsoredMessagesEmpty()
+
+
+def sponsored_report_reported_to_tl():
+    return types.channels.SponsoredMessageReportResultReported()
+
+
 def view_forum_as_messages_to_tl(channel_id: int, enabled: bool):
     return types.UpdateChannelViewForumAsMessages(channel_id=channel_id, enabled=enabled)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from edge_app import dc
+from edge_app import dc, tdesktop_patch
 from mtproto.crypto.rsa import RsaKey
 
 CLIENTS = ("tdesktop", "android", "telethon", "pyrogram", "gramjs", "mtcute", "webk", "weba")
@@ -59,8 +59,16 @@ def _c_string(pem: str) -> str:
     return '"\\\n' + "\n".join(f"{line}\\n\\" for line in lines[:-1]) + "\n" + lines[-1] + '"'
 
 
+def _ipv6_of(host: str) -> str:
+    try:
+        return tdesktop_patch.ipv6_stand_in(host)
+    except ValueError:
+        return host  # a name: the operator's to resolve
+
+
 def _tdesktop(d: Deployment) -> str:
     dcs = ",\n".join(f'\t{{ {e.dc_id}, "{e.host}", {e.port} }}' for e in d.dcs)
+    dcs6 = ",\n".join(f'\t{{ {e.dc_id}, "{_ipv6_of(e.host)}", {e.port} }}' for e in d.dcs)
     return f"""// Telegram Desktop: Telegram/SourceFiles/mtproto/mtproto_dc_options.cpp
 // (replace Telegram's built-in DCs and keys; build with your own api_id/api_hash:
 //  -D TDESKTOP_API_ID=... -D TDESKTOP_API_HASH=...). Production mode, not the test DC.
@@ -69,6 +77,7 @@ const BuiltInDc kBuiltInDcs[] = {{
 }};
 
 const BuiltInDc kBuiltInDcsIPv6[] = {{
+{dcs6}
 }};
 
 const char *kPublicRSAKeys[] = {{ {_c_string(d.pem)} }};

@@ -95,15 +95,18 @@ class PostgresAuthKeyStore:
         if not hit:
             async with self.pool.connection() as conn:
                 cur = await conn.execute(
-                    "SELECT key, created, expires_at, perm_auth_key_id, dc_id"
-                    " FROM edge_auth_keys WHERE auth_key_id = %s",
+                    "SELECT k.key, k.created, k.expires_at, k.perm_auth_key_id, k.dc_id, c.layer"
+                    " FROM edge_auth_keys k LEFT JOIN edge_auth_key_clients c ON c.auth_key_id = k.auth_key_id"
+                    " WHERE k.auth_key_id = %s",
                     (auth_key_id,),
                 )
                 row = await cur.fetchone()
             key = None
             if row is not None:
-                raw, created, expires_at, perm_id, dc_id = row
-                key = AuthKey(bytes(raw), auth_key_id, _ts(created), _ts(expires_at), perm_id, dc_id)
+                raw, created, expires_at, perm_id, dc_id, layer = row
+                key = AuthKey(
+                    bytes(raw), auth_key_id, _ts(created), _ts(expires_at), perm_id, dc_id, layer or 0
+                )
             self._remember(auth_key_id, key)
         if key is not None and key.expired():
             return None

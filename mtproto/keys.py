@@ -24,6 +24,10 @@ class AuthKey:
     expires_at: int | None = None  # temporary keys only
     perm_auth_key_id: int | None = None  # a temporary key's binding, once bound
     dc_id: int = 0
+    # The layer the key last announced (invokeWithLayer), as stored: a client that
+    # reconnects to another listener process, or after a restart, need not announce it
+    # again (Telegram Desktop does not).
+    layer: int = 0
 
     @classmethod
     def create(

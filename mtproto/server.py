@@ -287,6 +287,10 @@ class Connection:
         key = self.auth_key
         if key is None or key.auth_key_id != auth_key_id:
             key = await self.server.lookup_key(auth_key_id)
+            stored_layer = getattr(key, "layer", 0)
+            if stored_layer and auth_key_id not in self.server.sessions.key_layers:
+                codec = self.server.sessions.codec
+                self.server.sessions.remember_layer(auth_key_id, codec.resolve_layer(stored_layer))
         if key is None or _expired(key, time.time()):
             log.info("%s: unknown auth key %#x", self.transport.peer, auth_key_id & (2**64 - 1))
             self.transport.write_transport_error(transport.ERROR_AUTH_KEY_NOT_FOUND)

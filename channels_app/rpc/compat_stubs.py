@@ -10,7 +10,7 @@ from __future__ import annotations
 from edge_app.registry import rpc
 from message_core import limits
 from message_core.context import viewer
-from tl import functions
+from tl import functions, layers
 from tl.errors import MegagroupGeoRequiredError
 
 from .. import tl_convert
@@ -122,3 +122,36 @@ async def edit_location(ctx, req: functions.channels.EditLocation):
     me = viewer(ctx)
     await _require(me, req.channel, "change_info")
     raise MegagroupGeoRequiredError()
+
+
+# --- sponsored messages, as layers 150-189 ask for them ----------------------------------
+#
+# Before layer 190 these were channels.* methods taking the channel (Telegram Desktop
+# 4.6.5, layer 152, asks every time a group or channel opens); layer 229 has only the
+# messages.* forms. The layers' own classes are registered by name: no ads are served.
+LAST_LAYER_WITH_CHANNEL_SPONSORED = 189
+
+
+def _old_function(name: str) -> type:
+    return layers.old_class(LAST_LAYER_WITH_CHANNEL_SPONSORED, name)
+
+
+@rpc(_old_function("channels.getSponsoredMessages"))
+async def get_sponsored_messages(ctx, req):
+    me = viewer(ctx)
+    await checked_channel(me, req.channel)
+    return tl_convert.sponsored_messages_empty_to_tl()
+
+
+@rpc(_old_function("channels.viewSponsoredMessage"), _old_function("channels.clickSponsoredMessage"))
+async def sponsored_telemetry(ctx, req):
+    me = viewer(ctx)
+    await checked_channel(me, req.channel)
+    return True  # no ads are served, nothing is recorded
+
+
+@rpc(_old_function("channels.reportSponsoredMessage"))
+async def report_sponsored_message(ctx, req):
+    me = viewer(ctx)
+    await checked_channel(me, req.channel)
+    return tl_convert.sponsored_report_reported_to_tl()

@@ -36,12 +36,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
+def wait_for_port(
+    port: int, proc: subprocess.Popen | None = None, timeout: float = 60.0, host: str = "127.0.0.1"
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
         time.sleep(0.1)
     raise TimeoutError(f"nothing listens on port {port}")
@@ -79,10 +81,14 @@ class EdgeServer:
 
 
 def start_edge(
-    env_overrides: dict[str, str], rsa_key_path: Path, log_path: Path, port: int | None = None
+    env_overrides: dict[str, str],
+    rsa_key_path: Path,
+    log_path: Path,
+    port: int | None = None,
+    host: str = "127.0.0.1",
 ) -> EdgeServer:
-    """Start ``manage.py runmtproto`` on ``port`` (a free one by default) and wait until
-    it accepts."""
+    """Start ``manage.py runmtproto`` on ``host:port`` (a free port by default) and wait
+    until it accepts."""
     port = port or free_port()
     env = dict(os.environ)
     # The test process may relax Django's async checks for itself; the server must not.
@@ -101,16 +107,16 @@ def start_edge(
     env.setdefault("TELESRV_LOG_LOGIN_CODES", "1")  # tests read real codes from the server log
     log_file = open(log_path, "ab")  # noqa: SIM115 - handed to the child (appended: restarts)
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "runmtproto", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "manage.py", "runmtproto", "--host", host, "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=log_file,
         stderr=subprocess.STDOUT,
     )
     log_file.close()
-    server = EdgeServer("127.0.0.1", port, rsa_key_path, proc, log_path, env)
+    server = EdgeServer(host, port, rsa_key_path, proc, log_path, env)
     try:
-        wait_for_port(port, proc)
+        wait_for_port(port, proc, host=host)
     except Exception:
         server.stop()
         raise RuntimeError(f"runmtproto did not start:\n{server.log()}") from None

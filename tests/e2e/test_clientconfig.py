@@ -30,6 +30,8 @@ def test_every_client_gets_the_key_and_the_address(edge_server):
             assert "wss://example.org/apiws" in text
         else:
             assert edge_server.host in text, client
+    # Telegram Desktop's IPv6 list points at the same listener, not at Telegram's.
+    assert f'"::ffff:{edge_server.host}"' in client_config.render("tdesktop", d)
 
 
 async def test_the_telethon_snippet_connects_and_logs_in(edge_server, edge_db):

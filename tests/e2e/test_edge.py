@@ -277,3 +277,34 @@ async def test_service_calls_from_telethon(telethon_client):
     plain = await telethon_client("abridged", receive_updates=True)
     gone = await asyncio.wait_for(plain(tfn.DestroySessionRequest(session_id=12345)), 10)
     assert isinstance(gone, ttypes.DestroySessionNone) and gone.session_id == 12345
+
+
+async def test_a_key_keeps_its_layer_on_a_listener_that_did_not_see_it(
+    raw_client, start_edge_server, edge_db
+):
+    """Telegram Desktop announces its layer (invokeWithLayer) once per auth key, not on
+    every connection: after a listener restart, or on another listener process, its
+    requests are still read and answered in that layer (here 152's `config`)."""
+    from tl import functions
+
+    raw = await raw_client()
+    init = functions.InvokeWithLayer(
+        layer=152,
+        query=functions.InitConnection(
+            api_id=harness.API_ID, device_model="pc", system_version="linux", app_version="4.6.5",
+            system_lang_code="en", lang_pack="tdesktop", lang_code="en", query=functions.help.GetConfig(),
+        ),
+    )  # fmt: skip
+    raw.send(init.to_bytes())
+    await raw.expect(wire.RPC_RESULT)
+    assert (await AuthKeyClient.objects.aget(auth_key_id=raw.auth_key_id)).layer == 152
+
+    other = start_edge_server()
+    there = await harness.RawClient(other.host, other.port, raw.auth_key).connect()
+    await there.handshake()
+    there.send(HELP_GET_CONFIG)
+    body = await there.expect(wire.RPC_RESULT)
+    result = body[12:]
+    if wire.constructor_of(result) == wire.GZIP_PACKED:
+        result = wire.gunzip(result)
+    assert wire.constructor_of(result) == 0x232566AC  # layer 152's config, not 229's

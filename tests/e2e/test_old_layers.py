@@ -96,6 +96,13 @@ async def main():
     page = await client.get_messages(channel, limit=10, offset_id=sent[20].id)
     dialogs = await client.get_dialogs()
     full = await client(functions.channels.GetFullChannelRequest(channel))
+    # Layers before 190 ask for sponsored messages with the channels.* methods.
+    sponsored = [
+        type(await client(functions.channels.GetSponsoredMessagesRequest(channel))).__name__,
+        await client(functions.channels.ViewSponsoredMessageRequest(channel, b"ad")),
+        await client(functions.channels.ClickSponsoredMessageRequest(channel, b"ad")),
+        type(await client(functions.channels.ReportSponsoredMessageRequest(channel, b"ad", b""))).__name__,
+    ]
     print(json.dumps({
         "layer": LAYER,
         "me": me.id,
@@ -109,6 +116,7 @@ async def main():
         "forwarded_from": fwd.fwd_from.from_id.user_id,
         "page": [m.message for m in page],
         "dialogs": [[d.id, d.name, d.message.message if d.message else None] for d in dialogs],
+        "sponsored": sponsored,
     }), flush=True)
     await client.disconnect()
 
@@ -214,6 +222,7 @@ async def test_telethon_1_36_layer_181(edge_server, edge_db, telethon_user, tele
     assert seen["reply_to"] is not None
     assert seen["forwarded_from"] == seen["me"]
     assert "MessageActionChannelCreate" in seen["service"]
+    assert seen["sponsored"] == ["SponsoredMessagesEmpty", True, True, "SponsoredMessageReportResultReported"]
     assert any(d[1] == "Layer 181 group" and d[2] for d in seen["dialogs"])
     group = await _friend_sees(friend, "Layer 181 group", ["tl 0", "tl 24"])
     await friend(tfn.messages.SendMessageRequest(group.input_entity, "hi from 229", random_id=77))
