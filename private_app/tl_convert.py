@@ -25,6 +25,8 @@ def message_to_tl(m: dict):
     """One owner's view of a private message (``m`` from ``actions.box_to_dict``)."""
     if m.get("empty"):
         return types.MessageEmpty(id=m["id"])
+    if (m.get("media") or {}).get("call"):
+        return _call_message_to_tl(m)
     return types.Message(
         out=m["out"],
         from_scheduled=(m["out"] and bool(m.get("from_scheduled"))) or None,
@@ -48,6 +50,37 @@ def message_to_tl(m: dict):
         via_bot_id=m.get("via_bot_id") or None,
         media_unread=m.get("media_unread") or None,
         saved_peer_id=saved_peer_to_tl(m.get("saved_peer") or 0),
+    )
+
+
+_CALL_REASONS = {
+    "hangup": types.PhoneCallDiscardReasonHangup,
+    "busy": types.PhoneCallDiscardReasonBusy,
+    "missed": types.PhoneCallDiscardReasonMissed,
+    "disconnect": types.PhoneCallDiscardReasonDisconnect,
+}
+
+
+def call_reason_to_tl(reason: str):
+    kind = _CALL_REASONS.get(reason)
+    return kind() if kind else None
+
+
+def _call_message_to_tl(m: dict):
+    """The service message a call left (private_app.call_messages)."""
+    call = m["media"]["call"]
+    return types.MessageService(
+        out=m["out"],
+        id=m["id"],
+        from_id=_peer(m["sender_id"]),
+        peer_id=_peer(m["peer_id"]),
+        date=m["date"],
+        action=types.MessageActionPhoneCall(
+            call_id=call["id"],
+            video=bool(call.get("video")),
+            reason=call_reason_to_tl(call.get("reason") or ""),
+            duration=call.get("duration") or None,
+        ),
     )
 
 
