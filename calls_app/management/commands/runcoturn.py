@@ -20,7 +20,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--print", action="store_true", help="print the configuration and exit")
         parser.add_argument("--log-file", default="stdout", help="coturn's log (default: stdout)")
-        parser.add_argument("--allow-loopback-peers", action="store_true", help="relay to 127.0.0.0/8 (tests)")
+        parser.add_argument(
+            "--allow-loopback-peers", action="store_true", help="relay to 127.0.0.0/8 (tests)"
+        )
 
     def handle(self, *args, **options):
         if not settings.CALL_TURN_SECRET:

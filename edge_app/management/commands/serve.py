@@ -33,15 +33,16 @@ def next_steps() -> str:
         "  .venv/bin/python manage.py create_staff_groups   # the console's operator and moderator groups\n"
         "  .venv/bin/python manage.py rsakey show           # the server's public key: clients need it\n"
         "                                                   # (--tdesktop: as a Telegram Desktop source literal)\n"
-        "See README.md (quick start) and docs/operations.md."
-        + calls_note()
+        "See README.md (quick start) and docs/operations.md." + calls_note()
     )
 
 
 def calls_note() -> str:
     """Calls need a TURN server to get through NATs: whether this one runs coturn."""
     if settings.CALL_TURN_RUN:
-        return f"\nCalls: coturn on {settings.CALL_TURN_LISTEN} (relay ports {settings.CALL_TURN_RELAY_PORTS})."
+        return (
+            f"\nCalls: coturn on {settings.CALL_TURN_LISTEN} (relay ports {settings.CALL_TURN_RELAY_PORTS})."
+        )
     return (
         "\nCalls: no TURN server (peer to peer only). To relay calls through coturn: make coturn, then"
         " TELESRV_CALL_TURN_RUN=1 TELESRV_CALL_TURN_SECRET=<secret>"
