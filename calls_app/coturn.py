@@ -24,6 +24,7 @@ class CoturnConfig:
     pkey: str = ""
     log_file: str = "stdout"
     allow_loopback: bool = False  # development and tests on one machine only
+    verbose: bool = False
 
     def text(self) -> str:
         lines = [
@@ -49,6 +50,8 @@ class CoturnConfig:
             lines += ["no-tls", "no-dtls"]
         if self.allow_loopback:
             lines.append("allow-loopback-peers")
+        if self.verbose:
+            lines.append("verbose")
         return "\n".join(lines) + "\n"
 
 

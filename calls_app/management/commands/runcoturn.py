@@ -21,6 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--print", action="store_true", help="print the configuration and exit")
         parser.add_argument("--log-file", default="stdout", help="coturn's log (default: stdout)")
         parser.add_argument(
+            "--log-traffic", action="store_true", help="coturn's verbose log: every allocation"
+        )
+        parser.add_argument(
             "--allow-loopback-peers", action="store_true", help="relay to 127.0.0.0/8 (tests)"
         )
 
@@ -33,7 +36,7 @@ class Command(BaseCommand):
             listen_ip=host or "127.0.0.1", port=int(port), secret=settings.CALL_TURN_SECRET, relay_min=lo,
             relay_max=hi, external_ip=settings.CALL_TURN_EXTERNAL_IP, tls_port=settings.CALL_TURN_TLS_PORT,
             cert=settings.CALL_TURN_CERT, pkey=settings.CALL_TURN_PKEY, log_file=options["log_file"],
-            allow_loopback=options["allow_loopback_peers"],
+            allow_loopback=options["allow_loopback_peers"], verbose=options["log_traffic"],
         )  # fmt: skip
         if options["print"]:
             self.stdout.write(config.text())
