@@ -11,12 +11,10 @@ the bytes it relayed."""
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import re
 import secrets
 import shutil
-import struct
 import subprocess
 import sys
 
@@ -32,17 +30,21 @@ RATE = 48_000
 TONE_A, TONE_B = 440, 1000  # Hz
 
 
+def _ffmpeg(*args: str) -> None:
+    """ffmpeg (make calls-media) writes the raw media ntgcalls plays from a file as is."""
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", *args], check=True, timeout=120)
+
+
 def _tone(path, freq: int, seconds: int) -> None:
-    """Raw s16le mono PCM, what ntgcalls plays from a file as is."""
-    samples = (int(12_000 * math.sin(2 * math.pi * freq * i / RATE)) for i in range(RATE * seconds))
-    path.write_bytes(b"".join(struct.pack("<h", s) for s in samples))
+    """A sine tone as raw s16le mono PCM."""
+    _ffmpeg("-f", "lavfi", "-i", f"sine=frequency={freq}:sample_rate={RATE}:duration={seconds}",
+            "-af", "volume=4", "-f", "s16le", "-ac", "1", "-ar", str(RATE), str(path))  # fmt: skip
 
 
 def _frames_yuv(path, seconds: int, width=320, height=240, fps=15) -> None:
-    """Raw I420 frames: a grey picture that brightens, enough to encode and decode."""
-    with path.open("wb") as f:
-        for n in range(seconds * fps):
-            f.write(bytes([(n * 4) % 256]) * (width * height) + bytes([128]) * (width * height // 2))
+    """ffmpeg's moving test pattern as raw I420 frames."""
+    _ffmpeg("-f", "lavfi", "-i", f"testsrc=size={width}x{height}:rate={fps}", "-t", str(seconds),
+            "-pix_fmt", "yuv420p", "-f", "rawvideo", str(path))  # fmt: skip
 
 
 def _peak_frequency(pcm: bytes) -> tuple[float, float]:

@@ -15,6 +15,7 @@ import secrets
 import pytest
 
 from tests.e2e.test_channels import logged_in, make_live_telethon, wait_for
+from tests.e2e.test_operations import get, health_url, sample
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -122,6 +123,10 @@ def _refused(message: str):
     # Telethon raises its own class for the errors it knows, with its own message.
     known = rpc_errors_dict.get(message)
     assert isinstance(caught.value, known) if known else caught.value.message == message
+
+
+async def _metrics(server) -> str:
+    return (await asyncio.to_thread(get, health_url(server, "/metrics")))[1]
 
 
 def _peer(call):
@@ -261,6 +266,7 @@ async def test_call_rules_missed_declined_busy_privacy_blocked(edge_server, edge
 
     from calls_app.models import PhoneCall
 
+    before = await _metrics(edge_server)
     alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
@@ -375,3 +381,18 @@ async def test_call_rules_missed_declined_busy_privacy_blocked(edge_server, edge
     assert [type(x.reason).__name__ for x in await _call_messages(c, bob.id)] == [
         "PhoneCallDiscardReasonBusy"
     ]
+
+    # /metrics counts the calls by how they ended, and the refusals by rule.
+    after = await _metrics(edge_server)
+
+    def delta(name, **labels):
+        return (sample(after, name, **labels) or 0) - (sample(before, name, **labels) or 0)
+
+    ended = "telesrv_calls_ended_total"
+    assert delta(ended, outcome="missed", kind="video") == 1
+    assert delta(ended, outcome="declined", kind="voice") == 1
+    assert delta(ended, outcome="busy", kind="voice") == 1
+    assert delta(ended, outcome="cancelled", kind="voice") == 2
+    assert delta(ended, outcome="disconnected", kind="voice") == 1
+    assert delta("telesrv_calls_refused_total", rule="privacy") == 1
+    assert delta("telesrv_calls_refused_total", rule="blocked") == 1
