@@ -143,13 +143,14 @@ async def _call_messages(client, peer_id: int) -> list:
 
 
 async def test_call_answered_on_second_device_relays_keys_signalling_and_history(
-    edge_server, edge_db, clients
+    edge_server, start_edge_server, edge_db, clients
 ):
     from telethon import functions, types
 
     alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
     bob, b1, bob_phone, bob_code = await logged_in(edge_server, "Bob", clients)
-    b2 = await _device(edge_server, bob_phone, bob_code, clients)
+    # Bob's second device is on another listener: call updates cross listeners.
+    b2 = await _device(start_edge_server(), bob_phone, bob_code, clients)
     got_a, got_b1, got_b2 = await _listen(a, b1, b2)
 
     # DH config: always the full one (call stacks ask with version 0 and keep no copy).
