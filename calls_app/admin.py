@@ -7,6 +7,7 @@ import datetime as dt
 from django.contrib import admin
 from django.db.models import Q
 
+from accounts_app.models import User
 from calls_app.models import PhoneCall
 
 
@@ -14,8 +15,8 @@ from calls_app.models import PhoneCall
 class PhoneCallAdmin(admin.ModelAdmin):
     list_display = (
         "id",
-        "admin_id",
-        "participant_id",
+        "caller",
+        "callee",
         "kind",
         "started",
         "duration",
@@ -33,6 +34,33 @@ class PhoneCallAdmin(admin.ModelAdmin):
         "log_saved",
     )  # fmt: skip
     readonly_fields = fields
+
+    def get_changelist_instance(self, request):
+        # The page's users' names in one query, kept on the page's rows.
+        cl = super().get_changelist_instance(request)
+        ids = {c.admin_id for c in cl.result_list} | {c.participant_id for c in cl.result_list}
+        names = {
+            uid: " ".join(p for p in (first, last) if p)
+            for uid, first, last in User.objects.filter(id__in=ids).values_list(
+                "id", "first_name", "last_name"
+            )
+        }
+        for c in cl.result_list:
+            c.names = names
+        return cl
+
+    @staticmethod
+    def _who(obj, user_id: int) -> str:
+        name = getattr(obj, "names", {}).get(user_id)
+        return f"{name} ({user_id})" if name else str(user_id)
+
+    @admin.display(description="caller", ordering="admin_id")
+    def caller(self, obj):
+        return self._who(obj, obj.admin_id)
+
+    @admin.display(description="callee", ordering="participant_id")
+    def callee(self, obj):
+        return self._who(obj, obj.participant_id)
 
     def get_search_results(self, request, queryset, search_term):
         # A user id lists the user's calls both ways (one query on each index).
