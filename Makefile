@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop coturn calls-media
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni testbed node tdesktop lint
+test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -54,6 +54,16 @@ clean:
 # skips without them). Debian packages; run as root or with sudo.
 browser:
 	test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || (apt-get update && apt-get install -y chromium chromium-driver)
+
+# coturn, the TURN server of private calls (manage.py runcoturn runs it with telesrv's
+# settings; the package's system service stays off). Debian package; run as root or with sudo.
+coturn:
+	test -x /usr/bin/turnserver || (apt-get update && apt-get install -y coturn)
+
+# The call stacks of tests/e2e/test_calls_media.py (ntgcalls, py-tgcalls from
+# requirements-dev.txt) play generated tones: ffmpeg makes them.
+calls-media:
+	test -x /usr/bin/ffmpeg || (apt-get update && apt-get install -y ffmpeg)
 
 # HAProxy in front of a listener with the PROXY protocol (tests/e2e/test_haproxy.py skips
 # without it). Debian package; run as root or with sudo.

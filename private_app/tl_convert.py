@@ -65,11 +65,32 @@ def message_to_tl(m: dict):
 def service_action_to_tl(action: dict, out: bool):
     """A private service message's action as its owner sees it: the bot that receives a
     Mini App's data gets the data, the user who sent it only the button's text."""
-    if action.get("type") == "web_view_data":
+    kind = action.get("type")
+    if kind == "web_view_data":
         if out:
             return types.MessageActionWebViewDataSent(text=action.get("text", ""))
         return types.MessageActionWebViewDataSentMe(text=action.get("text", ""), data=action.get("data", ""))
+    if kind == "phone_call":
+        return types.MessageActionPhoneCall(
+            call_id=action["call_id"],
+            video=bool(action.get("video")),
+            reason=call_reason_to_tl(action.get("reason") or ""),
+            duration=action.get("duration") or None,
+        )
     return types.MessageActionEmpty()
+
+
+_CALL_REASONS = {
+    "hangup": types.PhoneCallDiscardReasonHangup,
+    "busy": types.PhoneCallDiscardReasonBusy,
+    "missed": types.PhoneCallDiscardReasonMissed,
+    "disconnect": types.PhoneCallDiscardReasonDisconnect,
+}
+
+
+def call_reason_to_tl(reason: str):
+    kind = _CALL_REASONS.get(reason)
+    return kind() if kind else None
 
 
 def saved_peer_to_tl(saved_peer: int):

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "stickers_app",
     "bots_app",
     "scheduling_app",
+    "calls_app",
     "webpages_app",
     "polls_app",
     "messages_app",
@@ -349,3 +350,23 @@ LOGGING = {
         "telesrv.rpc": {"level": env("LOG_LEVEL_RPC", LOG_LEVEL).upper()},
     },
 }
+
+# Private calls (calls_app; docs/operations.md "Calls and TURN"). TURN servers
+# ("host:port", comma-separated) share CALL_TURN_SECRET with telesrv (coturn's
+# static-auth-secret): each call gets credentials valid for CALL_TURN_TTL seconds (TURN
+# REST: username "expiry:user id", password base64(HMAC-SHA1(secret, username))). Without
+# TURN servers, calls get the STUN servers only (peer to peer, which fails between two
+# symmetric NATs). Ring and receive timeouts are help.getConfig's (edge_app.dc.Limits).
+CALL_TURN_SERVERS = [e.strip() for e in env("CALL_TURN_SERVERS", "").split(",") if e.strip()]
+CALL_TURN_SECRET = env("CALL_TURN_SECRET", "")
+CALL_TURN_TTL = int(env("CALL_TURN_TTL", str(4 * 3600)))
+CALL_STUN_SERVERS = [e.strip() for e in env("CALL_STUN_SERVERS", "").split(",") if e.strip()]
+# coturn as ``manage.py runcoturn`` (and ``serve`` with CALL_TURN_RUN) runs it: its
+# TURN/STUN address, relay port range, public address behind a NAT, TLS port and files.
+CALL_TURN_RUN = env_bool("CALL_TURN_RUN", False)
+CALL_TURN_LISTEN = env("CALL_TURN_LISTEN", "127.0.0.1:3478")
+CALL_TURN_RELAY_PORTS = env("CALL_TURN_RELAY_PORTS", "49160-49300")
+CALL_TURN_EXTERNAL_IP = env("CALL_TURN_EXTERNAL_IP", "")
+CALL_TURN_TLS_PORT = int(env("CALL_TURN_TLS_PORT", "5349"))
+CALL_TURN_CERT = env("CALL_TURN_CERT", "")
+CALL_TURN_PKEY = env("CALL_TURN_PKEY", "")

@@ -160,6 +160,10 @@ TABLES: dict[str, Role] = {
     "scheduled_messages": local(
         "claimed across all users by due date with FOR UPDATE SKIP LOCKED, which Citus runs only on one shard"
     ),
+    "phone_calls": local(
+        "a call belongs to two users and is found by its id; the timeout job claims due calls with"
+        " FOR UPDATE SKIP LOCKED across all users"
+    ),
     "webpages": local("link previews are shared by every chat, found by URL"),
     "webpage_refs": local("which messages show a preview; next to webpages"),
     "dialog_filters": by_user(),

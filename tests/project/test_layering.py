@@ -21,7 +21,7 @@ LAYERS = (
     ("media_app",),
     ("stickers_app", "polls_app"),
     ("channels_app", "private_app"),
-    ("bots_app", "scheduling_app", "webpages_app"),
+    ("bots_app", "scheduling_app", "webpages_app", "calls_app"),
     ("messages_app",),
     ("chatlists_app",),
     ("botapi_app",),

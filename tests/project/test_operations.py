@@ -243,3 +243,5 @@ def test_serve_banner_says_what_to_do_next():
     steps = next_steps()
     for command in ("manage.py createsuperuser", "manage.py create_staff_groups", "manage.py rsakey show"):
         assert command in steps
+    # Calls need TURN behind NATs: the banner says how to run coturn.
+    assert "make coturn" in steps and "TELESRV_CALL_TURN_RUN=1" in steps

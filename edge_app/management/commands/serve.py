@@ -33,7 +33,20 @@ def next_steps() -> str:
         "  .venv/bin/python manage.py create_staff_groups   # the console's operator and moderator groups\n"
         "  .venv/bin/python manage.py rsakey show           # the server's public key: clients need it\n"
         "                                                   # (--tdesktop: as a Telegram Desktop source literal)\n"
-        "See README.md (quick start) and docs/operations.md."
+        "See README.md (quick start) and docs/operations.md." + calls_note()
+    )
+
+
+def calls_note() -> str:
+    """Calls need a TURN server to get through NATs: whether this one runs coturn."""
+    if settings.CALL_TURN_RUN:
+        return (
+            f"\nCalls: coturn on {settings.CALL_TURN_LISTEN} (relay ports {settings.CALL_TURN_RELAY_PORTS})."
+        )
+    return (
+        "\nCalls: no TURN server (peer to peer only). To relay calls through coturn: make coturn, then"
+        " TELESRV_CALL_TURN_RUN=1 TELESRV_CALL_TURN_SECRET=<secret>"
+        " TELESRV_CALL_TURN_SERVERS=127.0.0.1:3478 make serve (docs/operations.md, Calls)."
     )
 
 
@@ -66,6 +79,8 @@ class Command(BaseCommand):
             ),
         ]
         children.append(("Bot API (manage.py runbotapi)", [python, "manage.py", "runbotapi"]))
+        if settings.CALL_TURN_RUN:
+            children.append(("coturn (manage.py runcoturn)", [python, "manage.py", "runcoturn"]))
         procs = [(name, subprocess.Popen(argv)) for name, argv in children]
         self.stdout.write(
             f"MTProto on {settings.MTPROTO_HOST}:{settings.MTPROTO_PORT}, "
