@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node webclient
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni testbed node lint
+test: venv services browser haproxy patroni testbed node webclient lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -70,3 +70,17 @@ patroni:
 # them): Redis in cluster mode and network namespaces. Debian packages; run as root.
 testbed: haproxy
 	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip || (apt-get update && apt-get install -y redis-server redis-tools iproute2)
+
+# The web client (Web K) built from the copy the tests use (docs/webclient.md): unpacked
+# and built outside the repository, cached by its contents (a machine builds it once, for
+# minutes; later runs take seconds). tests/e2e/test_webclient.py serves this build.
+# (../shared/clients/ beside the checkout; a worktree one level deeper finds /work/shared.)
+WEBCLIENT_ARCHIVE ?= $(firstword $(wildcard $(abspath ../shared/clients/tweb-eb57231de.tar.zst) \
+	/work/shared/clients/tweb-eb57231de.tar.zst) ../shared/clients/tweb-eb57231de.tar.zst)
+WEBCLIENT_CACHE ?= $(HOME)/.cache/telesrv-webclient
+webclient: venv
+	test -x /usr/bin/zstd || (apt-get update && apt-get install -y zstd)
+	test -d $(WEBCLIENT_CACHE)/src/tweb-eb57231de || (mkdir -p $(WEBCLIENT_CACHE)/src \
+		&& tar --zstd -xf $(WEBCLIENT_ARCHIVE) -C $(WEBCLIENT_CACHE)/src)
+	TELESRV_WEBCLIENT_DIR=$(WEBCLIENT_CACHE) $(BIN)/python manage.py webclient build \
+		--src $(WEBCLIENT_CACHE)/src/tweb-eb57231de

@@ -24,7 +24,7 @@ LAYERS = (
     ("bots_app", "scheduling_app", "webpages_app"),
     ("messages_app",),
     ("botapi_app",),
-    ("console_app",),
+    ("console_app", "webclient_app"),
     ("telesrv_project",),
 )
 RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in packages}
