@@ -55,7 +55,7 @@ def test_pointing_replaces_telegrams_address_and_keys(tmp_path):
 def test_an_unknown_tree_is_refused(tmp_path):
     tree = _tree(tmp_path)
     (tree / "src/lib/mtproto/dcConfigurator.ts").write_text("export const url = 'wss://elsewhere';\n")
-    with pytest.raises(pointing.UnknownTree, match="dcConfigurator.ts"):
+    with pytest.raises(pointing.UnknownTree, match=r"dcConfigurator\.ts"):
         pointing.point(tree)
 
 
