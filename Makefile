@@ -34,8 +34,10 @@ db: venv services
 
 # A local development server: DEBUG on (login codes in the log, the development secret
 # key accepted) unless TELESRV_DEBUG says otherwise. Production: docs/operations.md.
+# It serves the web client `make webclient` built (docs/webclient.md) at /web/.
 serve: db
-	TELESRV_DEBUG=$${TELESRV_DEBUG:-1} $(BIN)/python manage.py serve
+	TELESRV_DEBUG=$${TELESRV_DEBUG:-1} TELESRV_WEBCLIENT_DIR=$${TELESRV_WEBCLIENT_DIR:-$(WEBCLIENT_CACHE)} \
+		$(BIN)/python manage.py serve
 
 lint: venv
 	$(BIN)/ruff check .
