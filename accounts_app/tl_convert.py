@@ -672,6 +672,8 @@ STARTUP_ANSWERS = {
     "messages.getPaidReactionPrivacy": lambda req: updates_to_tl(
         [types.UpdatePaidReactionPrivacy(private=types.PaidReactionPrivacyDefault())], []
     ),
+    # Web K's profile of a user or chat lists its pinned stories; there are none here.
+    "stories.getPinnedStories": lambda req: types.stories.Stories(count=0, stories=[], chats=[], users=[]),
     "stories.getAllStories": lambda req: types.stories.AllStories(
         count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
     ),
