@@ -674,6 +674,8 @@ STARTUP_ANSWERS = {
     ),
     # Web K's profile of a user or chat lists its pinned stories; there are none here.
     "stories.getPinnedStories": lambda req: types.stories.Stories(count=0, stories=[], chats=[], users=[]),
+    # ...and My Profile its story albums.
+    "stories.getAlbums": lambda req: types.stories.Albums(hash=0, albums=[]),
     "stories.getAllStories": lambda req: types.stories.AllStories(
         count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
     ),

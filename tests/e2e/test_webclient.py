@@ -170,7 +170,10 @@ async def _click_text(driver, text: str, timeout: float = WAIT):
     def poll():
         shown = [e for e in driver.find_elements("xpath", xpath) if e.is_displayed()]
         if shown:
-            shown[-1].click()
+            # The innermost match may be a label inside a menu item: click the item itself.
+            driver.execute_script(
+                "(arguments[0].closest('.btn-menu-item, button, a') || arguments[0]).click()", shown[-1]
+            )
         return bool(shown)
 
     await _wait_thread(poll, timeout, f"no {text!r} to click")
@@ -282,12 +285,25 @@ async def test_sign_up_chat_and_reload_in_web_k(web_admin, web_edge, edge_db, cl
     )
     assert shown == 1, f"own group message shown {shown} times"
 
+    # The open chat's profile (right column), then Settings and My Profile (left column).
+    header = await _wait_el(browser, ".chat-info")
+    await asyncio.to_thread(header.click)
+    await _wait_el(browser, ".profile-content")
+    for item, page in (
+        ("SETTINGS", "#column-left .settings-container"),
+        ("PROFILE", "#column-left .shared-media-container"),
+    ):
+        tools = await _wait_el(browser, ".sidebar-tools-button")
+        await asyncio.to_thread(tools.click)
+        await _click_text(browser, item)
+        await _wait_el(browser, page)
+
     # A reload keeps the session and the private chat in the list.
     await asyncio.to_thread(browser.refresh)
     await _wait_el(browser, f'.chatlist-chat[data-peer-id="{bob.id}"]')
     await _wait_el(browser, f'.chatlist-chat[data-peer-id="-{group.id}"]')
 
-    errors = await asyncio.to_thread(_console_errors, browser)
-    assert not errors, errors
     log = web_edge.log()
     assert "METHOD_INVALID" not in log, [line for line in log.splitlines() if "METHOD_INVALID" in line]
+    errors = await asyncio.to_thread(_console_errors, browser)
+    assert not errors, errors
