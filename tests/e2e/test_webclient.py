@@ -1,8 +1,9 @@
 """Telegram's web app (Web K, built by ``manage.py webclient build`` and served by the
 admin process at /web/) in headless Chromium, against a Telethon user: sign-up with the
-default login-code delivery, a private chat both ways with the chat open, a reload that
-keeps the session. No uncaught error in the browser console, no METHOD_INVALID in the
-server's per-RPC log (issue 43).
+default login-code delivery, a private chat and a supergroup live both ways with the chat
+open, a photo each way (the browser's own messages shown once), the chat's profile,
+Settings and My Profile, a reload that keeps the session and both chats. No uncaught
+error in the browser console, no METHOD_INVALID in the server's per-RPC log (issue 43).
 
 The build comes from ``make webclient`` (a prerequisite of ``make test``), cached outside
 the repository in TELESRV_WEBCLIENT_DIR (default ~/.cache/telesrv-webclient).
@@ -189,6 +190,35 @@ async def _text_shown(driver, text: str, timeout: float = WAIT):
     await _wait_thread(poll, timeout, f"message {text!r} in the open chat")
 
 
+# A 64x48 PNG drawn in the page and pasted into the open chat's input, as a user pasting
+# a screenshot would; Web K opens its send-photo popup.
+PASTE_PHOTO = """
+const canvas = document.createElement('canvas');
+canvas.width = 64; canvas.height = 48;
+const ctx = canvas.getContext('2d');
+ctx.fillStyle = '#2a8bd6'; ctx.fillRect(0, 0, 64, 48);
+canvas.toBlob((blob) => {
+  const data = new DataTransfer();
+  data.items.add(new File([blob], 'pasted.png', {type: 'image/png'}));
+  const input = document.querySelector('.input-message-input[contenteditable=true]');
+  input.focus();
+  input.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));
+}, 'image/png');
+"""
+
+
+def _png():
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (80, 60), (200, 40, 40)).save(out, "PNG")
+    out.name = "telethon.png"
+    out.seek(0)
+    return out
+
+
 # Web K's own: switching from its QR page to the phone page places the caret in an input
 # the QR page's teardown already detached (ownerDocument.defaultView is null). Client-side
 # only; nothing the server says changes it.
@@ -277,7 +307,24 @@ async def test_sign_up_chat_and_reload_in_web_k(web_admin, web_edge, edge_db, cl
     await wait_for(lambda: any(m.message == "group hi from the browser" for m in group_inbox), timeout=WAIT)
     await b.send_message(group, "group second from telethon")
     await _text_shown(browser, "group second from telethon")
+    # A photo each way in the group: pasted into the browser's input, sent from Telethon.
+    await asyncio.to_thread(browser.execute_script, PASTE_PHOTO)
+    # Web K's send-photo popup: a caption, and Enter sends.
+    await _type(browser, ".popup [contenteditable=true]", "group photo from the browser\n")
+    await wait_for(
+        lambda: any(m.photo and m.message == "group photo from the browser" for m in group_inbox), WAIT
+    )
+    await b.send_file(group, _png(), caption="group photo from telethon")
+    await _text_shown(browser, "group photo from telethon")
+
+    def photos_shown():
+        return browser.execute_script(
+            "return new Set([...document.querySelectorAll('.bubble .media-photo')].map(e => e.closest('.bubble'))).size"
+        )
+
+    await _wait_thread(lambda: photos_shown() >= 2, WAIT, "both photos in the group")
     await asyncio.sleep(3)
+    assert await asyncio.to_thread(photos_shown) == 2  # the own photo once, no pending copy
     shown = await asyncio.to_thread(
         browser.execute_script,
         "return [...document.querySelectorAll('.bubble .message')]"
