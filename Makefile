@@ -7,7 +7,7 @@ DEPS   := $(VENV)/.deps-installed
 # stamp holds the lock file it was installed from (tests/e2e/js_clients.py checks it too).
 NODE_DEPS := node_modules/.telesrv-installed
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop coturn calls-media
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop coturn calls-media webclient
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,14 +34,16 @@ db: venv services
 
 # A local development server: DEBUG on (login codes in the log, the development secret
 # key accepted) unless TELESRV_DEBUG says otherwise. Production: docs/operations.md.
+# It serves the web client `make webclient` built (docs/webclient.md) at /web/.
 serve: db
-	TELESRV_DEBUG=$${TELESRV_DEBUG:-1} $(BIN)/python manage.py serve
+	TELESRV_DEBUG=$${TELESRV_DEBUG:-1} TELESRV_WEBCLIENT_DIR=$${TELESRV_WEBCLIENT_DIR:-$(WEBCLIENT_CACHE)} \
+		$(BIN)/python manage.py serve
 
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media lint
+test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media webclient lint
 	$(BIN)/python -m pytest
 
 regen: venv
@@ -88,3 +90,15 @@ tdesktop:
 	test -x /usr/bin/telegram-desktop -a -x /usr/bin/Xvfb -a -x /usr/bin/xdotool -a -x /usr/bin/xwd \
 		-a -x /usr/bin/convert -a -x /usr/sbin/ip \
 		|| (apt-get update && apt-get install -y telegram-desktop xvfb xdotool x11-apps imagemagick iproute2)
+
+# The web client (Web K) built from the copy the tests use (docs/webclient.md): unpacked
+# and built outside the repository, cached by its contents (a machine builds it once, for
+# minutes; later runs take seconds). tests/e2e/test_webclient.py serves this build.
+WEBCLIENT_ARCHIVE ?= $(abspath ../shared/clients/tweb-eb57231de.tar.zst)
+WEBCLIENT_CACHE ?= $(HOME)/.cache/telesrv-webclient
+webclient: venv
+	test -x /usr/bin/zstd || (apt-get update && apt-get install -y zstd)
+	test -d $(WEBCLIENT_CACHE)/src/tweb-eb57231de || (mkdir -p $(WEBCLIENT_CACHE)/src \
+		&& tar --zstd -xf $(WEBCLIENT_ARCHIVE) -C $(WEBCLIENT_CACHE)/src)
+	TELESRV_WEBCLIENT_DIR=$(WEBCLIENT_CACHE) $(BIN)/python manage.py webclient build \
+		--src $(WEBCLIENT_CACHE)/src/tweb-eb57231de

@@ -240,6 +240,16 @@ _BASE: dict[str, Any] = {
     },
     "upload_markup_video": False,
     "tdesktop_config_map": {},
+    # Web K reads these with "!" (issue 43; tests/accounts_app/test_app_config.py WEB_K_UNCHECKED):
+    # a missing one is NaN in its date arithmetic. How long a request to turn on content
+    # protection in a private chat stays answerable (chat/bubbles.ts), the stories stealth
+    # mode's windows (no stories here, Telegram's values), passkeys an account may hold
+    # (none can be registered here).
+    "no_forwards_request_expire_period": DAY,
+    "stories_stealth_past_period": 300,
+    "stories_stealth_future_period": 1500,
+    "stories_stealth_cooldown_period": 3 * 3600,
+    "passkeys_account_passkeys_max": 0,
 }
 
 _contributed: dict[str, Any] = {}

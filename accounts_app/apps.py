@@ -15,6 +15,7 @@ RPC_MODULES = (
     "login_email",
     "settings",
     "takeout",
+    "countries",
 )
 
 

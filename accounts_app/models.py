@@ -3,6 +3,13 @@
 from django.db import models
 from django.db.models.functions import Lower
 
+# Where the ids of new accounts start (migration 0014 moves the sequence): above every id
+# a client reserves or special-cases - Web K files peer 1 as its Archive folder, and
+# 777000 (the service account), 489000, 2666000 and 1271266957 mean fixed things to the
+# apps - and apart from channel ids (channels_app.counters.CHANNEL_ID_BASE). The service
+# account is created with its own fixed id below the range.
+USER_ID_BASE = 5_000_000_000
+
 
 class User(models.Model):
     """A Telegram account. ``id`` is the user id clients see."""

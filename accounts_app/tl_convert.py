@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts_app import app_config, blocking, privacy, user_views
 from accounts_app.access import user_access_hash
+from accounts_app.countries import Country
 from accounts_app.models import Authorization, LoginCode, User
 from accounts_app.notify_settings import USER, get_settings
 from accounts_app.tl_convert_settings import peer_notify_settings_to_tl
@@ -250,12 +251,13 @@ def terms_of_service_to_tl():
 
 
 def sent_code_to_tl(code: LoginCode, via: str = "log", email_pattern: str = ""):
-    """How the code went out (accounts_app.code_delivery), said truthfully: in-app,
-    e-mail, SMS (the webhook, an SMS gateway), or - the "log" delivery - held by the
-    operator, who hands it over outside Telegram. That last one is announced as
-    sentCodeTypeFragmentSms, Telegram's "the code waits at this address" kind, with the
-    page that tells the user how to get it (TELESRV_LOGIN_CODE_HELP_URL); announcing an
-    SMS sent the user waiting for a text that never comes."""
+    """How the code went out (accounts_app.code_delivery): in-app, e-mail, or as a text -
+    the webhook (an SMS gateway) and the "log" delivery, where the operator hands the code
+    over outside Telegram (the console's login codes page; /login-code says whom to ask).
+    The log delivery is announced as sentCodeTypeSms, not sentCodeTypeFragmentSms: Web K's
+    code card throws formatting its Fragment string (the code field never gets focus, so
+    no auth.signIn is ever sent) and older apps lack that kind, while every client renders
+    the SMS card and accepts the code typed into it."""
     length = len(code.code)
     if via == "app":
         return types.auth.SentCode(
@@ -265,30 +267,18 @@ def sent_code_to_tl(code: LoginCode, via: str = "log", email_pattern: str = ""):
         )
     if via == "email":
         kind = types.auth.SentCodeTypeEmailCode(email_pattern=email_pattern, length=length)
-    elif via == "sms":
-        kind = types.auth.SentCodeTypeSms(length=length)
     else:
-        kind = types.auth.SentCodeTypeFragmentSms(url=login_code_help_url(), length=length)
+        kind = types.auth.SentCodeTypeSms(length=length)
     return types.auth.SentCode(type=kind, phone_code_hash=code.phone_code_hash)
 
 
 def _resend_type():
-    """What a resend of an in-app code goes through: the configured backend."""
+    """What a resend of an in-app code goes through: the configured backend (the log and
+    the webhook both announce a text, see sent_code_to_tl)."""
     backend = getattr(settings, "LOGIN_CODE_DELIVERY", "log")
-    if backend == "webhook" and getattr(settings, "LOGIN_CODE_WEBHOOK_URL", ""):
-        return types.auth.CodeTypeSms()
     if backend == "email":
         return None
-    return types.auth.CodeTypeFragmentSms()
-
-
-def login_code_help_url() -> str:
-    """The page that says how a user without another device gets a login code:
-    TELESRV_LOGIN_CODE_HELP_URL, else the admin process's public /login-code page."""
-    configured = getattr(settings, "LOGIN_CODE_HELP_URL", "")
-    if configured:
-        return configured
-    return f"http://{settings.ADMIN_HOST}:{settings.ADMIN_PORT}/login-code"
+    return types.auth.CodeTypeSms()
 
 
 def sent_email_code_to_tl(pattern: str, length: int):
@@ -564,6 +554,28 @@ def app_config_to_tl(client_hash: int):
     return types.help.AppConfig(hash=config_hash, config=json_to_tl(config))
 
 
+def countries_to_tl(found: list[Country], digest: int):
+    return types.help.CountriesList(
+        countries=[
+            types.help.Country(
+                iso2=c.iso2,
+                default_name=c.default_name,
+                name=c.name or None,
+                country_codes=[
+                    types.help.CountryCode(
+                        country_code=code.code,
+                        prefixes=list(code.prefixes) or None,
+                        patterns=list(code.patterns) or None,
+                    )
+                    for code in c.codes
+                ],
+            )
+            for c in found
+        ],
+        hash=digest,
+    )
+
+
 def empty_emoji_statuses():
     return types.account.EmojiStatuses(hash=0, statuses=[])
 
@@ -594,7 +606,6 @@ def passkey_login_options_to_tl():
 # is in docs/startup-calls.md.
 STARTUP_ANSWERS_NO_AUTH = {
     "help.getAppConfig": lambda req: app_config_to_tl(req.hash),
-    "help.getCountriesList": lambda req: types.help.CountriesList(countries=[], hash=0),
     "help.getTermsOfServiceUpdate": lambda req: types.help.TermsOfServiceUpdateEmpty(
         expires=_later(TOS_UPDATE_EXPIRES)
     ),
@@ -658,7 +669,14 @@ STARTUP_ANSWERS = {
     "contacts.getTopPeers": lambda req: types.contacts.TopPeers(categories=[], chats=[], users=[]),
     "users.getRequirementsToContact": lambda req: [types.RequirementToContactEmpty() for _ in req.id[:200]],
     "messages.getDefaultHistoryTTL": lambda req: types.DefaultHistoryTTL(period=0),
-    "messages.getPaidReactionPrivacy": lambda req: updates_to_tl([], []),
+    # No paid reactions here, so everyone has the default; Web K reads updates[0].private.
+    "messages.getPaidReactionPrivacy": lambda req: updates_to_tl(
+        [types.UpdatePaidReactionPrivacy(private=types.PaidReactionPrivacyDefault())], []
+    ),
+    # Web K's profile of a user or chat lists its pinned stories; there are none here.
+    "stories.getPinnedStories": lambda req: types.stories.Stories(count=0, stories=[], chats=[], users=[]),
+    # ...and My Profile its story albums.
+    "stories.getAlbums": lambda req: types.stories.Albums(hash=0, albums=[]),
     "stories.getAllStories": lambda req: types.stories.AllStories(
         count=0, state="", peer_stories=[], chats=[], users=[], stealth_mode=types.StoriesStealthMode()
     ),

@@ -25,7 +25,9 @@ import time
 from edge_app import metrics, redis_conn
 from message_core import db
 
-# Channel ids live far above user ids (which accounts_app allocates from 1).
+# Channel ids (and the legacy chat ids derived from them) start here: above every id a
+# client reserves, and below user ids (accounts_app.models.USER_ID_BASE), so a number
+# names one peer of either kind.
 CHANNEL_ID_BASE = 1_000_000_000
 
 # KEYS: n counters, the writer fence [, the channel's pending set]

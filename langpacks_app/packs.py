@@ -212,8 +212,13 @@ def do_load_language(
 # --- serving --------------------------------------------------------------------------
 
 
+def _code(lang_code: str) -> str:
+    """An empty code is English: Web K asks for lang "" before it has a suggestion."""
+    return (lang_code or "").lower() or "en"
+
+
 def _language(lang_pack: str, lang_code: str) -> Language | None:
-    lang_code = (lang_code or "").lower()
+    lang_code = _code(lang_code)
     found = {
         lang.lang_pack: lang
         for lang in Language.objects.filter(lang_pack__in=[lang_pack, ""], lang_code=lang_code)
@@ -243,10 +248,17 @@ def language(lang_pack: str, lang_code: str) -> Language:
     """langpack.getLanguage. LANG_CODE_NOT_SUPPORTED for one nobody loaded."""
     lang = _language(lang_pack, lang_code)
     if lang is None:
-        if (lang_code or "").lower() == "en":
+        if _code(lang_code) == "en":
             return builtin_english()
         raise LangCodeNotSupportedError()
     return lang
+
+
+def suggested_language(lang_pack: str) -> tuple[str, int]:
+    """help.getConfig's suggested_lang_code with its version in ``lang_pack``: English,
+    the language every deployment serves (version 0 while no pack was loaded)."""
+    lang = _language(lang_pack, "en")
+    return "en", lang.version if lang is not None else 0
 
 
 def difference(lang_pack: str, lang_code: str, from_version: int = 0) -> Difference:
@@ -254,7 +266,7 @@ def difference(lang_pack: str, lang_code: str, from_version: int = 0) -> Differe
     changed since: new and changed strings, deleted keys)."""
     lang = _language(lang_pack, lang_code)
     if lang is None:
-        if (lang_code or "").lower() == "en":
+        if _code(lang_code) == "en":
             return Difference("en", from_version, from_version)
         raise LangCodeNotSupportedError()
     from_version = max(0, from_version)
@@ -272,7 +284,7 @@ def strings(lang_pack: str, lang_code: str, keys: list[str]) -> list[LangString]
         raise LangPackInvalidError()
     lang = _language(lang_pack, lang_code)
     if lang is None:
-        if (lang_code or "").lower() == "en":
+        if _code(lang_code) == "en":
             return []
         raise LangCodeNotSupportedError()
     return list(LangString.objects.filter(language=lang, key__in=keys, deleted=False))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 
 from edge_app.registry import rpc
+from edge_app.rpc.help import add_config_hook
 from langpacks_app import packs, tl_convert
 from tl import functions
 
@@ -35,3 +36,14 @@ async def get_difference(ctx, req: functions.langpack.GetDifference):
 async def get_strings(ctx, req: functions.langpack.GetStrings):
     found = await sync_to_async(packs.strings)(req.lang_pack, req.lang_code, list(req.keys))
     return [tl_convert.string_to_tl(s) for s in found]
+
+
+@add_config_hook
+async def _suggested_language(ctx, config) -> None:
+    """Web K compares suggested_lang_code with its own and, with none, asks for lang ""."""
+    client = getattr(ctx, "client", None)
+    lang_pack = client.lang_pack if client is not None else ""
+    code, version = await sync_to_async(packs.suggested_language)(lang_pack[:64])
+    config.suggested_lang_code = code
+    config.lang_pack_version = version
+    config.base_lang_pack_version = version

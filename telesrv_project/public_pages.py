@@ -1,8 +1,8 @@
 """The two pages the admin process serves to anyone: the favicon browsers ask for on
 every console page (a 404 each time filled the log with ``Not Found: /favicon.ico``),
 and /login-code, which tells a user whose login code was not sent to them how to get
-it (the address clients show with a code held by the operator, see
-``accounts_app.tl_convert.sent_code_to_tl``)."""
+it (the "log" delivery, ``accounts_app.tl_convert.sent_code_to_tl``; operators link it
+from wherever they tell users how to sign in)."""
 
 from __future__ import annotations
 
@@ -37,8 +37,9 @@ def login_code(request):
 <body style="font-family: sans-serif; max-width: 38em; margin: 3em auto; line-height: 1.5">
 <h1>Your login code</h1>
 <p>This server sends login codes to the Telegram app on your other logged-in devices
-(from "Telegram") when you have one. Without one, the code was not sent by SMS: it is kept
-for the server's operators, who hand it to you. Ask {contact} for the code of your phone
+(from "Telegram") when you have one. Without one, the code is kept for the server's
+operators, who hand it to you (the app's code screen may say it went out as a text
+message). Ask {contact} for the code of your phone
 number, then type it into the app.</p>
 <p>Codes expire after a few minutes; ask the app for a new one if yours has.</p>
 </body></html>"""

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "chatlists_app",
     "botapi_app",
     "console_app",
+    "webclient_app",
 ]
 
 MIDDLEWARE = [
@@ -267,11 +268,20 @@ RPC_RATE_PER_KEY = float(env("RPC_RATE_PER_KEY", "200"))
 RPC_BURST_PER_KEY = float(env("RPC_BURST_PER_KEY", "1000"))
 ADMIN_HOST = env("ADMIN_HOST", "127.0.0.1")
 ADMIN_PORT = int(env("ADMIN_PORT", "8000"))
+# The web client (webclient_app, docs/webclient.md): where `manage.py webclient build`
+# keeps its builds (default <state dir>/webclient), and the WebSocket URL the served app
+# connects to (default ws://MTPROTO_PUBLIC_HOST:MTPROTO_PUBLIC_PORT/apiws; behind a TLS
+# proxy, its wss:// URL).
+WEBCLIENT_DIR = env("WEBCLIENT_DIR", "")
+WEBCLIENT_WS_URL = env("WEBCLIENT_WS_URL", "")
 # The HTTP Bot API (manage.py runbotapi; botapi_app).
 BOTAPI_HOST = env("BOTAPI_HOST", "127.0.0.1")
 BOTAPI_PORT = int(env("BOTAPI_PORT", "8081"))
 # Telegram's test-number convention (99966XYYYY logs in with code XXXXX); off by default.
 TEST_PHONE_NUMBERS = env_bool("TEST_PHONE_NUMBERS", False)
+# The country (ISO 3166-1 alpha-2) help.getNearestDc names for a client whose country is not
+# known (not logged in): the apps' phone screens preselect its calling code.
+DEFAULT_COUNTRY = env("DEFAULT_COUNTRY", "US")
 
 # E-mail: two-step recovery / confirmation codes and login codes sent by e-mail go
 # through Django's e-mail framework (SMTP by default).
@@ -292,10 +302,7 @@ LOGIN_CODE_DELIVERY = env("LOGIN_CODE_DELIVERY", "log")
 # development, off in production unless asked (the console's login codes page has it).
 LOG_LOGIN_CODES = env_bool("LOG_LOGIN_CODES", DEBUG)
 LOGIN_CODE_WEBHOOK_URL = env("LOGIN_CODE_WEBHOOK_URL", "")
-# Where a client is told its code waits when the operator hands codes over ("log"
-# delivery): default, the admin process's public /login-code page.
-LOGIN_CODE_HELP_URL = env("LOGIN_CODE_HELP_URL", "")
-# Whom that page tells users to ask for their code (e.g. "the help desk, +1 555 0100").
+# Whom the admin process's public /login-code page tells users to ask for their code (e.g. "the help desk, +1 555 0100").
 LOGIN_CODE_CONTACT = env("LOGIN_CODE_CONTACT", "")
 
 # Link previews (webpages_app): the server fetches the first link of a message. Only

@@ -82,6 +82,16 @@ WRAPPABLE_SERVICE_CALLS = frozenset(
     }
 )
 
+# The upload.* file methods (saveFilePart, saveBigFilePart, getFile, getWebFile,
+# getCdnFile, reuploadCdnFile, getCdnFileHashes, getFileHashes). A session that has only
+# made these is a client's file connection: it gets no pushed updates, as on Telegram.
+# Web K hands updates from every connection to one processor, so a live push reaching its
+# download or upload session before the send's answer (which pairs random_id with the
+# message) showed each own megagroup message twice.
+FILE_CALLS = frozenset(
+    {0xB304A621, 0xDE7B673D, 0xBE5335BE, 0x24E6818D, 0x395F69DA, 0x9B2754A8, 0x91DC3F31, 0x9156982A}
+)
+
 # msgs_state_info status values and flags.
 STATE_UNKNOWN = 1
 STATE_NOT_RECEIVED = 2
@@ -154,6 +164,8 @@ class Session:
         self._overdue: set[int] = set()  # answered -503 at their deadline, then cancelled
         self._after_answer: dict[int, list] = {}  # req msg_id -> callbacks
         self._acks: list[int] = []
+        # Only file requests so far (FILE_CALLS): no pushes. None until the first request.
+        self.file_only: bool | None = None
 
     # --- identity -------------------------------------------------------------------
 
@@ -310,7 +322,7 @@ class Session:
 
     async def push(self, obj: Any) -> None:
         """Send an ``Updates`` object (primary layer) encoded for this session's layer."""
-        if self.destroyed:
+        if self.destroyed or self.file_only:
             return
         self.send(self._encode(obj), response=False, content=True, updates=True)
 
@@ -530,6 +542,8 @@ class Session:
             # invokeWithoutUpdates: answered as if they came bare.
             self._handle_body(link, msg_id, seqno, wire.constructor_of(call.query), call.query)
             return
+        file_call = len(call.query) >= 4 and wire.constructor_of(call.query) in FILE_CALLS
+        self.file_only = file_call and self.file_only is not False
         # A connection is subscribed to updates by any request not wrapped in
         # invokeWithoutUpdates; one wrapped request does not unsubscribe it.
         if not call.no_updates:

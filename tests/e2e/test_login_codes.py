@@ -40,9 +40,8 @@ async def test_code_arrives_in_app_on_the_other_device(edge_server, edge_db, cli
     await User.objects.acreate(phone=phone, first_name="Alice")
     first, sent_first = await _first_login(edge_server, phone, clients)
     # No other device yet: the code waits for the operator to hand it over (the log
-    # delivery), and the client is told where to learn how - not that an SMS was sent.
-    assert isinstance(sent_first.type, types.auth.SentCodeTypeFragmentSms)
-    assert sent_first.type.url.endswith("/login-code") and sent_first.type.length == 5
+    # delivery), announced as a text - the one kind every app's code screen renders.
+    assert isinstance(sent_first.type, types.auth.SentCodeTypeSms) and sent_first.type.length == 5
     inbox: list = []
     first.add_event_handler(collect(inbox, "message"), events.NewMessage(incoming=True))
 
@@ -51,7 +50,7 @@ async def test_code_arrives_in_app_on_the_other_device(edge_server, edge_db, cli
     await second.connect()
     sent = await second.send_code_request(phone)
     assert isinstance(sent.type, types.auth.SentCodeTypeApp)
-    assert isinstance(sent.next_type, types.auth.CodeTypeFragmentSms)
+    assert isinstance(sent.next_type, types.auth.CodeTypeSms)
     await wait_for(lambda: any(m.sender_id == SERVICE_USER_ID for m in inbox))
     message = next(m for m in inbox if m.sender_id == SERVICE_USER_ID)
     code = re.search(r"Login code: (\d+)", message.message).group(1)
@@ -60,7 +59,7 @@ async def test_code_arrives_in_app_on_the_other_device(edge_server, edge_db, cli
     assert sender.first_name == "Telegram"
     # Asking again goes to the configured backend (the log here), not the app.
     resent = await second(functions.auth.ResendCodeRequest(phone, sent.phone_code_hash))
-    assert isinstance(resent.type, types.auth.SentCodeTypeFragmentSms)
+    assert isinstance(resent.type, types.auth.SentCodeTypeSms)
     me = await second.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
     assert me.phone == phone
 

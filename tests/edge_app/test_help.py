@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from django.test import override_settings
 
 from edge_app.rpc import help as help_rpc
 from tl import layers, types
 from tl.runtime import Reader
+
+# The config names the suggested language's pack version (langpacks_app reads it).
+pytestmark = pytest.mark.django_db
 
 
 @override_settings(MTPROTO_PUBLIC_HOST="203.0.113.7", MTPROTO_PUBLIC_PORT=8443, MTPROTO_DC_ID=2)
@@ -36,6 +40,19 @@ async def test_config_encodes_for_every_shipped_layer():
 async def test_nearest_dc_is_this_dc():
     nearest = await help_rpc.get_nearest_dc(None, None)
     assert (nearest.this_dc, nearest.nearest_dc) == (2, 2)
+
+
+@override_settings(DEFAULT_COUNTRY="de")
+async def test_nearest_dc_names_the_operators_country_for_an_unknown_client():
+    # Web K's phone field throws on "", Telegram Desktop says "Invalid Country Code".
+    assert (await help_rpc.get_nearest_dc(None, None)).country == "DE"
+
+
+async def test_config_suggests_english():
+    # Without a suggestion Web K asked langpack.getStrings for lang "".
+    config = await help_rpc.get_config(None, None)
+    assert config.suggested_lang_code == "en"
+    assert config.lang_pack_version == config.base_lang_pack_version == 0
 
 
 @override_settings(MTPROTO_PUBLIC_HOST="localhost", MTPROTO_PUBLIC_PORT=443)

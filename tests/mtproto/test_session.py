@@ -632,6 +632,35 @@ async def test_invoke_without_updates_connection_gets_no_push(env):
     assert any(m.updates for m in fresh.sent)
 
 
+async def test_a_file_session_gets_no_push_until_it_makes_another_request(env):
+    """Web K's download and upload connections are sessions of the same key; a push
+    reaching one before the send's answer showed the sender's own message twice."""
+    from tl import functions
+
+    session, link, client, salt = env
+    get_file = struct.pack("<I", functions.upload.GetFile.CONSTRUCTOR_ID) + b"loc."
+    save_part = struct.pack("<I", functions.upload.SaveFilePart.CONSTRUCTOR_ID) + b"part"
+    for body in (with_layer(227, get_file), save_part):
+        session.handle_packet(link, salt, client.msg_id(), client.seqno(True), body)
+    await settle()
+    await session.push(Obj(b"upd", 0))
+    assert not any(m.updates for m in link.sent) and not any(m.updates for m in session._outbox.values())
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), b"norm")
+    session.handle_packet(link, salt, client.msg_id(), client.seqno(True), get_file)
+    await settle()
+    await session.push(Obj(b"upd", 0))
+    assert link.sent[-1].updates
+
+
+def test_file_calls_are_the_upload_methods():
+    from mtproto.session.session import FILE_CALLS
+    from tl import functions
+
+    names = ("SaveFilePart", "SaveBigFilePart", "GetFile", "GetWebFile", "GetCdnFile", "ReuploadCdnFile")
+    names += ("GetCdnFileHashes", "GetFileHashes")
+    assert {getattr(functions.upload, n).CONSTRUCTOR_ID for n in names} == FILE_CALLS
+
+
 async def test_one_wrapped_request_does_not_unsubscribe_a_connection(env):
     session, link, client, salt = env
     session.handle_packet(link, salt, client.msg_id(), client.seqno(True), b"norm")

@@ -25,7 +25,7 @@ LAYERS = (
     ("messages_app",),
     ("chatlists_app",),
     ("botapi_app",),
-    ("console_app",),
+    ("console_app", "webclient_app"),
     ("telesrv_project",),
 )
 RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in packages}
