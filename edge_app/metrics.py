@@ -186,6 +186,12 @@ class _RefusalCollector:
         for reason in DISPATCHER_REFUSALS:
             refusals.add_metric([reason], dispatched.get(reason, 0))
         yield refusals
+        gone = CounterMetricFamily(
+            "telesrv_connections_gone_while_writing",
+            "Connections whose client went away while an answer was being written (closed quietly)",
+        )
+        gone.add_metric([], getattr(edge, "gone_while_writing", 0))
+        yield gone
         overdue = CounterMetricFamily(
             "telesrv_requests_overdue",
             "Requests still running at their deadline: answered -503 Timeout and cancelled",

@@ -231,6 +231,8 @@ class Connection:
         except Exception:
             log.exception("%s: connection failed", peer)
         finally:
+            if getattr(self.transport, "gone_while_writing", False):
+                self.server.gone_while_writing += 1
             self.close()
             self._watchdog.cancel()
             if self._disconnect_timer is not None:
@@ -352,6 +354,8 @@ class MTProtoServer:
         # "proxy_untrusted", "proxy_header_missing", "proxy_header_bad",
         # "proxy_header_timeout"): for a metrics exporter.
         self.refusals: collections.Counter[str] = collections.Counter()
+        # Connections whose peer went away while an answer was being written.
+        self.gone_while_writing = 0
         if salt_secret is None:
             # Replay protection across restarts: the processed msg_ids of a session live
             # in this process only, so a packet captured before a restart would run again
