@@ -43,6 +43,30 @@ USER_FIELDS = frozenset(
 )
 
 
+# class -> (fields that may hold TL objects, int fields naming a user, int fields naming
+# a chat): read once from the generated constructor's annotations, so a walk touches
+# only the fields that can name a peer (a message has some fifty, most of them scalars).
+_plans: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    plan = _plans.get(cls)
+    if plan is None:
+        hints = getattr(cls.__init__, "__annotations__", {})
+        name = cls.TL_NAME
+        nested = tuple(f for f in cls.__slots__ if "TLObject" in str(hints.get(f, "TLObject")))
+        user_ints = tuple(
+            f
+            for f in cls.__slots__
+            if f in USER_FIELDS and "int" in str(hints.get(f, "")) and not name.startswith("user")
+        )
+        if name == "messageActionChatAddUser":
+            user_ints += ("users",)
+        chat_ints = tuple(f for f in cls.__slots__ if f == "channel_id" and "int" in str(hints.get(f, "")))
+        plan = _plans[cls] = (nested, user_ints, chat_ints)
+    return plan
+
+
 def _references(root: TLObject) -> tuple[dict[int, str], dict[int, str], set[int], set[int]]:
     """(users named, chats named, users carried, chats carried): each named id with the
     name of the update that names it."""
@@ -54,12 +78,10 @@ def _references(root: TLObject) -> tuple[dict[int, str], dict[int, str], set[int
     stack: list[tuple[Any, str]] = [(root, root.TL_NAME)]
     while stack:
         obj, where = stack.pop()
-        if isinstance(obj, list):
-            stack.extend((x, where) for x in obj if isinstance(x, TLObject | list))
+        if type(obj) is list:
+            stack.extend((x, where) for x in obj if isinstance(x, TLObject))
             continue
         name = obj.TL_NAME
-        if name.startswith("input"):
-            continue
         if name == "peerUser":
             named_users.setdefault(obj.user_id, where)
             continue
@@ -69,24 +91,31 @@ def _references(root: TLObject) -> tuple[dict[int, str], dict[int, str], set[int
         if name == "peerChat":
             named_chats.setdefault(obj.chat_id, where)
             continue
+        if name.startswith("input"):
+            continue
         if name.startswith("update") and not name.startswith("updates"):
             where = name
-        for key in type(obj).__slots__:
+        nested, user_ints, chat_ints = _plan(type(obj))
+        for key in user_ints:
             value = getattr(obj, key, None)
-            if value is None or value is False:
-                continue
-            if key == "users" and isinstance(value, list) and value and isinstance(value[0], TLObject):
-                users.update(u.id for u in value)
-            elif key == "chats" and isinstance(value, list) and value and isinstance(value[0], TLObject):
-                chats.update(c.id for c in value)
-            elif key == "users" and name == "messageActionChatAddUser":
+            if type(value) is int:
+                named_users.setdefault(value, where)
+            elif type(value) is list:  # messageActionChatAddUser.users
                 for u in value:
                     named_users.setdefault(u, where)
-            elif key in USER_FIELDS and type(value) is int and not name.startswith("user"):
-                named_users.setdefault(value, where)
-            elif key == "channel_id" and type(value) is int:
+        for key in chat_ints:
+            value = getattr(obj, key, None)
+            if type(value) is int:
                 named_chats.setdefault(value, where)
-            elif isinstance(value, TLObject | list):
+        for key in nested:
+            value = getattr(obj, key, None)
+            if value is None:
+                continue
+            if key == "users" and type(value) is list:
+                users.update(u.id for u in value)
+            elif key == "chats" and type(value) is list:
+                chats.update(c.id for c in value)
+            elif isinstance(value, TLObject) or (type(value) is list and value):
                 stack.append((value, where))
     return named_users, named_chats, users, chats
 
