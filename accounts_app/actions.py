@@ -7,6 +7,7 @@ are synchronous (Django ORM in a transaction); async callers wrap them with
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from accounts_app import usernames
 from accounts_app.models import Authorization, Contact, User
+from accounts_app.origin import of_authorization
 from accounts_app.phones import normalize_phone
 from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
@@ -111,6 +113,9 @@ def _name_payload(user: User) -> dict:
         "last_name": user.last_name,
         "username": user.username,
     }
+
+
+log = logging.getLogger("telesrv.login")
 
 
 @dataclass(slots=True)
@@ -352,7 +357,18 @@ def do_reset_authorization(user_id: int, auth_hash: int, current_key_id: int) ->
     if auth is None:
         return None
     auth.delete()
+    _log_terminated(user_id, [auth])
     return auth.perm_auth_key_id
+
+
+def _log_terminated(user_id: int, auths: list[Authorization]) -> None:
+    for auth in auths:
+        log.info(
+            "user %d terminated the session on key %016x %s",
+            user_id,
+            auth.perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+            of_authorization(auth),
+        )
 
 
 def users_by_id(user_ids: list[int]) -> list[User]:
@@ -363,9 +379,10 @@ def do_reset_other_authorizations(user_id: int, current_key_id: int) -> list[int
     """auth.resetAuthorizations: log out every other device; their permanent key ids."""
     with transaction.atomic():
         others = Authorization.objects.filter(user_id=user_id).exclude(perm_auth_key_id=current_key_id)
-        key_ids = list(others.values_list("perm_auth_key_id", flat=True))
+        gone = list(others)
         others.delete()
-    return key_ids
+    _log_terminated(user_id, gone)
+    return [a.perm_auth_key_id for a in gone]
 
 
 def do_add_contact(owner_id: int, user_id: int, first_name: str, last_name: str) -> None:

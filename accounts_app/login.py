@@ -25,6 +25,7 @@ from django.utils import timezone
 from accounts_app import two_step
 from accounts_app.actions import do_create_user
 from accounts_app.models import Authorization, LoginCode, User
+from accounts_app.origin import of_authorization, origin
 from accounts_app.phones import normalize_phone
 from tl.errors import (
     AuthKeyUnregisteredError,
@@ -81,6 +82,10 @@ class DeviceInfo:
     app_version: str = ""
     ip: str = ""
     lang_code: str = ""  # initConnection's: the language the device shows
+
+    def origin(self) -> str:
+        """Where a login came from, for the log lines operators trace abuse with."""
+        return origin(self.ip, self.app_name, self.app_version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +220,13 @@ def _authorize(
         "ip": device.ip[:64],
         "lang_code": device.lang_code[:16],
     }
+    log.info(
+        "new authorization: user %d on key %016x %s%s",
+        user.id,
+        perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+        device.origin(),
+        " (waiting for the two-step password)" if password_pending else "",
+    )
     existing = Authorization.objects.select_for_update().filter(perm_auth_key_id=perm_auth_key_id).first()
     if existing is not None:
         for name, value in fields.items():
@@ -270,7 +282,9 @@ def do_sign_in(
         # The code was right; the client now asks account.getPassword and proves the
         # password with auth.checkPassword on this key.
         raise SessionPasswordNeededError()
-    log.info("user %d signed in on key %016x", user.id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF)
+    log.info(
+        "user %d signed in on key %016x %s", user.id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF, device.origin()
+    )
     return SignInResult(user=user)
 
 
@@ -311,8 +325,12 @@ def _finish_password_login(perm_auth_key_id: int, user_id: int) -> User:
     )
     # The owner proved the password: a deletion waiting for it stops.
     do_cancel_scheduled_deletion(user_id)
+    auth = Authorization.objects.filter(perm_auth_key_id=perm_auth_key_id).first()
     log.info(
-        "user %d signed in with its password on key %016x", user_id, perm_auth_key_id & 0xFFFFFFFFFFFFFFFF
+        "user %d signed in with its password on key %016x %s",
+        user_id,
+        perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+        of_authorization(auth),
     )
     return User.objects.get(id=user_id)
 
@@ -337,7 +355,7 @@ def do_sign_up(
         code.used = True
         code.save(update_fields=["used"])
         _authorize(perm_auth_key_id, user, device)
-    log.info("user %d signed up (+%s)", user.id, user.phone)
+    log.info("user %d signed up (+%s) %s", user.id, user.phone, device.origin())
     return user
 
 
@@ -348,6 +366,12 @@ def do_log_out(perm_auth_key_id: int) -> int | None:
         if auth is None:
             return None
         auth.delete()
+    log.info(
+        "user %d logged out on key %016x %s",
+        auth.user_id,
+        perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+        of_authorization(auth),
+    )
     return auth.user_id
 
 

@@ -163,6 +163,9 @@ def do_accept_login_token(user_id: int, token: bytes, accepting_key_id: int) -> 
         row.accepted = now
         row.save(update_fields=["accepted_by", "accepted"])
     log.info(
-        "user %d accepted a login token for key %016x", user_id, row.perm_auth_key_id & 0xFFFFFFFFFFFFFFFF
+        "user %d accepted a login token for key %016x: the new device is %s",
+        user_id,
+        row.perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+        device.origin().removeprefix("from "),
     )
     return Accepted(authorization=auth, perm_auth_key_id=row.perm_auth_key_id)

@@ -174,6 +174,14 @@ async def users_to_tl(user_ids: Iterable[int], viewer_id: int) -> list:
     return await in_thread(users_to_tl_sync)(list(user_ids), viewer_id)
 
 
+def with_unknown_users(user_ids: Iterable[int], users: list) -> list:
+    """``users`` plus ``userEmpty`` for each of ``user_ids`` it lacks (a row that is
+    gone): an update must carry every user it names (edge_app.peer_check), and a
+    deleted account is what Telegram sends for one."""
+    have = {u.id for u in users}
+    return users + [types.UserEmpty(id=u) for u in dict.fromkeys(user_ids) if u and u not in have]
+
+
 def user_full_to_tl_sync(
     user_id: int,
     viewer_id: int,
@@ -466,7 +474,7 @@ async def difference_to_tl(diff: Difference, rendered: list[Rendered], viewer_id
         user_ids |= part.user_ids
         for chat in part.chats:
             chats.setdefault(chat.id, chat)
-    users = await users_to_tl(sorted(user_ids), viewer_id)
+    users = with_unknown_users(sorted(user_ids), await users_to_tl(sorted(user_ids), viewer_id))
     cls = types.updates.DifferenceSlice if diff.kind == "slice" else types.updates.Difference
     state = state_to_tl(diff.state.pts, diff.state.date)
     fields = {"intermediate_state": state} if diff.kind == "slice" else {"state": state}
@@ -493,7 +501,8 @@ async def push_updates_to_tl(event: UserUpdate, rendered: Rendered, viewer_id: i
         updates.append(pts_filler_to_tl(event))
     users = rendered.users
     if users is None:
-        users = await users_to_tl(sorted(rendered.user_ids), viewer_id)
+        ids = sorted(rendered.user_ids)
+        users = with_unknown_users(ids, await users_to_tl(ids, viewer_id))
     return types.Updates(
         updates=updates, users=users, chats=list(rendered.chats), date=_ts(event.date), seq=0
     )

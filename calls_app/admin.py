@@ -9,10 +9,11 @@ from django.db.models import Q
 
 from accounts_app.models import User
 from calls_app.models import PhoneCall
+from edge_app.admin_readonly import ReadOnlyAdmin
 
 
 @admin.register(PhoneCall)
-class PhoneCallAdmin(admin.ModelAdmin):
+class PhoneCallAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = (
         "id",
         "caller",
@@ -76,12 +77,3 @@ class PhoneCallAdmin(admin.ModelAdmin):
     @admin.display(description="when", ordering="date")
     def started(self, obj):
         return dt.datetime.fromtimestamp(obj.date, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from message_core import db
 
 from . import tl_convert
 from .actions.common import CHANNEL_COLUMNS, MEMBER_COLUMNS
 from .join_settings import join_flags
+
+log = logging.getLogger("telesrv.channels.chats")
 
 
 async def chats_for(
@@ -31,6 +35,10 @@ async def chats_for(
     out = []
     for cid in dict.fromkeys(channel_ids):
         if cid not in known:
+            # Never dropped: an update naming a chat it does not carry is "data not
+            # found" to Telegram Desktop (edge_app.peer_check counts those).
+            log.info("chat %s named for viewer %s has no row: sent as channelForbidden", cid, viewer_id)
+            out.append(tl_convert.unknown_channel_to_tl(cid))
             continue
         ch, member = known[cid]
         is_min = member is None and not ch["username"]

@@ -52,6 +52,12 @@ def emoji_status_to_tl(document_id: int | None, until: int | None):
     return types.EmojiStatus(document_id=document_id, until=until or None)
 
 
+def unknown_channel_to_tl(channel_id: int):
+    """A channel an update names whose row is gone (or was never there): named as one
+    the viewer cannot open, so the update still carries every chat it names."""
+    return types.ChannelForbidden(id=channel_id, access_hash=0, title="")
+
+
 def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: dict | None = None):
     if ch["deleted"] or (member is not None and member["status"] in ("kicked", "banned")):
         return types.ChannelForbidden(

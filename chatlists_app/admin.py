@@ -10,6 +10,7 @@ import datetime as dt
 from django.contrib import admin, messages
 
 from accounts_app.models import User
+from edge_app.admin_readonly import ReadOnlyAdmin
 from tl.errors import RpcError
 
 from . import actions
@@ -47,7 +48,7 @@ class StateFilter(admin.SimpleListFilter):
 
 
 @admin.register(ChatlistInvite)
-class ChatlistInviteAdmin(admin.ModelAdmin):
+class ChatlistInviteAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("link", "owner", "filter_id", "title", "chats", "private_chats", "created", "revoked")
     list_filter = (StateFilter,)
     search_fields = ("=slug", "=owner_id", "title")
@@ -57,15 +58,6 @@ class ChatlistInviteAdmin(admin.ModelAdmin):
     show_full_result_count = False
     actions = ("revoke_links",)
     readonly_fields = [f.name for f in ChatlistInvite._meta.fields]
-
-    def has_add_permission(self, request):
-        return False  # links are made by their owners (chatlists.exportChatlistInvite)
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # a plain delete would leave the chat invite links working
 
     def has_moderate_channels_permission(self, request) -> bool:
         return request.user.has_perm(f"console_app.{MODERATE}")

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from channels_app.models import Channel
+from edge_app.admin_readonly import ReadOnlyAdmin
 from reports_app.actions import do_close_report
 from reports_app.models import Report
 
@@ -101,7 +102,7 @@ class ReasonFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
+class ReportAdmin(ReadOnlyAdmin, BoundedListMixin, admin.ModelAdmin):
     list_display = ("id", "date_shown", "reporter", "where", "what", "reason_shown", "reported", "state")
     list_display_links = ("id", "what")
     list_filter = (StatusFilter, ReasonFilter, user_id_filter("reporter_id", "reporter (user id)"))
@@ -284,15 +285,6 @@ class ReportAdmin(BoundedListMixin, admin.ModelAdmin):
 
     def has_moderate_channels_permission(self, request) -> bool:
         return request.user.has_perm(f"console_app.{MODERATE}")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra = {

@@ -16,6 +16,8 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 
+from edge_app.admin_readonly import ReadOnlyAdmin
+
 from .pagination import BoundedListMixin, KeysetChangeList, parse_id
 
 SEPARATOR = "."
@@ -50,7 +52,7 @@ class RowKeyChangeList(KeysetChangeList):
         )
 
 
-class RowKeyAdmin(BoundedListMixin, admin.ModelAdmin):
+class RowKeyAdmin(ReadOnlyAdmin, BoundedListMixin, admin.ModelAdmin):
     """Read-only, bounded admin for a pair-keyed table; state changes happen in actions."""
 
     changelist_class = RowKeyChangeList
@@ -93,12 +95,3 @@ class RowKeyAdmin(BoundedListMixin, admin.ModelAdmin):
         )
         request.POST = post
         return super().response_action(request, narrowed)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -33,6 +33,12 @@ PUSHES_DROPPED = Counter(
     "Updates that could not be pushed (session gone, rendering or sending failed), by reason",
     ["reason"],
 )
+UPDATES_MISSING_PEERS = Counter(
+    "telesrv_updates_missing_peers",
+    "Updates sent to a client naming a user or chat they did not carry (edge_app.peer_check;"
+    " 0 when every renderer is right), by update and kind of peer",
+    ["update", "kind"],
+)
 PUSH_EVENTS_RECEIVED = Counter(
     "telesrv_push_events_received",
     "Push events this process received from Redis, by channel kind (listener: its own"
@@ -180,6 +186,12 @@ class _RefusalCollector:
         for reason in DISPATCHER_REFUSALS:
             refusals.add_metric([reason], dispatched.get(reason, 0))
         yield refusals
+        gone = CounterMetricFamily(
+            "telesrv_connections_gone_while_writing",
+            "Connections whose client went away while an answer was being written (closed quietly)",
+        )
+        gone.add_metric([], getattr(edge, "gone_while_writing", 0))
+        yield gone
         overdue = CounterMetricFamily(
             "telesrv_requests_overdue",
             "Requests still running at their deadline: answered -503 Timeout and cancelled",

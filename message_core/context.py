@@ -15,7 +15,7 @@ from contextvars import ContextVar
 
 from accounts_app.access import check_input_user
 from accounts_app.render_changes import on_user_render_change
-from accounts_app.tl_convert import users_to_tl_on
+from accounts_app.tl_convert import users_to_tl_on, with_unknown_users
 from message_core import db
 
 # (auth_key_id, session_id) of the session whose request is running: it gets the
@@ -96,7 +96,7 @@ async def users_for(viewer_id: int, user_ids) -> list:
         for user in rendered:
             out[user.id] = user
             _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS * (1 + random.random()), user)
-    return [out[u] for u in ids if u in out]
+    return with_unknown_users(ids, [out[u] for u in ids if u in out])
 
 
 @on_user_render_change

@@ -43,6 +43,8 @@ PING_DISCONNECT_FLOOR = 75.0
 FRAME_DEADLINE = 30.0
 # Connections at once from one address.
 MAX_CONNECTIONS_PER_IP = 1000
+# A refused address and reason are logged at most once in this many seconds.
+REFUSAL_LOG_SECONDS = 10.0
 # One key-exchange step must be answered within this many seconds, else the connection is
 # closed. Clients give a step about 5 s (mtcute 0.30: 5 s, then it starts the exchange
 # over on the same connection): an answer later than that is taken for the answer to the
@@ -231,6 +233,8 @@ class Connection:
         except Exception:
             log.exception("%s: connection failed", peer)
         finally:
+            if getattr(self.transport, "gone_while_writing", False):
+                self.server.gone_while_writing += 1
             self.close()
             self._watchdog.cancel()
             if self._disconnect_timer is not None:
@@ -356,6 +360,10 @@ class MTProtoServer:
         # "proxy_untrusted", "proxy_header_missing", "proxy_header_bad",
         # "proxy_header_timeout"): for a metrics exporter.
         self.refusals: collections.Counter[str] = collections.Counter()
+        # (reason, address) -> (when its refusal was last logged, refusals since).
+        self._refusals_logged: dict[tuple[str, str], tuple[float, int]] = {}
+        # Connections whose peer went away while an answer was being written.
+        self.gone_while_writing = 0
         if salt_secret is None:
             # Replay protection across restarts: the processed msg_ids of a session live
             # in this process only, so a packet captured before a restart would run again
@@ -423,8 +431,25 @@ class MTProtoServer:
             except Exception:
                 log.exception("session sweep failed")
 
-    def refuse(self, kind: str) -> None:
+    def refuse(self, kind: str, peer: Any = None) -> None:
+        """Count a refusal; with ``peer``, log it naming the client's address (at most
+        one line per address and reason every REFUSAL_LOG_SECONDS: a flood of refused
+        connections must not become a flood of log lines)."""
         self.refusals[kind] += 1
+        if peer is None:
+            return
+        ip = _address(peer)
+        now = time.monotonic()
+        key = (kind, ip)
+        last = self._refusals_logged.get(key)
+        if last is not None and now - last[0] < REFUSAL_LOG_SECONDS:
+            self._refusals_logged[key] = (last[0], last[1] + 1)
+            return
+        if len(self._refusals_logged) > 10_000:
+            self._refusals_logged.clear()
+        self._refusals_logged[key] = (now, 0)
+        more = f" ({last[1]} more since the last line)" if last is not None and last[1] else ""
+        log.info("%s: connection refused (%s)%s", peer, kind, more)
 
     def _forget(self, conn: Connection) -> None:
         if conn in self._connections:
@@ -449,12 +474,12 @@ class MTProtoServer:
                 return
             log.debug("%s: through the balancer %s", stream.peer, stream.proxied_by)
         if len(self._connections) >= self.max_connections:
-            self.refuse("connections")
+            self.refuse("connections", stream.peer)
             await self._refuse(stream)
             return
         conn = Connection(self, stream)
         if self.max_connections_per_ip and self._per_ip[conn.peer_ip] >= self.max_connections_per_ip:
-            self.refuse("connections_per_ip")
+            self.refuse("connections_per_ip", stream.peer)
             await self._refuse(stream)
             return
         self._connections.add(conn)

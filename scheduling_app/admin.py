@@ -5,12 +5,13 @@ import datetime as dt
 
 from django.contrib import admin
 
+from edge_app.admin_readonly import ReadOnlyAdmin
 from scheduling_app.actions import WHEN_ONLINE
 from scheduling_app.models import ScheduledMessage
 
 
 @admin.register(ScheduledMessage)
-class ScheduledMessageAdmin(admin.ModelAdmin):
+class ScheduledMessageAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("id", "owner_id", "chat", "send_at", "text", "claimed_until")
     list_filter = ("peer_kind",)
     search_fields = ("=owner_id", "=peer_id")
@@ -32,12 +33,3 @@ class ScheduledMessageAdmin(admin.ModelAdmin):
     def text(self, obj):
         kind = (obj.media or {}).get("kind")
         return (f"[{kind}] " if kind else "") + (obj.message or "")[:80]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

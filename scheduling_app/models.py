@@ -16,7 +16,7 @@ class ScheduledMessage(models.Model):
     (a crashed worker's claim lapses and the send, idempotent by random_id, is retried).
     """
 
-    id = models.AutoField(primary_key=True)
+    id = models.BigAutoField(primary_key=True)
     owner_id = models.BigIntegerField()
     peer_kind = models.CharField(max_length=1)
     peer_id = models.BigIntegerField()

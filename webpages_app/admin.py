@@ -2,11 +2,12 @@
 
 from django.contrib import admin
 
+from edge_app.admin_readonly import ReadOnlyAdmin
 from webpages_app.models import WebPage
 
 
 @admin.register(WebPage)
-class WebPageAdmin(admin.ModelAdmin):
+class WebPageAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("url", "state", "title", "fetched")
     list_filter = ("state",)
     search_fields = ("url",)
@@ -16,12 +17,3 @@ class WebPageAdmin(admin.ModelAdmin):
     @admin.display(description="title")
     def title(self, obj):
         return (obj.data or {}).get("title") or ""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

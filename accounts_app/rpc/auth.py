@@ -5,7 +5,7 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 
 from accounts_app import actions, code_delivery, login, push, qr_login, tl_convert
-from accounts_app.rpc.context import bind_session, device_info, viewer_id
+from accounts_app.rpc.context import bind_session, device_info, refusals_logged, viewer_id
 from edge_app import registry
 from edge_app.registry import rpc
 from tl import functions
@@ -34,9 +34,10 @@ async def cancel_code(ctx, req: functions.auth.CancelCode):
 @rpc(functions.auth.SignIn, auth=False)
 async def sign_in(ctx, req: functions.auth.SignIn):
     code = req.phone_code or tl_convert.email_verification_code(req.email_verification)
-    result = await sync_to_async(login.do_sign_in)(
-        ctx.perm_auth_key_id, req.phone_number, req.phone_code_hash, code, device_info(ctx)
-    )
+    with refusals_logged(ctx, "sign-in", req.phone_number):
+        result = await sync_to_async(login.do_sign_in)(
+            ctx.perm_auth_key_id, req.phone_number, req.phone_code_hash, code, device_info(ctx)
+        )
     if result.user is None:
         return tl_convert.sign_up_required_to_tl()
     bind_session(ctx, result.user.id)
@@ -46,14 +47,15 @@ async def sign_in(ctx, req: functions.auth.SignIn):
 
 @rpc(functions.auth.SignUp, auth=False)
 async def sign_up(ctx, req: functions.auth.SignUp):
-    user = await sync_to_async(login.do_sign_up)(
-        ctx.perm_auth_key_id,
-        req.phone_number,
-        req.phone_code_hash,
-        req.first_name,
-        req.last_name,
-        device_info(ctx),
-    )
+    with refusals_logged(ctx, "sign-up", req.phone_number):
+        user = await sync_to_async(login.do_sign_up)(
+            ctx.perm_auth_key_id,
+            req.phone_number,
+            req.phone_code_hash,
+            req.first_name,
+            req.last_name,
+            device_info(ctx),
+        )
     bind_session(ctx, user.id)
     (me,) = await tl_convert.users_to_tl([user.id], user.id)
     return tl_convert.authorization_to_tl(me)
@@ -84,15 +86,17 @@ async def export_login_token(ctx, req: functions.auth.ExportLoginToken):
 
 @rpc(functions.auth.ImportLoginToken, auth=False)
 async def import_login_token(ctx, req: functions.auth.ImportLoginToken):
-    state = await sync_to_async(qr_login.do_import_login_token)(ctx.perm_auth_key_id, req.token)
+    with refusals_logged(ctx, "login token import"):
+        state = await sync_to_async(qr_login.do_import_login_token)(ctx.perm_auth_key_id, req.token)
     return await _login_token_answer(ctx, state)
 
 
 @rpc(functions.auth.AcceptLoginToken)
 async def accept_login_token(ctx, req: functions.auth.AcceptLoginToken):
-    accepted = await sync_to_async(qr_login.do_accept_login_token)(
-        viewer_id(ctx), req.token, ctx.perm_auth_key_id
-    )
+    with refusals_logged(ctx, "login token acceptance"):
+        accepted = await sync_to_async(qr_login.do_accept_login_token)(
+            viewer_id(ctx), req.token, ctx.perm_auth_key_id
+        )
     await push.push_login_token_accepted(accepted.perm_auth_key_id)
     return tl_convert.authorization_row_to_tl(accepted.authorization, ctx.perm_auth_key_id)
 

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
 from accounts_app.login import DeviceInfo
 from accounts_app.platforms import platform_of
+from tl.errors import RpcError
+
+log = logging.getLogger("telesrv.login")
+
+# Not refusals: the next step of a login that goes on.
+_NOT_REFUSED = frozenset({"SESSION_PASSWORD_NEEDED"})
 
 
 def viewer_id(ctx) -> int:
@@ -28,11 +37,11 @@ _APP_NAMES = {
 
 
 def device_info(ctx) -> DeviceInfo:
-    client = ctx.client
-    if client is None:
-        return DeviceInfo()
     # RequestContext.ip: the client's address as the edge saw it ("" when unknown).
     ip = ctx.ip or ""
+    client = ctx.client
+    if client is None:
+        return DeviceInfo(ip=str(ip))
     return DeviceInfo(
         api_id=client.api_id,
         device_model=client.device_model,
@@ -57,3 +66,21 @@ def bind_session(ctx, user_id: int | None) -> None:
     ctx.app["user_id"] = user_id
     if ctx.session is not None:
         ctx.session.user_id = user_id
+
+
+@contextlib.contextmanager
+def refusals_logged(ctx, what: str, phone: str = ""):
+    """Log a refused login step (``what``: "sign-in", "sign-up", ...) with the error,
+    the phone where known, and where the client came from; the error goes on."""
+    try:
+        yield
+    except RpcError as exc:
+        if exc.message not in _NOT_REFUSED:
+            log.info(
+                "%s refused (%s)%s %s",
+                what,
+                exc.message,
+                f" for +{phone.lstrip('+')}" if phone else "",
+                device_info(ctx).origin(),
+            )
+        raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 
 from accounts_app import login, srp, tl_convert, tl_convert_settings, two_step
-from accounts_app.rpc.context import bind_session, viewer_id
+from accounts_app.rpc.context import bind_session, refusals_logged, viewer_id
 from edge_app import registry
 from edge_app.registry import rpc
 from tl import functions
@@ -82,7 +82,8 @@ async def cancel_password_email(ctx, req: functions.account.CancelPasswordEmail)
 
 @rpc(functions.auth.CheckPassword, auth=False)
 async def check_password(ctx, req: functions.auth.CheckPassword):
-    user = await sync_to_async(login.do_check_password)(ctx.perm_auth_key_id, _proof(req.password))
+    with refusals_logged(ctx, "sign-in with the two-step password"):
+        user = await sync_to_async(login.do_check_password)(ctx.perm_auth_key_id, _proof(req.password))
     return await _signed_in(ctx, user)
 
 

@@ -52,6 +52,9 @@ class Transport:
         self.proxied_by = None  # the balancer's address, on a connection that came through one
         self._ready: deque[Packet] = deque()
         self.closed = False
+        # The peer went away while an answer was being written: ordinary (a client that
+        # hangs up mid-answer), closed quietly and counted by the listener.
+        self.gone_while_writing = False
 
     @property
     def kind(self) -> str | None:
@@ -191,9 +194,21 @@ class Transport:
         buffered = getattr(self._stream, "buffered", None)
         return buffered() if buffered is not None else 0
 
+    def _peer_gone(self) -> None:
+        self.gone_while_writing = True
+        self.close()
+
     def _write(self, data: bytes) -> None:
-        if data and not self.closed:
+        if not data or self.closed:
+            return
+        if self._writer.transport.is_closing():
+            self._peer_gone()
+            return
+        try:
             self._writer.write(data)
+        except (ConnectionError, RuntimeError):
+            # uvloop: "unable to perform operation on <TCPTransport closed=True ...>".
+            self._peer_gone()
 
     def _sending(self) -> ServerStream | WebSocketServerStream:
         if self._stream is None:
@@ -215,12 +230,15 @@ class Transport:
             self._write(self._sending().encode_error(code))
 
     async def drain(self) -> None:
-        if not self.closed:
-            try:
-                await self._writer.drain()
-            except ConnectionError as exc:
-                self.close()
-                raise TransportClosed(str(exc)) from exc
+        if self.closed:
+            return
+        try:
+            await self._writer.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            if isinstance(exc, RuntimeError) and not self._writer.transport.is_closing():
+                raise
+            self._peer_gone()
+            raise TransportClosed(str(exc)) from exc
 
     def close(self) -> None:
         if not self.closed:

@@ -31,6 +31,7 @@ class FakeContext:
     session: FakeSession = field(default_factory=FakeSession)
     no_updates: bool = False
     app: dict = field(default_factory=dict)
+    ip: str = ""
 
 
 @pytest.fixture

@@ -45,16 +45,22 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(autouse=True)
-def referenced_ids_present():
+def referenced_ids_present(request):
     """Every answer and pushed update a real client receives in an e2e test names only
-    users / chats it carries (tests/e2e/referenced.py)."""
+    users / chats it carries (tests/e2e/referenced.py), and the shared server's own
+    check on the way out (edge_app.peer_check) logged nothing during the test."""
     from tests.e2e import referenced
 
+    server = request.getfixturevalue("edge_server") if "edge_server" in request.fixturenames else None
+    start = len(server.log()) if server is not None else 0
     violations: list = []
     restore = referenced.install(violations)
     yield violations
     restore()
     assert not violations, f"ids referenced but not carried: {violations[:10]}"
+    if server is not None:
+        logged = [line for line in server.log()[start:].splitlines() if "telesrv.edge.peer_check" in line]
+        assert not logged, f"the server sent updates without their peers: {logged[:10]}"
 
 
 @pytest.fixture(scope="session")

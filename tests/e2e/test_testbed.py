@@ -365,10 +365,13 @@ async def test_users_on_three_listeners_chat_survive_a_listener_and_a_redis_mast
         failover = f"Redis {killed.port} killed, {promoted.port} promoted after {took:.1f}s"
         for i, text in enumerate(after):
             await send((ann, bob)[i % 2], group, text)
-        # Stored once each, in order, one pts each: no hole, no pts handed out twice.
+        # Stored once each, in order, with no hole. One pts each, except where a
+        # client's retry of a send overlapped its first attempt across the failover: the
+        # losing attempt's pts is held by a noop, so the pts moves by two for that
+        # message (docs/reliability.md, "Failover noops"); the difference covers it.
         texts, _, end_pts = await channel_difference(cid, channel, start_pts)
         assert texts == before + after, failover
-        assert end_pts == start_pts + len(texts), failover
+        assert start_pts + len(texts) <= end_pts <= start_pts + 2 * len(texts), (end_pts, failover)
         # Cid only watched. Pushes published while his listener's subscription moves to
         # the promoted master are lost; the next one that reaches him shows Telethon a
         # pts gap, which it fills with getChannelDifference: he ends up with every

@@ -124,3 +124,19 @@ async def test_a_key_exchange_step_slower_than_clients_wait_closes_the_connectio
     assert await asyncio.wait_for(reader.read(), 5) == b""
     assert srv.refusals["exchange_timeout"] == 1
     writer.close()
+
+
+async def test_a_refused_connection_is_logged_with_its_address_once_per_interval(make_server, caplog):
+    srv = await make_server(max_connections_per_ip=1)
+    first = await client(srv).connect()
+    await first.handshake()
+    with caplog.at_level("INFO", logger="telesrv.mtproto.server"):
+        for _ in range(3):
+            extra = await client(srv).connect()
+            extra.send(struct.pack("<Iq", wire.PING, 1))
+            with pytest.raises(TransportErrorReceived):
+                await extra.recv()
+    assert srv.refusals["connections_per_ip"] == 3
+    lines = [r.getMessage() for r in caplog.records if "connection refused" in r.getMessage()]
+    assert len(lines) == 1 and "127.0.0.1" in lines[0] and "(connections_per_ip)" in lines[0], lines
+    first.close()

@@ -2,6 +2,7 @@
 (against Telethon's implementation), detection, quick acks and the size cap."""
 
 import asyncio
+import contextlib
 import struct
 import zlib
 
@@ -328,3 +329,27 @@ async def test_async_transport_reports_eof_mid_packet():
                 break
             await asyncio.sleep(0.02)
     assert outcome == ["closed"]
+
+
+async def test_a_peer_gone_while_an_answer_is_written_closes_quietly():
+    """The client hung up (its socket closed under the writer, as uvloop reports with a
+    RuntimeError): the write is dropped, the connection closes and says why; no error."""
+    results = []
+
+    async def handler(reader, writer):
+        transport = Transport(reader, writer)
+        await transport.read_packet()
+        writer.transport.abort()  # what a reset under a pending answer leaves behind
+        transport.write_packet(b"\0" * 64)
+        with contextlib.suppress(TransportClosed):
+            await transport.drain()
+        results.append((transport.closed, transport.gone_while_writing))
+
+    server, port = await _serve(handler)
+    async with server:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(ClientStream("abridged").encode(PAYLOAD))
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.close()
+    assert results == [(True, True)]

@@ -24,6 +24,7 @@ from edge_app import background, current, health_http, heap, metrics, push, work
 from edge_app.dispatcher import EdgeDispatcher
 from edge_app.keystore import PostgresAuthKeyStore
 from edge_app.management.commands.rsakey import key_path, load_key
+from edge_app.peer_check import CheckedCodec
 from edge_app.startup import refuse_unsafe_settings
 from mtproto import transport
 from mtproto.server import MTProtoServer
@@ -157,6 +158,7 @@ class Command(BaseCommand):
             dispatcher,
             store,
             rsa_key,
+            codec=CheckedCodec(),
             dc_id=settings.MTPROTO_DC_ID,
             max_connections_per_ip=settings.MTPROTO_MAX_CONNECTIONS_PER_IP,
             frame_deadline=settings.MTPROTO_FRAME_DEADLINE,
