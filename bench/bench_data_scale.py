@@ -364,20 +364,41 @@ def prepare(size: str, spec: dict[str, int], base: str, tmp: Path) -> tuple[str,
     return dbname, prefix, info
 
 
-def run(scale: float, rounds: int, keep: bool = False) -> dict[str, dict]:
-    """Loads and measures both sizes; {size: {call: figures}}."""
+def reuse(size: str, base: str, tmp: Path) -> tuple[str, str, Path]:
+    """A database kept by an earlier ``--keep`` run: migrated (new indexes) and its
+    Redis state rebuilt; the loader's notes are in ``<database>.json`` beside it."""
+    dbname, prefix = f"{base}_{size}", f"{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}{size}"
+    env = child_env(dbname, prefix)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "rebuild_redis_state", "--yes"], cwd=ROOT, env=env, check=True,
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-d", dbname, "-c", "ANALYZE"], check=True
+    )
+    return dbname, prefix, Path(tempfile.gettempdir()) / f"{dbname}.json"
+
+
+def run(scale: float, rounds: int, keep: bool = False, reuse_kept: bool = False) -> dict[str, dict]:
+    """Loads (or reuses) and measures both sizes; {size: {call: figures}}."""
     base = os.environ.get("TELESRV_DB_NAME", "telesrv_bench")
     tmp = Path(tempfile.mkdtemp(prefix="datascale-"))
     figures: dict[str, dict] = {}
     for size, spec in sizes(scale).items():
-        dbname, prefix, info = prepare(size, spec, base, tmp)
+        if reuse_kept:
+            dbname, prefix, info = reuse(size, base, tmp)
+        else:
+            dbname, prefix, info = prepare(size, spec, base, tmp)
+            if keep:
+                Path(tempfile.gettempdir(), f"{dbname}.json").write_text(info.read_text())
         out = tmp / f"{size}.out.json"
         subprocess.run(
             [sys.executable, __file__, "--child-measure", str(info), "--rounds", str(rounds), "--out", str(out)],
             cwd=ROOT, env=child_env(dbname, prefix), check=True,
         )  # fmt: skip
         figures[size] = json.loads(out.read_text())
-        if not keep:
+        if not (keep or reuse_kept):
             psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-d", "postgres", "-c"]
             subprocess.run([*psql, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
     return figures
@@ -404,6 +425,7 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--keep", action="store_true", help="keep the two databases (to EXPLAIN on them)")
+    ap.add_argument("--reuse", action="store_true", help="measure the databases a --keep run left")
     ap.add_argument("--child-load")
     ap.add_argument("--child-measure")
     ap.add_argument("--out")
@@ -422,7 +444,8 @@ def main() -> None:
         django.setup()
         asyncio.run(measure(json.loads(Path(args.child_measure).read_text()), args.rounds, Path(args.out)))
         return
-    figures = run(args.scale, args.rounds, args.keep)
+    figures = run(args.scale, args.rounds, args.keep, args.reuse)
+    Path(tempfile.gettempdir(), "datascale-last.json").write_text(json.dumps(figures))
     print(table(figures))
 
 
