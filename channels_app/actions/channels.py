@@ -267,14 +267,20 @@ async def do_invite_to_channel(actor_id: int, channel_id: int, user_ids: list[in
 BOTS_IN_FULL_MAX = 50
 
 
-async def member_bot_ids(channel_id: int) -> list[int]:
-    """The bots among the channel's active members (channelFull.bot_info), capped."""
+async def member_bot_ids(channel: dict) -> list[int]:
+    """The bots among the channel's active members (channelFull.bot_info), capped.
+
+    The channel row counts them (``bot_members``, kept by a trigger): most groups have
+    none and read nothing; otherwise the bots (users_bots_idx) probe the membership,
+    never every member joined with the users (112 ms in a 50k-member group, on every
+    getFullChannel)."""
+    if not channel.get("bot_members", 1):
+        return []
     async with db.connection() as conn:
         cur = await conn.execute(
-            "SELECT m.user_id FROM channel_members m JOIN users u ON u.id = m.user_id"
-            " WHERE m.channel_id = %s AND m.status = 'active' AND u.bot IS NOT NULL"
-            " ORDER BY m.joined_at LIMIT %s",
-            (channel_id, BOTS_IN_FULL_MAX),
+            "SELECT m.user_id FROM users u JOIN channel_members m ON m.channel_id = %s AND m.user_id = u.id"
+            " WHERE u.bot IS NOT NULL AND m.status = 'active' ORDER BY m.joined_at LIMIT %s",
+            (channel["id"], BOTS_IN_FULL_MAX),
         )
         return [r["user_id"] for r in await cur.fetchall()]
 
