@@ -839,26 +839,38 @@ async def get_history(
             media_sql, media_params = media_condition(media_kinds)
             extra += media_sql
             params.extend(media_params)
-        if q or media_kinds:
-            if q:
-                extra += " AND message ILIKE %s"
-                params.append(like_pattern(q))
+        matches: list[int] | None = None  # every match of a text search, when there are few
+        if q:
+            extra += " AND message ILIKE %s"
+            params.append(like_pattern(q))
+            matches = await _text_matches(conn, channel_id, floor, ceiling, extra, params)
+        elif media_kinds:
+            # Media kinds without text have no index of their own: a window of ids.
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []
         if add_offset < 0:
+            n = min(-add_offset, limit)
+            only, only_params = _among(
+                None if matches is None else sorted(i for i in matches if i >= offset_id)[:n]
+            )
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id >= %s AND id > %s AND id < %s{extra} ORDER BY id ASC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, min(-add_offset, limit)),
+                f" AND id >= %s AND id > %s AND id < %s{extra}{only} ORDER BY id ASC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, *only_params, n),
             )
             messages = list(reversed(await cur.fetchall()))
         if older_limit > 0:
             skip = max(add_offset, 0)
+            n = min(older_limit, limit) + skip
+            below = (
+                None if matches is None else sorted((i for i in matches if i < offset_id), reverse=True)[:n]
+            )
+            only, only_params = _among(below)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id < %s AND id > %s AND id < %s{extra} ORDER BY id DESC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, min(older_limit, limit) + skip),
+                f" AND id < %s AND id > %s AND id < %s{extra}{only} ORDER BY id DESC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, *only_params, n),
             )
             messages += (await cur.fetchall())[skip:]
         messages = messages[:limit]
@@ -869,12 +881,47 @@ async def get_history(
     await media_read.attach(viewer_id, channel_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
-    if extra:
+    inexact = True
+    if matches is not None:
+        count, inexact = len(matches), False  # the total of a text search with few matches
+    elif q:
+        count = TEXT_MATCHES_MAX + 1  # at least: a common word
+    elif extra:
         count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
     else:
         count = max(len(messages), channel["top_message_id"] - floor)
     unread = await mentions.unread_among(viewer_id, channel_id, messages)
-    return History(channel, member, messages, count, users, chans, unread)
+    return History(channel, member, messages, count, users, chans, unread, inexact=inexact)
+
+
+TEXT_MATCHES_MAX = 2000  # a text search's matches read through the trigram index at most
+
+
+async def _text_matches(
+    conn, channel_id: int, floor: int, ceiling: int, extra: str, params: list
+) -> list[int] | None:
+    """The ids of every match of a text search in the channel's whole history (between
+    floor and ceiling), through the trigram index; None when there are more than
+    TEXT_MATCHES_MAX (a common word: the page then reads newest first, where matches are
+    dense). A search used to scan only the newest SEARCH_WINDOW ids and answered "no
+    results" for older matches."""
+    async with conn.transaction():
+        # Bitmap scans only: the trigram index (or, in a small channel, its own rows),
+        # never the history in id order filtered row by row down to its first message.
+        await conn.execute("SET LOCAL enable_indexscan = off")
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        cur = await conn.execute(
+            f"SELECT id FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s AND id < %s{extra}"
+            " LIMIT %s",
+            (channel_id, floor, ceiling, *params, TEXT_MATCHES_MAX + 1),
+        )
+        ids = [r["id"] for r in await cur.fetchall()]
+    return ids if len(ids) <= TEXT_MATCHES_MAX else None
+
+
+def _among(ids: list[int] | None) -> tuple[str, list]:
+    """A page's condition to the ids it may show (none when not known)."""
+    return ("", []) if ids is None else (" AND id = ANY(%s)", [ids])
 
 
 async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> History:
