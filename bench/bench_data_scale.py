@@ -343,13 +343,29 @@ def child_env(dbname: str, prefix: str) -> dict[str, str]:
     return env
 
 
-def prepare(size: str, spec: dict[str, int], base: str, tmp: Path) -> tuple[str, str, Path]:
-    dbname, prefix = f"{base}_{size}", f"{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}{size}"
-    psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-d", "postgres", "-c"]
-    subprocess.run([*psql, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
-    env = child_env(dbname, prefix)
+PSQL = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-d", "postgres", "-c"]
+
+
+def migrated_template(base: str) -> str:
+    """An empty migrated database the sizes are copied from (migrating costs more than
+    loading the small size)."""
+    dbname = f"{base}_template"
+    subprocess.run([*PSQL, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
+    env = child_env(dbname, "unused")
     subprocess.run([sys.executable, "-m", "telesrv_project.database"], cwd=ROOT, env=env, check=True)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    return dbname
+
+
+def redis_prefix(base: str, size: str) -> str:
+    return f"{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}{base.rsplit('_', 1)[-1]}{size}"
+
+
+def prepare(size: str, spec: dict[str, int], base: str, tmp: Path, template: str) -> tuple[str, str, Path]:
+    dbname, prefix = f"{base}_{size}", redis_prefix(base, size)
+    subprocess.run([*PSQL, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
+    subprocess.run([*PSQL, f"CREATE DATABASE {dbname} TEMPLATE {template}"], check=True)
+    env = child_env(dbname, prefix)
     info = tmp / f"{size}.json"
     subprocess.run(
         [sys.executable, __file__, "--child-load", json.dumps(spec), "--out", str(info)],
@@ -367,7 +383,7 @@ def prepare(size: str, spec: dict[str, int], base: str, tmp: Path) -> tuple[str,
 def reuse(size: str, base: str, tmp: Path) -> tuple[str, str, Path]:
     """A database kept by an earlier ``--keep`` run: migrated (new indexes) and its
     Redis state rebuilt; the loader's notes are in ``<database>.json`` beside it."""
-    dbname, prefix = f"{base}_{size}", f"{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}{size}"
+    dbname, prefix = f"{base}_{size}", redis_prefix(base, size)
     env = child_env(dbname, prefix)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run(
@@ -380,16 +396,20 @@ def reuse(size: str, base: str, tmp: Path) -> tuple[str, str, Path]:
     return dbname, prefix, Path(tempfile.gettempdir()) / f"{dbname}.json"
 
 
-def run(scale: float, rounds: int, keep: bool = False, reuse_kept: bool = False) -> dict[str, dict]:
-    """Loads (or reuses) and measures both sizes; {size: {call: figures}}."""
-    base = os.environ.get("TELESRV_DB_NAME", "telesrv_bench")
+def run(
+    scale: float, rounds: int, keep: bool = False, reuse_kept: bool = False, tag: str = ""
+) -> dict[str, dict]:
+    """Loads (or reuses) and measures both sizes; {size: {call: figures}}. The
+    databases are named after TELESRV_DB_NAME (+ ``tag``) and the size."""
+    base = os.environ.get("TELESRV_DB_NAME", "telesrv_bench") + tag
     tmp = Path(tempfile.mkdtemp(prefix="datascale-"))
     figures: dict[str, dict] = {}
+    template = None if reuse_kept else migrated_template(base)
     for size, spec in sizes(scale).items():
         if reuse_kept:
             dbname, prefix, info = reuse(size, base, tmp)
         else:
-            dbname, prefix, info = prepare(size, spec, base, tmp)
+            dbname, prefix, info = prepare(size, spec, base, tmp, template)
             if keep:
                 Path(tempfile.gettempdir(), f"{dbname}.json").write_text(info.read_text())
         out = tmp / f"{size}.out.json"
@@ -399,8 +419,9 @@ def run(scale: float, rounds: int, keep: bool = False, reuse_kept: bool = False)
         )  # fmt: skip
         figures[size] = json.loads(out.read_text())
         if not (keep or reuse_kept):
-            psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-d", "postgres", "-c"]
-            subprocess.run([*psql, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
+            subprocess.run([*PSQL, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)"], check=True)
+    if template:
+        subprocess.run([*PSQL, f"DROP DATABASE IF EXISTS {template} WITH (FORCE)"], check=True)
     return figures
 
 
