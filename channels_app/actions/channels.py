@@ -552,10 +552,11 @@ async def get_participants(
         if ids is None:
             return 0, []
         # One primary-key probe per candidate (at most 1000), never a walk over every
-        # member filtered by the candidates (50k rows in a 50k-member group).
+        # member filtered by the candidates (50k rows in a 50k-member group). LIMIT 1
+        # keeps the planner from flattening the probe into that walk.
         source = (
             "(SELECT m.* FROM unnest(%(ids)s::bigint[]) AS s(id) CROSS JOIN LATERAL"
-            " (SELECT * FROM channel_members WHERE channel_id = %(c)s AND user_id = s.id) m) channel_members"
+            " (SELECT * FROM channel_members WHERE channel_id = %(c)s AND user_id = s.id LIMIT 1) m) channel_members"
         )
         params["ids"] = ids
     async with db.connection() as conn:
