@@ -910,6 +910,8 @@ async def _text_matches(
         # never the history in id order filtered row by row down to its first message.
         await conn.execute("SET LOCAL enable_indexscan = off")
         await conn.execute("SET LOCAL enable_seqscan = off")
+        # Planned for this pattern (the pool's generic plan cannot see how rare it is).
+        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
         cur = await conn.execute(
             f"SELECT id FROM channel_messages WHERE channel_id = %s AND NOT deleted AND id > %s AND id < %s{extra}"
             " LIMIT %s",

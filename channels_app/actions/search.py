@@ -35,9 +35,13 @@ async def member_channel_ids(
 ) -> list[int]:
     """The user's active channels (at most CHANNELS_PER_USER_MAX), of the kinds asked,
     in one dialog folder (0 main, 1 archive) or all."""
+    # The dialog is a LATERAL ... LIMIT 1 probe of its primary key per membership: as a
+    # join, the pool's generic plan looped over the user's dialogs for every membership
+    # (Rows Removed by Join Filter: 999,999 for a user in 1,000 chats, 285 ms).
     sql = (
         "SELECT i.channel_id FROM user_channel_member_index i"
-        " JOIN channel_dialogs d ON d.user_id = i.user_id AND d.channel_id = i.channel_id"
+        " CROSS JOIN LATERAL (SELECT d.folder_id FROM channel_dialogs d"
+        "   WHERE d.user_id = %(u)s AND d.channel_id = i.channel_id LIMIT 1) d"
         " WHERE i.user_id = %(u)s AND i.status = 'active' AND NOT i.deleted"
     )
     if not broadcasts:
@@ -129,7 +133,7 @@ async def search_member_channels(
     # (Joining the memberships to the messages instead ran the trigram scan of a
     # partition once per member channel in it: 35 s for a common word in a 5M group.)
     params["cap"] = TRIGRAM_MATCHES_MAX + 1
-    found = await db.fetchall_lagging(
+    found = await db.fetchall_planned_for_values(
         _MEMBERSHIPS + f" SELECT {_COLUMNS} FROM (SELECT * FROM channel_messages m"
         # + 0: the member channels filter the trigram matches, never drive a loop over them
         "   WHERE m.channel_id + 0 = ANY(%(ids)s) AND NOT m.deleted AND m.action IS NULL" + filters +
@@ -141,7 +145,7 @@ async def search_member_channels(
         return found[:limit]
     # A common word: each channel's newest messages in date order, filtered (not through
     # the trigram index: || '' keeps it out), stop at the page; matches are dense.
-    return await db.fetchall_lagging(
+    return await db.fetchall_planned_for_values(
         _MEMBERSHIPS + f" SELECT x.* FROM mem CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM channel_messages m"
         " WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
         " AND m.action IS NULL" + filters.replace("m.message ILIKE", "(m.message || '') ILIKE") +
