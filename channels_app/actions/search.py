@@ -17,7 +17,6 @@ from .media import media_condition
 
 CHANNEL_RANK = 1  # the cursor's kind rank: private results (0) sort below channel ones at one date
 TRIGRAM_MATCHES_MAX = 2000  # matches read through the trigram index before a word counts as common
-DATE_ORDER_BUDGET_MS = 50  # a search in date order that takes longer is for a rare word
 
 # The viewer's memberships first, one key probe per channel (the status checked
 # above it, as in channels_app.actions.mentions), then the messages.
@@ -129,24 +128,10 @@ async def search_member_channels(
             params,
         )
     # A text search costs what its answer does, whether the word is rare or common.
-    # A common word: each channel's newest messages in date order, filtered (not through
-    # the trigram index: || '' keeps it out), stop at the page; matches are dense, so
-    # this ends within DATE_ORDER_BUDGET_MS. When it does not, the word is rare: the
-    # trigram index once over all the viewer's channels, stopping after
-    # TRIGRAM_MATCHES_MAX matches, finds all its matches, then sorted. A word in
-    # between (more matches than that, sparse in date order) reads in date order to
-    # the end. (Joining the memberships to the messages instead ran the trigram scan of
-    # a partition once per member channel in it: 35 s for a common word in a 5M group.)
-    date_order = (
-        _MEMBERSHIPS + f" SELECT x.* FROM mem CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM channel_messages m"
-        " WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
-        " AND m.action IS NULL" + filters.replace("m.message ILIKE", "(m.message || '') ILIKE") +
-        " ORDER BY m.date DESC, m.id DESC LIMIT %(limit)s) x"
-        " ORDER BY x.date DESC, x.channel_id DESC, x.id DESC LIMIT %(limit)s"
-    )  # fmt: skip
-    found = await db.fetchall_planned_for_values(date_order, params, budget_ms=DATE_ORDER_BUDGET_MS)
-    if found is not None:
-        return found
+    # First the trigram index once over all the viewer's channels, stopping after
+    # TRIGRAM_MATCHES_MAX matches: a rare word's matches are all found, then sorted.
+    # (Joining the memberships to the messages instead ran the trigram scan of a
+    # partition once per member channel in it: 35 s for a common word in a 5M group.)
     params["cap"] = TRIGRAM_MATCHES_MAX + 1
     found = await db.fetchall_planned_for_values(
         _MEMBERSHIPS + f" SELECT {_COLUMNS} FROM (SELECT * FROM channel_messages m"
@@ -158,7 +143,16 @@ async def search_member_channels(
     if len(found) <= TRIGRAM_MATCHES_MAX:
         found.sort(key=lambda r: (r["date"], r["channel_id"], r["id"]), reverse=True)
         return found[:limit]
-    return await db.fetchall_planned_for_values(date_order, params)
+    # A common word: each channel's newest messages in date order, filtered (not through
+    # the trigram index: || '' keeps it out), stop at the page; matches are dense.
+    return await db.fetchall_planned_for_values(
+        _MEMBERSHIPS + f" SELECT x.* FROM mem CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM channel_messages m"
+        " WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
+        " AND m.action IS NULL" + filters.replace("m.message ILIKE", "(m.message || '') ILIKE") +
+        " ORDER BY m.date DESC, m.id DESC LIMIT %(limit)s) x"
+        " ORDER BY x.date DESC, x.channel_id DESC, x.id DESC LIMIT %(limit)s",
+        params,
+    )  # fmt: skip
 
 
 async def search_public_posts(
