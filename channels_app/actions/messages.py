@@ -843,7 +843,7 @@ async def get_history(
         if q:
             extra += " AND message ILIKE %s"
             params.append(like_pattern(q))
-            matches = await _text_matches(conn, channel_id, floor, ceiling, extra, params)
+            matches = await _text_matches(conn, channel, floor, ceiling, extra, params)
         elif media_kinds:
             # Media kinds without text have no index of their own: a window of ids.
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
@@ -895,38 +895,43 @@ async def get_history(
 
 
 TEXT_MATCHES_MAX = 2000  # a text search's matches read through the trigram index at most
+SMALL_CHANNEL_MESSAGES = 5000  # a text search reads a channel this small by its key
 
 
 async def _text_matches(
-    conn, channel_id: int, floor: int, ceiling: int, extra: str, params: list
+    conn, channel: dict, floor: int, ceiling: int, extra: str, params: list
 ) -> list[int] | None:
     """The ids of every match of a text search in the channel's whole history (between
-    floor and ceiling), through the trigram index; None when there are more than
-    TEXT_MATCHES_MAX (a common word: the page then reads newest first, where matches are
-    dense). A search used to scan only the newest SEARCH_WINDOW ids and answered "no
-    results" for older matches."""
-    # The channel's own partition, read with ``channel_id + 0``: the trigram index is
-    # then its only index for the statement (with ``channel_id = ...`` the planner took a
-    # bitmap of the channel's whole key range for a 50k-message channel, 114 ms).
-    cur = await conn.execute(
-        "SELECT tableoid::regclass::text AS part FROM channel_messages WHERE channel_id = %s LIMIT 1",
-        (channel_id,),
-    )
-    row = await cur.fetchone()
-    if row is None:
-        return []
-    # A name from the catalogue (``[schema.]relation``), each part quoted.
-    table = ".".join('"' + part.strip('"').replace('"', '""') + '"' for part in row["part"].split("."))
+    floor and ceiling); None when there are more than TEXT_MATCHES_MAX (a common word:
+    the page then reads newest first, where matches are dense). A search used to scan
+    only the newest SEARCH_WINDOW ids and answered "no results" for older matches.
+
+    A small channel's rows are read by its key; a larger one's through the trigram index
+    alone: its own partition, with no other indexable condition (``+ 0``,
+    ``deleted::int``), since the planner otherwise took a bitmap of the channel's whole
+    key range (111 ms of PostgreSQL per call in a 50k-message channel)."""
+    channel_id = channel["id"]
+    table, key = "channel_messages", "channel_id = %s AND NOT deleted AND id > %s AND id < %s"
+    if channel["top_message_id"] > SMALL_CHANNEL_MESSAGES:
+        cur = await conn.execute(
+            "SELECT tableoid::regclass::text AS part FROM channel_messages WHERE channel_id = %s LIMIT 1",
+            (channel_id,),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return []
+        # A name from the catalogue (``[schema.]relation``), each part quoted.
+        table = ".".join('"' + part.strip('"').replace('"', '""') + '"' for part in row["part"].split("."))
+        key = "channel_id + 0 = %s AND deleted::int = 0 AND id + 0 > %s AND id + 0 < %s"
     async with conn.transaction():
-        # Bitmap scans only: the trigram index, never the history in id order filtered
-        # row by row down to its first message, nor a whole scan.
+        # Bitmap scans only: never the history in id order filtered row by row down to
+        # its first message, nor a whole scan.
         await conn.execute("SET LOCAL enable_indexscan = off")
         await conn.execute("SET LOCAL enable_seqscan = off")
         # Planned for this pattern (the pool's generic plan cannot see how rare it is).
         await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
         cur = await conn.execute(
-            f"SELECT id FROM {table} WHERE channel_id + 0 = %s AND NOT deleted AND id > %s AND id < %s{extra}"
-            " LIMIT %s",
+            f"SELECT id FROM {table} WHERE {key}{extra} LIMIT %s",
             (channel_id, floor, ceiling, *params, TEXT_MATCHES_MAX + 1),
         )
         ids = [r["id"] for r in await cur.fetchall()]
