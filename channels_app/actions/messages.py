@@ -849,28 +849,37 @@ async def get_history(
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []
-        if add_offset < 0:
-            n = min(-add_offset, limit)
-            only, only_params = _among(
-                None if matches is None else sorted(i for i in matches if i >= offset_id)[:n]
+        if matches is not None:
+            # The page's ids are known: read those rows by key, nothing else (an ordered
+            # LIMIT beside them let the generic plan walk the history down to old matches).
+            page = []
+            if add_offset < 0:
+                page += sorted(i for i in matches if i >= offset_id)[: min(-add_offset, limit)]
+            if older_limit > 0:
+                skip = max(add_offset, 0)
+                below = sorted((i for i in matches if i < offset_id), reverse=True)
+                page += below[skip : skip + min(older_limit, limit)]
+            cur = await conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
+                " AND NOT deleted",
+                (channel_id, page),
             )
+            messages = sorted(await cur.fetchall(), key=lambda m: m["id"], reverse=True)
+        if matches is None and add_offset < 0:
+            n = min(-add_offset, limit)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id >= %s AND id > %s AND id < %s{extra}{only} ORDER BY id ASC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, *only_params, n),
+                f" AND id >= %s AND id > %s AND id < %s{extra} ORDER BY id ASC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages = list(reversed(await cur.fetchall()))
-        if older_limit > 0:
+        if matches is None and older_limit > 0:
             skip = max(add_offset, 0)
             n = min(older_limit, limit) + skip
-            below = (
-                None if matches is None else sorted((i for i in matches if i < offset_id), reverse=True)[:n]
-            )
-            only, only_params = _among(below)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id < %s AND id > %s AND id < %s{extra}{only} ORDER BY id DESC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, *only_params, n),
+                f" AND id < %s AND id > %s AND id < %s{extra} ORDER BY id DESC LIMIT %s",
+                (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages += (await cur.fetchall())[skip:]
         messages = messages[:limit]
@@ -936,11 +945,6 @@ async def _text_matches(
         )
         ids = [r["id"] for r in await cur.fetchall()]
     return ids if len(ids) <= TEXT_MATCHES_MAX else None
-
-
-def _among(ids: list[int] | None) -> tuple[str, list]:
-    """A page's condition to the ids it may show (none when not known)."""
-    return ("", []) if ids is None else (" AND id = ANY(%s)", [ids])
 
 
 async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> History:
