@@ -64,6 +64,7 @@ class History:
     user_ids: set[int]
     channel_ids: set[int]
     unread_mentions: set[int] = field(default_factory=set)  # the viewer's, among messages
+    inexact: bool = True  # count is an estimate (a search's total is exact when known)
 
 
 @dataclass(slots=True)

@@ -414,7 +414,7 @@ def too_long_update_to_tl(channel_id: int, pts: int):
 
 def channel_messages_to_tl(h: History, viewer_id: int, users: list, chats: list):
     return types.messages.ChannelMessages(
-        inexact=True,
+        inexact=h.inexact or None,
         pts=h.channel["pts"],
         count=h.count,
         messages=[message_to_tl(m, viewer_id, unread_mentions=h.unread_mentions) for m in h.messages],

@@ -143,6 +143,19 @@ async def fetchall_lagging(sql: str, params=()):
         return await cur.fetchall()
 
 
+async def fetchall_planned_for_values(sql: str, params=(), *, settings: tuple[str, ...] = ()) -> list:
+    """:func:`fetchall_lagging` for a statement whose best plan depends on its values (a
+    text pattern: a rare word through the trigram index, a common one in date order):
+    planned for them, not with the pool's generic plan, which cannot tell the two apart.
+    ``settings``: more ``SET LOCAL`` assignments for this statement only."""
+    async with read_connection() as conn, conn.transaction():
+        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        for setting in settings:
+            await conn.execute(f"SET LOCAL {setting}")
+        cur = await conn.execute(sql, params)
+        return await cur.fetchall()
+
+
 async def fetchone_lagging(sql: str, params=()):
     async with read_connection() as conn:
         cur = await conn.execute(sql, params)

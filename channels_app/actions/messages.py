@@ -839,26 +839,47 @@ async def get_history(
             media_sql, media_params = media_condition(media_kinds)
             extra += media_sql
             params.extend(media_params)
-        if q or media_kinds:
-            if q:
-                extra += " AND message ILIKE %s"
-                params.append(like_pattern(q))
+        matches: list[int] | None = None  # every match of a text search, when there are few
+        if q:
+            extra += " AND message ILIKE %s"
+            params.append(like_pattern(q))
+            matches = await _text_matches(conn, channel, floor, ceiling, extra, params)
+        elif media_kinds:
+            # Media kinds without text have no index of their own: a window of ids.
             floor = max(floor, min(offset_id, channel["top_message_id"] + 1) - SEARCH_WINDOW)
         older_limit = limit + add_offset  # add_offset < 0 moves the window to newer ids
         messages: list[dict] = []
-        if add_offset < 0:
+        if matches is not None:
+            # The page's ids are known: read those rows by key, nothing else (an ordered
+            # LIMIT beside them let the generic plan walk the history down to old matches).
+            page = []
+            if add_offset < 0:
+                page += sorted(i for i in matches if i >= offset_id)[: min(-add_offset, limit)]
+            if older_limit > 0:
+                skip = max(add_offset, 0)
+                below = sorted((i for i in matches if i < offset_id), reverse=True)
+                page += below[skip : skip + min(older_limit, limit)]
+            cur = await conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND id = ANY(%s)"
+                " AND NOT deleted",
+                (channel_id, page),
+            )
+            messages = sorted(await cur.fetchall(), key=lambda m: m["id"], reverse=True)
+        if matches is None and add_offset < 0:
+            n = min(-add_offset, limit)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
                 f" AND id >= %s AND id > %s AND id < %s{extra} ORDER BY id ASC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, min(-add_offset, limit)),
+                (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages = list(reversed(await cur.fetchall()))
-        if older_limit > 0:
+        if matches is None and older_limit > 0:
             skip = max(add_offset, 0)
+            n = min(older_limit, limit) + skip
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
                 f" AND id < %s AND id > %s AND id < %s{extra} ORDER BY id DESC LIMIT %s",
-                (channel_id, offset_id, floor, ceiling, *params, min(older_limit, limit) + skip),
+                (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages += (await cur.fetchall())[skip:]
         messages = messages[:limit]
@@ -869,12 +890,61 @@ async def get_history(
     await media_read.attach(viewer_id, channel_id, messages)
     users, chans = set(), {channel_id}
     message_refs(messages, users, chans)
-    if extra:
+    inexact = True
+    if matches is not None:
+        count, inexact = len(matches), False  # the total of a text search with few matches
+    elif q:
+        count = TEXT_MATCHES_MAX + 1  # at least: a common word
+    elif extra:
         count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
     else:
         count = max(len(messages), channel["top_message_id"] - floor)
     unread = await mentions.unread_among(viewer_id, channel_id, messages)
-    return History(channel, member, messages, count, users, chans, unread)
+    return History(channel, member, messages, count, users, chans, unread, inexact=inexact)
+
+
+TEXT_MATCHES_MAX = 2000  # a text search's matches read through the trigram index at most
+SMALL_CHANNEL_MESSAGES = 5000  # a text search reads a channel this small by its key
+
+
+async def _text_matches(
+    conn, channel: dict, floor: int, ceiling: int, extra: str, params: list
+) -> list[int] | None:
+    """The ids of every match of a text search in the channel's whole history (between
+    floor and ceiling); None when there are more than TEXT_MATCHES_MAX (a common word:
+    the page then reads newest first, where matches are dense). A search used to scan
+    only the newest SEARCH_WINDOW ids and answered "no results" for older matches.
+
+    A small channel's rows are read by its key; a larger one's through the trigram index
+    alone: its own partition, with no other indexable condition (``+ 0``,
+    ``deleted::int``), since the planner otherwise took a bitmap of the channel's whole
+    key range (111 ms of PostgreSQL per call in a 50k-message channel)."""
+    channel_id = channel["id"]
+    table, key = "channel_messages", "channel_id = %s AND NOT deleted AND id > %s AND id < %s"
+    if channel["top_message_id"] > SMALL_CHANNEL_MESSAGES:
+        cur = await conn.execute(
+            "SELECT tableoid::regclass::text AS part FROM channel_messages WHERE channel_id = %s LIMIT 1",
+            (channel_id,),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return []
+        # A name from the catalogue (``[schema.]relation``), each part quoted.
+        table = ".".join('"' + part.strip('"').replace('"', '""') + '"' for part in row["part"].split("."))
+        key = "channel_id + 0 = %s AND deleted::int = 0 AND id + 0 > %s AND id + 0 < %s"
+    async with conn.transaction():
+        # Bitmap scans only: never the history in id order filtered row by row down to
+        # its first message, nor a whole scan.
+        await conn.execute("SET LOCAL enable_indexscan = off")
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        # Planned for this pattern (the pool's generic plan cannot see how rare it is).
+        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        cur = await conn.execute(
+            f"SELECT id FROM {table} WHERE {key}{extra} LIMIT %s",
+            (channel_id, floor, ceiling, *params, TEXT_MATCHES_MAX + 1),
+        )
+        ids = [r["id"] for r in await cur.fetchall()]
+    return ids if len(ids) <= TEXT_MATCHES_MAX else None
 
 
 async def get_thread_root(viewer_id: int, channel_id: int, msg_id: int) -> History:

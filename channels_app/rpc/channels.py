@@ -67,7 +67,7 @@ async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
         user_ids.add(full["exported_invite"]["admin_user_id"])
     bot_info = []
     if full["member"] is not None and (full["is_admin"] or not full["channel"]["broadcast"]):
-        bot_ids = await channel_actions.member_bot_ids(cid)
+        bot_ids = await channel_actions.member_bot_ids(full["channel"])
         bot_info = await viewer_hooks.bot_infos(cid, bot_ids, me, bool(full["is_admin"]))
         user_ids.update(b.user_id for b in bot_info)
     return tl_convert.full_channel_to_tl(

@@ -53,13 +53,13 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     await actions.do_send_message(21, g["id"], "quarterly report", random_id=1)
     await add_active_members(g["id"], 3000, 21)
     seen = []
-    real = db.fetchall_lagging  # search reads a standby's, when there is one
+    real = db.fetchall_planned_for_values  # a text search: planned for its pattern
 
-    async def capture(sql, params=None):
+    async def capture(sql, params=None, **kw):
         seen.append((sql, params))
-        return await real(sql, params)
+        return await real(sql, params, **kw)
 
-    monkeypatch.setattr(search.db, "fetchall_lagging", capture)
+    monkeypatch.setattr(search.db, "fetchall_planned_for_values", capture)
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
     sql, params = next((q, p) for q, p in seen if "ILIKE" in q)
