@@ -38,8 +38,8 @@ def login_code(request):
 <h1>Your login code</h1>
 <p>This server sends login codes to the Telegram app on your other logged-in devices
 (from "Telegram") when you have one. Without one, the code is kept for the server's
-operators, who hand it to you (the app's code screen may say it went out as a text
-message). Ask {contact} for the code of your phone
+operators, who hand it to you (the app's code screen may say it was sent by SMS).
+Ask {contact} for the code of your phone
 number, then type it into the app.</p>
 <p>Codes expire after a few minutes; ask the app for a new one if yours has.</p>
 </body></html>"""
