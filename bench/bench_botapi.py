@@ -31,7 +31,7 @@ from bench.bench_channels import login, pct, setup_django  # noqa: E402
 BOTS_PER_OWNER = 20
 
 
-async def run(bots: int, messages: int, rounds: int) -> None:
+async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
     import aiohttp
     from asgiref.sync import sync_to_async
 
@@ -48,7 +48,7 @@ async def run(bots: int, messages: int, rounds: int) -> None:
     env = {"TELESRV_DB_NAME": os.environ["TELESRV_DB_NAME"], "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
            "TELESRV_LOG_LEVEL": "WARNING"}  # fmt: skip
     server = harness.start_edge(env, key, tmp / "edge.log")
-    api = start_botapi(env, tmp / "botapi.log")
+    api = start_botapi({**env, **({"TELESRV_BOTAPI_PROFILE": profile} if profile else {})}, tmp / "botapi.log")
     client = None
     try:
         stamp = int(time.time())
@@ -144,9 +144,17 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--messages", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the getUpdates wake-up measure")
+    parser.add_argument("--profile", default="", help="cProfile the Bot API process into this file and print it")
     args = parser.parse_args()
     setup_django()
-    asyncio.run(run(args.bots, args.messages, args.rounds))
+    asyncio.run(run(args.bots, args.messages, args.rounds, args.profile))
+    if args.profile:
+        import pstats
+
+        stats = pstats.Stats(args.profile)
+        print(f"Bot API process profile ({args.profile}):")
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":
