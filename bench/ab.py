@@ -2,8 +2,9 @@
 
 The other commit is exported (``git archive``, no worktree bookkeeping in the shared
 repository) into ``--trees`` and run with this checkout's interpreter; each side gets its
-own database and Redis prefix (``<TELESRV_DB_NAME>_ab_<side>``, ``<prefix>ab<side>``: the
-two commits' migrations differ and neither side may see the other's rows). Runs alternate
+own database and Redis prefix (``<TELESRV_DB_NAME>_ab_<commit>`` for A, ``..._ab_b`` for
+this checkout; Redis ``<prefix>ab<same>``: the two commits' migrations differ and neither
+side may see the other's rows). Runs alternate
 A B, B A, A B ... so drift in the box's load falls on both sides alike; the 1-minute load
 average is printed before every run (the box is shared).
 
@@ -25,6 +26,7 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,6 +83,7 @@ BENCHES = {
             "sendMessage msg/s": rf"s, {NUM} msg/s, p50",
             "sendMessage p50 ms": rf"msg/s, p50 {NUM} ms",
             "sendMessage p99 ms": rf"msg/s, p50 [0-9.]+ ms, p99 {NUM} ms",
+            "Bot API CPU ms/call": rf"= {NUM} ms per sendMessage",
             "wake-up p50 ms": rf"from the user's send p50 {NUM} ms",
             "wake-up p99 ms": rf"from the user's send p50 [0-9.]+ ms, p99 {NUM} ms",
         },
@@ -110,12 +113,18 @@ def export_tree(commit: str, trees: Path) -> tuple[str, Path]:
 
 
 def side_env(side: str) -> dict[str, str]:
+    """Side A's database is named after its commit (a database migrated by a newer
+    commit may not suit an older one), side B's after this checkout."""
     env = dict(os.environ)
     base = env.get("TELESRV_DB_NAME", "telesrv_bench")
     prefix = env.get("TELESRV_REDIS_PREFIX", "bench")
-    env["TELESRV_DB_NAME"] = f"{base}_ab_{side.lower()}"
-    env["TELESRV_REDIS_PREFIX"] = f"{prefix}ab{side.lower()}"
+    tag = _tags.get(side, side.lower())
+    env["TELESRV_DB_NAME"] = f"{base}_ab_{tag}"
+    env["TELESRV_REDIS_PREFIX"] = f"{prefix}ab{tag}"
     return env
+
+
+_tags: dict[str, str] = {}
 
 
 def run_one(bench: Bench, tree: Path, side: str, extra: str, timeout: float) -> tuple[dict[str, float], str]:
@@ -163,9 +172,18 @@ def main() -> None:
     ap.add_argument("--trees", default="/tmp/telesrv-ab", help="where the other commit is exported")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
     ap.add_argument("--verbose", action="store_true", help="print every run's whole output")
+    ap.add_argument(
+        "--same-bench",
+        action="store_true",
+        help="run this checkout's bench/*.py on both sides (a benchmark that gained a figure)",
+    )
     args = ap.parse_args()
     extra = dict(a.split("=", 1) for a in args.args)
     sha, other = export_tree(args.commit, Path(args.trees))
+    _tags.update(A=sha[:8], B="b")
+    if args.same_bench:
+        for script in (ROOT / "bench").glob("*.py"):
+            shutil.copyfile(script, other / "bench" / script.name)
     here = subprocess.check_output(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, text=True).strip()
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode != 0
     trees = {"A": other, "B": ROOT}
