@@ -11,18 +11,22 @@ from botapi_app import tokens
 from botapi_app.errors import Unauthorized
 from bots_app import actions
 from edge_app import push
+from message_core import db
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def announced(monkeypatch):
+async def announced(monkeypatch):
     """The announcements bots_app makes, handed to the Bot API's subscriber as the
-    broadcast channel would."""
+    broadcast channel would; the pooled connections are closed after the test (the
+    test database goes away after the module)."""
     heard: list[tuple[str, dict]] = []
     monkeypatch.setattr(push, "publish_soon", lambda kind, payload: heard.append((kind, payload)))
     tokens._bots.clear()
-    return heard
+    yield heard
+    tokens._bots.clear()
+    await db.close_pools()
 
 
 async def _deliver(heard):
