@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import bench.env  # noqa: E402, F401
-from bench.bench_channels import login, pct, setup_django  # noqa: E402
+from bench.bench_channels import cpu_seconds, login, pct, setup_django  # noqa: E402
 
 BOTS_PER_OWNER = 20
 
 
-async def run(bots: int, messages: int, rounds: int) -> None:
+async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
     import aiohttp
     from asgiref.sync import sync_to_async
 
@@ -48,7 +48,9 @@ async def run(bots: int, messages: int, rounds: int) -> None:
     env = {"TELESRV_DB_NAME": os.environ["TELESRV_DB_NAME"], "TELESRV_REDIS_PREFIX": os.environ["TELESRV_REDIS_PREFIX"],
            "TELESRV_LOG_LEVEL": "WARNING"}  # fmt: skip
     server = harness.start_edge(env, key, tmp / "edge.log")
-    api = start_botapi(env, tmp / "botapi.log")
+    api = start_botapi(
+        {**env, **({"TELESRV_BOTAPI_PROFILE": profile} if profile else {})}, tmp / "botapi.log"
+    )
     client = None
     try:
         stamp = int(time.time())
@@ -95,13 +97,21 @@ async def run(bots: int, messages: int, rounds: int) -> None:
                     assert body["ok"], body
                     latencies.append(time.perf_counter() - t0)
 
-            t0 = time.perf_counter()
+            t0, api_cpu0, edge_cpu0 = (
+                time.perf_counter(),
+                cpu_seconds(api.proc.pid),
+                cpu_seconds(server.proc.pid),
+            )
             await asyncio.gather(*(sender(token) for _, _, token in made))
             elapsed = time.perf_counter() - t0
+            api_cpu, edge_cpu = cpu_seconds(api.proc.pid) - api_cpu0, cpu_seconds(server.proc.pid) - edge_cpu0
             total = bots * messages
             print(f"sendMessage: {bots} bots x {messages} = {total} messages in {elapsed:.2f} s,"
                   f" {total / elapsed:.0f} msg/s, p50 {pct(latencies, 50) * 1000:.1f} ms,"
                   f" p99 {pct(latencies, 99) * 1000:.1f} ms")  # fmt: skip
+            # On a shared box the rate follows the other load; the CPU per call does not.
+            print(f"      Bot API process CPU {api_cpu:.2f} s = {api_cpu / total * 1000:.2f} ms per sendMessage;"
+                  f" listener CPU {edge_cpu:.2f} s (the user's pushes)")  # fmt: skip
 
             # Every bot long-polls at once; the user writes to each in turn. Measured from
             # the start of the user's send (its own round trip included) and from its
@@ -144,9 +154,19 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--messages", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the getUpdates wake-up measure")
+    parser.add_argument(
+        "--profile", default="", help="cProfile the Bot API process into this file and print it"
+    )
     args = parser.parse_args()
     setup_django()
-    asyncio.run(run(args.bots, args.messages, args.rounds))
+    asyncio.run(run(args.bots, args.messages, args.rounds, args.profile))
+    if args.profile:
+        import pstats
+
+        stats = pstats.Stats(args.profile)
+        print(f"Bot API process profile ({args.profile}):")
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":

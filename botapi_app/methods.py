@@ -6,6 +6,7 @@ to ``async fn(bot, params) -> result``."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ METHODS: dict[str, Callable[[BotRef, Params], Awaitable[object]]] = {}
 @dataclass(slots=True)
 class BotRef:
     id: int
+    # Users this call already read (the bot, the chat's user): its answer's rendering
+    # reads only the others.
+    users: dict = dataclasses.field(default_factory=dict)
 
 
 def method(name: str):
@@ -52,12 +56,19 @@ def _load_bot(bot_id: int) -> tuple[User, Bot]:
 
 
 @in_thread
-def _resolve_user_chat(bot_id: int, chat) -> User:
-    """A private chat's user: by id, or by @username."""
+def _user_by_username(username: str) -> User | None:
+    return User.objects.filter(username__iexact=username, deleted=False).first()
+
+
+async def _resolve_user_chat(bot: BotRef, chat) -> User:
+    """A private chat's user: by id (on the pooled connections, with the bot itself in
+    the same read: the hot methods' path), or by @username."""
     if isinstance(chat, str) and chat.startswith("@"):
-        u = User.objects.filter(username__iexact=chat[1:], deleted=False).first()
+        u = await _user_by_username(chat[1:])
     elif isinstance(chat, int) and chat > 0:
-        u = User.objects.filter(id=chat, deleted=False).first()
+        bot.users.update(await queue.users_by_id_async([chat, bot.id]))
+        u = bot.users.get(chat)
+        u = None if u is None or u.deleted else u
     else:
         u = None  # groups and channels: not served over the Bot API yet
     if u is None:
@@ -66,12 +77,26 @@ def _resolve_user_chat(bot_id: int, chat) -> User:
 
 
 async def _private_peer(bot: BotRef, p: Params, name: str = "chat_id") -> User:
-    return await _resolve_user_chat(bot.id, p.chat_id(name))
+    return await _resolve_user_chat(bot, p.chat_id(name))
 
 
 @in_thread
-def _render(m: dict) -> dict:
+def _render_with_reply(m: dict) -> dict:
     return queue.private_message_body(m)
+
+
+async def _render(m: dict, known: dict | None = None) -> dict:
+    """A private message the bot sent, in the Bot API's shape: without a reply (the
+    usual answer: text, a photo or a file) from the pooled connections; the rest
+    (a reply, a forward, a poll) through the ORM."""
+    media = m.get("media") or {}
+    if (
+        m.get("reply_to_msg_id")
+        or m.get("fwd_from")
+        or (media and not (media.get("photo") or media.get("document")))
+    ):
+        return await _render_with_reply(m)
+    return await queue.private_message_body_async(m, known or {})
 
 
 GROUP_BASE = 10**12  # the Bot API's id of a supergroup or channel: -(10**12 + channel id)
@@ -287,7 +312,7 @@ async def send_message(bot: BotRef, p: Params):
         silent=p.bool("disable_notification"),
         reply_markup=_markup(p),
     )
-    return await _render(change.messages[0])
+    return await _render(change.messages[0], bot.users)
 
 
 async def _send_media(bot: BotRef, p: Params, want: str):

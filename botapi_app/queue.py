@@ -30,6 +30,7 @@ from bots_app import send_rules
 from bots_app.models import Bot
 from edge_app import push
 from edge_app.orm_threads import in_thread
+from message_core import db
 from private_app.actions import load_boxes
 from private_app.models import MessageBox
 
@@ -89,6 +90,32 @@ def _bot_view_of_private(bot_id: int, message_pk: int) -> dict | None:
     if box_id is None:
         return None
     return load_boxes(bot_id, [box_id]).get(box_id)
+
+
+# What the Bot API's shapes read of a user (botapi_app.shapes), and whether it is deleted.
+_USER_COLUMNS = "id, first_name, last_name, username, lang_code, bot, deleted"
+
+
+async def users_by_id_async(ids) -> dict[int, User]:
+    """:func:`users_by_id` on the pooled async connections (unsaved User objects holding
+    only the columns the Bot API's shapes read)."""
+    wanted = sorted({int(i) for i in ids if i})
+    if not wanted:
+        return {}
+    rows = await db.fetchall(f"SELECT {_USER_COLUMNS} FROM users WHERE id = ANY(%s)", (wanted,))
+    return {r["id"]: User(**r) for r in rows}
+
+
+async def private_message_body_async(m: dict, known: dict[int, User]) -> dict:
+    """:func:`private_message_body` of a message that replies to nothing, without a
+    thread; ``known``: users already read (only the others are)."""
+    ids = {m["sender_id"], m["peer_id"], m["owner_id"], m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = {i: known[i] for i in ids if i in known}
+    users.update(await users_by_id_async(ids - users.keys()))
+    peer = users.get(m["peer_id"])
+    chat = shapes.private_chat(peer) if peer else {"id": m["peer_id"], "type": "private"}
+    return shapes.message(m, users, chat)
 
 
 def private_message_body(m: dict, *, with_reply: bool = True) -> dict:

@@ -12,9 +12,7 @@ import orjson
 from aiohttp import web
 from prometheus_client import Counter, Histogram
 
-from bots_app import actions as bot_actions
 from edge_app import health, metrics
-from edge_app.orm_threads import in_thread
 from tl.errors import RpcError
 
 from . import (
@@ -26,8 +24,9 @@ from . import (
     methods_polls,
     methods_values,
     methods_webapps,
+    tokens,
 )
-from .errors import BotApiError, NotFound, TooLarge, Unauthorized, from_rpc
+from .errors import BotApiError, NotFound, TooLarge, from_rpc
 from .params import Params
 
 log = logging.getLogger("telesrv.botapi")
@@ -50,12 +49,8 @@ def _json(body: dict, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
-@in_thread
-def _bot_of(token: str) -> int:
-    try:
-        return bot_actions.check_token(token)
-    except RpcError:
-        raise Unauthorized() from None
+async def _bot_of(token: str) -> int:
+    return await tokens.bot_of(token)
 
 
 async def _params(request: web.Request) -> Params:

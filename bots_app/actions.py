@@ -24,8 +24,10 @@ from accounts_app.login import DeviceInfo, authorize_key
 from accounts_app.models import Authorization, User
 from accounts_app.render_changes import user_render_changed
 from accounts_app.updates import UserUpdate, append_user_update
+from edge_app import push
 from media_app.actions import add_holders, photo_dict
 from media_app.models import Photo, ProfilePhoto
+from message_core import db
 from message_core.clock import now
 from tl.errors import (
     AccessTokenExpiredError,
@@ -209,6 +211,7 @@ def do_revoke_token(owner_id: int | None, bot_id: int) -> Revoked:
         bot.webapp_secret = _webapp_secret(f"{bot_id}:{secret}")
         bot.save(update_fields=["revoked_hashes", "token_hash", "webapp_secret"])
         keys = _logout_all(bot_id)
+        _token_changed(bot_id)
     return Revoked(f"{bot_id}:{secret}", keys)
 
 
@@ -219,6 +222,7 @@ def do_set_bot_deactivated(bot_id: int, deactivated: bool) -> list[int]:
         bot = owned_bot(None, bot_id, lock=True)
         bot.deactivated = deactivated
         bot.save(update_fields=["deactivated"])
+        _token_changed(bot_id)
         return _logout_all(bot_id) if deactivated else []
 
 
@@ -231,27 +235,69 @@ def do_delete_bot(owner_id: int | None, bot_id: int) -> list[int]:
         bot.token_hash = ""
         bot.save(update_fields=["token_hash"])
         keys = _logout_all(bot_id)
+        _token_changed(bot_id)
     user_render_changed(bot_id)
     return keys
+
+
+def _token_parts(token: str) -> tuple[int, str]:
+    bot_part, sep, secret = (token or "").strip().partition(":")
+    if not sep or not bot_part.isdigit() or not secret or len(secret) > 128:
+        raise AccessTokenInvalidError()
+    return int(bot_part), secret
+
+
+def _token_bot(bot_id: int, secret: str, token_hash: str, revoked: list, off: bool) -> int:
+    if off or not token_hash:
+        raise AccessTokenInvalidError()
+    digest = _hash(secret)
+    if hmac.compare_digest(digest, token_hash):
+        return bot_id
+    if any(hmac.compare_digest(digest, old) for old in revoked or []):
+        raise AccessTokenExpiredError()
+    raise AccessTokenInvalidError()
 
 
 def check_token(token: str) -> int:
     """The bot a token logs in as. Raises ACCESS_TOKEN_INVALID (malformed, unknown,
     deleted or switched-off bot) or ACCESS_TOKEN_EXPIRED (a revoked token)."""
-    bot_part, sep, secret = (token or "").strip().partition(":")
-    if not sep or not bot_part.isdigit() or not secret or len(secret) > 128:
+    bot_id, secret = _token_parts(token)
+    bot = Bot.objects.select_related("user").filter(user_id=bot_id).first()
+    if bot is None:
         raise AccessTokenInvalidError()
-    bot = Bot.objects.select_related("user").filter(user_id=int(bot_part)).first()
-    if bot is None or bot.user.deleted or bot.deactivated or not bot.token_hash:
+    off = bot.user.deleted or bot.deactivated
+    bot_id = _token_bot(bot.user_id, secret, bot.token_hash, bot.revoked_hashes, off)
+    if not bot.webapp_secret:  # a token issued before Mini Apps: learnt on its first use
+        Bot.objects.filter(user_id=bot_id).update(webapp_secret=_webapp_secret(token.strip()))
+    return bot_id
+
+
+async def check_token_async(token: str) -> int:
+    """:func:`check_token` on the pooled async connections (the HTTP Bot API's path)."""
+    bot_id, secret = _token_parts(token)
+    row = await db.fetchone(
+        "SELECT b.token_hash, b.revoked_hashes, b.webapp_secret, b.deactivated OR u.deleted AS off"
+        " FROM bots b JOIN users u ON u.id = b.user_id WHERE b.user_id = %s",
+        (bot_id,),
+    )
+    if row is None:
         raise AccessTokenInvalidError()
-    digest = _hash(secret)
-    if hmac.compare_digest(digest, bot.token_hash):
-        if not bot.webapp_secret:  # a token issued before Mini Apps: learnt on its first use
-            Bot.objects.filter(user_id=bot.user_id).update(webapp_secret=_webapp_secret(token.strip()))
-        return bot.user_id
-    if any(hmac.compare_digest(digest, old) for old in bot.revoked_hashes):
-        raise AccessTokenExpiredError()
-    raise AccessTokenInvalidError()
+    bot_id = _token_bot(bot_id, secret, row["token_hash"], row["revoked_hashes"], row["off"])
+    if not row["webapp_secret"]:  # a token issued before Mini Apps: learnt on its first use
+        await db.fetchone(
+            "UPDATE bots SET webapp_secret = %s WHERE user_id = %s RETURNING user_id",
+            (_webapp_secret(token.strip()), bot_id),
+        )
+    return bot_id
+
+
+# Announced (broadcast push) whenever a bot's token stops or starts working: the HTTP
+# Bot API's token cache (botapi_app.tokens) forgets the bot.
+TOKEN_CHANGED = "bots.token_changed"
+
+
+def _token_changed(bot_id: int) -> None:
+    transaction.on_commit(lambda: push.publish_soon(TOKEN_CHANGED, {"bot_id": bot_id}))
 
 
 def do_import_bot_authorization(perm_auth_key_id: int, token: str, device: DeviceInfo) -> User:

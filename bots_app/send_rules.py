@@ -9,6 +9,8 @@ process: a person's send costs one dictionary probe after the first.
 
 from __future__ import annotations
 
+import time
+
 from django.conf import settings
 
 from accounts_app.models import User
@@ -44,9 +46,29 @@ async def are_bots(*user_ids: int) -> dict[int, bool]:
 
 
 @in_thread
-def user_wrote_to(bot_id: int, user_id: int) -> bool:
-    """Whether ``user_id`` ever sent ``bot_id`` a message (started it)."""
+def _wrote_to(bot_id: int, user_id: int) -> bool:
     return MessageBox.objects.filter(owner_id=bot_id, peer_id=user_id, out=False).exists()
+
+
+# (bot, user) pairs known to have talked: a bot answering a user sends many messages,
+# and the answer once yes stays yes for this check (a cleared history does not make
+# the user a stranger to the bot again). Kept for WROTE_TTL; a "no" is never kept.
+WROTE_TTL = 600.0
+_wrote: dict[tuple[int, int], float] = {}
+
+
+async def user_wrote_to(bot_id: int, user_id: int) -> bool:
+    """Whether ``user_id`` ever sent ``bot_id`` a message (started it)."""
+    now = time.monotonic()
+    seen = _wrote.get((bot_id, user_id))
+    if seen is not None and now - seen < WROTE_TTL:
+        return True
+    if not await _wrote_to(bot_id, user_id):
+        return False
+    if len(_wrote) > CACHE_MAX:
+        _wrote.clear()
+    _wrote[(bot_id, user_id)] = now
+    return True
 
 
 async def guard(sender_id: int, kind: str, peer_id: int, count: int) -> None:

@@ -390,13 +390,15 @@ async def _render_and_push(payload: dict, edge) -> None:
             media_read.mark_fresh(ev.message)
     message_refs([ev.message], refs_u, refs_c)
     own_chat_only = refs_c == {ev.channel_id}  # no forward source to render as well
+    # Each member's sessions looked up once (the prefetch and the loop both need them).
+    online = {u: s for u in members if (s := _sessions(edge, u, exclude))}
     if ev.type in ("new_message", "edit_message") and ev.message:
-        await viewer_hooks.prefetch([u for u in members if _sessions(edge, u, exclude)])
+        await viewer_hooks.prefetch(list(online))
     # In a big channel most viewers see the same update: rendered once per view.
     shared: dict[tuple, object] = {}
     mentioned = set(mentioned_user_ids(ev.message)) if ev.message else set()
     for user_id, member in members.items():
-        sessions = _sessions(edge, user_id, exclude)
+        sessions = online.get(user_id)
         if not sessions:
             continue
         try:

@@ -108,6 +108,9 @@ def event_message(kind: str, payload: dict, route: dict | None = None) -> bytes:
     return orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS)
 
 
+_SENT_TO_LISTENER = metrics.PUSH_EVENTS_SENT.labels("listener")
+
+
 async def _spublish(channel: str, data: bytes, label: str) -> None:
     await redis_conn.spublish(channel, data)
     metrics.PUSH_EVENTS_SENT.labels(label).inc()
@@ -148,12 +151,16 @@ async def send_ordered(listeners: Iterable[str], tag: str, released: list[tuple[
         b'{"seq":' + orjson.dumps([tag, prev, stop]) + b"," + message[1:] for prev, stop, message in released
     ]
 
+    # One round trip per listener, not one per event: a group commit releases several.
     async def to_one(lid: str) -> None:
-        channel = presence.listener_channel(lid)
-        for message in framed:
-            await _spublish(channel, message, "listener")
+        await redis_conn.spublish_many(presence.listener_channel(lid), framed)
+        _SENT_TO_LISTENER.inc(len(framed))
 
-    await asyncio.gather(*(to_one(lid) for lid in listeners))
+    targets = list(listeners)
+    if len(targets) == 1:
+        await to_one(targets[0])  # the usual case on one machine: no tasks for gather
+    else:
+        await asyncio.gather(*(to_one(lid) for lid in targets))
 
 
 def publish_soon(kind: str, payload: dict) -> None:

@@ -257,6 +257,20 @@ async def spublish(channel: str, data: bytes) -> None:
     await client().spublish(channel, data)
 
 
+async def spublish_many(channel: str, messages: list[bytes]) -> None:
+    """SPUBLISH each of ``messages`` to ``channel`` in order: one round trip on a
+    single Redis (a pipeline), one per message on a cluster (its pipelines route by
+    key, and a channel is not one)."""
+    if len(messages) == 1 or is_cluster():
+        for data in messages:
+            await client().spublish(channel, data)
+        return
+    pipe = client().pipeline(transaction=False)
+    for data in messages:
+        pipe.spublish(channel, data)
+    await pipe.execute()
+
+
 async def _cluster_owners(channels: list[str], refresh: bool) -> dict[tuple[str, int], dict[int, list[str]]]:
     """(host, port) of each channel's slot master -> slot -> channels."""
     from redis.crc import key_slot

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 
 from aiohttp import web
@@ -44,7 +45,29 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         refuse_unsafe_settings()
-        asyncio.run(self._serve(options["host"], options["port"]))
+        try:
+            import uvloop  # as the listener: the loop's own work is a share of every call
+        except ImportError:
+            run = asyncio.run
+        else:
+            run = uvloop.run
+        serving = self._serve(options["host"], options["port"])
+        profile_to = os.environ.get("TELESRV_BOTAPI_PROFILE")
+        if not profile_to:
+            run(serving)
+            return
+        # Where the process's CPU goes (bench/bench_botapi.py --profile, docs/bots.md):
+        # cProfile over the whole run, written at a clean stop.
+        import cProfile
+        import time
+
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+        try:
+            run(serving)
+        finally:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
 
     async def _serve(self, host: str, port: int) -> None:
         push.subscriber(push.USERS_KIND)(queue.on_pushed)
