@@ -222,9 +222,10 @@ def _png():
 # Web K's own: switching from its QR page to the phone page places the caret in an input
 # the QR page's teardown already detached (ownerDocument.defaultView is null). Client-side
 # only; nothing the server says changes it.
-# And at start its folder tabs: with no folder of the account's own the folders menu has
-# no tab elements, and a selectTab(index) lands on an element that is not there
-# (horizontalMenu.ts selectTarget, "reading 'classList'"; the caller is not pinned down).
+# And at start its folder tabs: appDialogsManager.ts onStateLoaded, for an account with no
+# folder of its own ("show the placeholder before the filters"), selects folder tab 0 before
+# any folder tab exists, and horizontalMenu.ts selectTarget reads 'classList' of nothing.
+# Nothing from the server decides it (the same happens against Telegram's own servers).
 KNOWN_CLIENT_ERRORS = (
     "Cannot read properties of null (reading 'getSelection')",
     "Cannot read properties of undefined (reading 'classList')",
