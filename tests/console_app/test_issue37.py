@@ -334,6 +334,7 @@ MODERATOR_ACTIONS = {
     "delete_selected_messages",
     "revoke_invites",
     "approve_requests",
+    "revoke_links",  # folder links (chatlists_app): the link and the chat invite links it made
     "dismiss_requests",
     "delete_reported_messages",
     "ban_reported_senders",
