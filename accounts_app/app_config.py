@@ -81,7 +81,7 @@ _BASE: dict[str, Any] = {
     "authorization_autoconfirm_period": 7 * DAY,
     "autoarchive_setting_available": True,
     "new_noncontact_peers_require_premium_without_ownpremium": False,
-    "call_requests_disabled": True,
+    "call_requests_disabled": False,  # private calls work (calls_app)
     "qr_login_camera": False,
     "qr_login_code": "disabled",
     "pending_suggestions": [],
@@ -115,7 +115,7 @@ _BASE: dict[str, Any] = {
     "stickers_premium_by_emoji_num": 0,
     "stickers_normal_by_emoji_per_premium_num": 2,
     "default_emoji_statuses_stickerset_id": "0",
-    # calls: none
+    # group calls: none yet
     "groupcall_video_participants_max": 0,
     "conference_call_size_limit": 0,
     "confcall_use_vp8": False,
