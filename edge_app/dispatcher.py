@@ -53,6 +53,10 @@ RETRY_AFTER_DB_LOSS = frozenset(
 )
 # How long such a request keeps trying while PostgreSQL is away.
 DB_RETRY_SECONDS = 20.0
+# FLOOD_WAIT answers are logged with the client's address at most once per address in
+# this many seconds (with the count of those not logged), as the listener's refused
+# connections are: a request storm must not become a log storm.
+FLOOD_LOG_SECONDS = 10.0
 
 
 def db_connection_lost(exc: BaseException) -> bool:
@@ -88,6 +92,8 @@ class EdgeDispatcher:
         # Refusals and recoveries by kind ("flood_wait", "db_retry"): plain counters a
         # metrics exporter can read.
         self.counters: collections.Counter[str] = collections.Counter()
+        # address -> (when its last FLOOD_WAIT line was written, answers since not logged)
+        self._floods_logged: dict[str, tuple[float, int]] = {}
 
     async def _with_db_retry(self, name: str, call, *, retry: bool):
         """``await call()``, run again while the database is away if ``retry``."""
@@ -131,6 +137,32 @@ class EdgeDispatcher:
                     f" error={label}" if label else "",
                 )
 
+    def _log_flood_wait(self, ctx: RequestContext, name: str, wait: int) -> None:
+        """One INFO line naming the client's address (behind a trusted PROXY-protocol
+        balancer, the one its header named) and app, so operators can trace a request
+        storm; at most one per address every FLOOD_LOG_SECONDS."""
+        ip = ctx.ip or "an unknown address"
+        now = time.monotonic()
+        last = self._floods_logged.get(ip)
+        if last is not None and now - last[0] < FLOOD_LOG_SECONDS:
+            self._floods_logged[ip] = (last[0], last[1] + 1)
+            return
+        if len(self._floods_logged) > 10_000:
+            self._floods_logged.clear()
+        self._floods_logged[ip] = (now, 0)
+        client = ctx.client
+        app = " ".join(p for p in (client.lang_pack, client.app_version) if p) if client else ""
+        more = f" ({last[1]} more since the last line)" if last is not None and last[1] else ""
+        log.info(
+            "FLOOD_WAIT_%d answered to %s on key %016x from %s%s%s",
+            wait,
+            name,
+            ctx.perm_auth_key_id & 0xFFFFFFFFFFFFFFFF,
+            ip,
+            f" ({app})" if app else "",
+            more,
+        )
+
     async def _dispatch(self, ctx: RequestContext, request: Any, name: str) -> Any:
         registration = registry.lookup(name)
         if registration is None:
@@ -141,6 +173,7 @@ class EdgeDispatcher:
         wait = self.rate_limit.take(ctx.perm_auth_key_id)
         if wait:
             self.counters["flood_wait"] += 1
+            self._log_flood_wait(ctx, name, wait)
             raise errors.FloodWaitError(seconds=wait)
         try:
             if registration.auth:

@@ -199,8 +199,9 @@ async def set_authorization_ttl(ctx, req: functions.account.SetAuthorizationTTL)
 
 @rpc(functions.account.ChangeAuthorizationSettings)
 async def change_authorization_settings(ctx, req: functions.account.ChangeAuthorizationSettings):
-    """The "new login" notice confirmed; calls and secret chats do not exist here, so
-    their switches have nothing to change. HASH_INVALID for another user's session."""
+    """The "new login" notice confirmed. The per-device call switch is not stored (every
+    device is rung) and secret chats do not exist here. HASH_INVALID for another user's
+    session."""
     me = viewer_id(ctx)
     exists = await Authorization.objects.filter(user_id=me, hash=req.hash).aexists()
     if not exists and req.hash != 0:

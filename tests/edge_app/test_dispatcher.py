@@ -192,3 +192,34 @@ async def test_request_storm_gets_flood_wait(handlers):
     assert err.value.code == 420 and err.value.message == "FLOOD_WAIT_1"
     assert d.counters["flood_wait"] == 1
     assert await d.dispatch(ctx(perm=11), Req("test.public")) == "pong"  # per auth key
+
+
+async def test_flood_wait_is_logged_with_the_clients_address_once_per_interval(handlers, caplog, monkeypatch):
+    import edge_app.dispatcher as dispatcher_mod
+
+    clock = [1000.0]
+    monkeypatch.setattr(dispatcher_mod.time, "monotonic", lambda: clock[0])
+    d = EdgeDispatcher(rate=0.001, burst=1)
+    storm = ctx(perm=0x1F2E)
+    storm.ip = "203.0.113.5"
+    storm.client = ClientInfo(lang_pack="tdesktop", app_version="5.1.7")
+    await d.dispatch(storm, Req("test.public"))
+    with caplog.at_level("INFO", logger="telesrv.edge.rpc"):
+        for _ in range(5):  # one line, then four answers inside the interval
+            with pytest.raises(errors.RpcError):
+                await d.dispatch(storm, Req("test.public"))
+        clock[0] += dispatcher_mod.FLOOD_LOG_SECONDS
+        with pytest.raises(errors.RpcError):
+            await d.dispatch(storm, Req("test.public"))
+        other = ctx(perm=0x99)
+        other.ip = "192.0.2.9"
+        await d.dispatch(other, Req("test.public"))
+        with pytest.raises(errors.RpcError):
+            await d.dispatch(other, Req("test.public"))
+    lines = [r.getMessage() for r in caplog.records if "FLOOD_WAIT" in r.getMessage()]
+    assert d.counters["flood_wait"] == 7
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("FLOOD_WAIT_")
+    assert "test.public on key 0000000000001f2e from 203.0.113.5 (tdesktop 5.1.7)" in lines[0]
+    assert lines[1].endswith("(4 more since the last line)")
+    assert "from 192.0.2.9" in lines[2] and "more since" not in lines[2]
