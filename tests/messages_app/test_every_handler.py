@@ -86,6 +86,7 @@ class Minimal:
 class WalkerCtx(Ctx):
     client = None
     takeout_id = None  # as mtproto.dispatch.RequestContext outside invokeWithTakeout
+    ip = ""  # as mtproto.dispatch.RequestContext when the address is unknown
 
 
 @pytest.fixture
