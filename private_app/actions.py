@@ -66,6 +66,8 @@ READ_OUTBOX = "private.read_outbox"
 
 EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
 UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
+# Boxes a text search walks newest first before it asks the trigram index instead.
+SEARCH_WALK = 2_000
 HISTORY_COUNT_MAX = 100_000  # a Saved Messages sublist's count is exact up to this many messages
 
 
@@ -388,8 +390,9 @@ def get_history(
     saved_peer: int = 0,
 ) -> PrivateHistory:
     """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
-    messages.search uses the same seek with ``q`` / dates; a text search scans at most
-    SEARCH_WINDOW ids below its offset per page (no text index), like channels do."""
+    messages.search uses the same seek with ``q`` / dates. A text search walks the
+    newest SEARCH_WALK boxes below its offset (a common word fills its page there),
+    then asks the trigram index for the matches of the whole history (a rare word)."""
     limit, add_offset = history_window(limit, add_offset)
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
@@ -400,13 +403,16 @@ def get_history(
     ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
     rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
     filtered = bool(q or min_date or max_date or media_kinds)
+    whole = rows  # the index way reads the whole history, not the walk's window
     if q or media_kinds:
         top = offset_id if offset_id > 0 else limits.MAX_MESSAGE_ID + 1
         newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
         rows = rows.filter(box_id__gt=min(top, newest + 1) - SEARCH_WINDOW)
         if media_kinds:
             rows = rows.filter(media_q(media_kinds))
+    indexed = None  # a text search's second way: the matches through the trigram index
     if q and not media_kinds:
+        indexed = whole.filter(message_id__in=_text_matches(q, (owner_id, peer_id), min_date, max_date))
         rows = rows.filter(message_id=Subquery(_text_hit(q, min_date, max_date)))
     else:
         if q:
@@ -427,9 +433,14 @@ def get_history(
     older = limit + add_offset
     if older > 0:
         skip = max(add_offset, 0)
-        messages += list(
-            rows.filter(box_id__lt=offset_id).order_by("-box_id")[skip : skip + min(older, limit)]
-        )
+        want = min(older, limit)
+        below = rows.filter(box_id__lt=offset_id)
+        if indexed is not None:  # a common word fills the page from the newest boxes
+            below = below.filter(box_id__gte=min(offset_id, newest + 1) - SEARCH_WALK)
+        page = list(below.order_by("-box_id")[skip : skip + want])
+        if indexed is not None and len(page) < want:  # a rare one: its few matches by index
+            page = list(indexed.filter(box_id__lt=offset_id).order_by("-box_id")[skip : skip + want])
+        messages += page
     messages = messages[:limit]
     inexact = False
     if filtered:
@@ -448,6 +459,22 @@ def get_history(
     attach_reactions(owner_id, shown)
     attach_polls(owner_id, shown)
     return PrivateHistory(shown, max(count, len(messages)), inexact)
+
+
+def _text_matches(q: str, senders: tuple[int, int], min_date: int, max_date: int):
+    """The contents of the dialog's two users that match ``q``, through the trigram
+    index on private_messages (``ILIKE``: ``icontains`` writes ``UPPER(..) LIKE``,
+    which the index cannot serve). Cheap for a rare word, which the walk would have to
+    probe the whole window for; a common word fills its page in the walk first."""
+    pattern = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    hit = PrivateMessage.objects.filter(sender_id__in=senders).extra(
+        where=["message ILIKE %s"], params=[pattern]
+    )
+    if min_date:
+        hit = hit.filter(date__gte=min_date)
+    if max_date:
+        hit = hit.filter(date__lte=max_date)
+    return hit.values("pk")
 
 
 def _text_hit(q: str, min_date: int, max_date: int):

@@ -114,9 +114,10 @@ async def test_the_total_is_exact_past_100000_and_no_page_counts_the_boxes(users
 
 async def test_a_text_search_walks_the_history_index_with_a_limit(users):
     a, b = users
+    await actions.do_send_private_message(a, b, "plain", 199)
+    await _bulk_boxes(a, b, 20_000, message_of="plain")  # older, none matching
     for i in range(30):
         await actions.do_send_private_message(a, b, f"quokka {i}" if i % 3 == 0 else f"plain {i}", 200 + i)
-    await _bulk_boxes(a, b, 20_000, message_of="plain 29")  # newer, none matching
     async with db.connection() as conn:
         await conn.execute("ANALYZE private_message_boxes", prepare=False)
         await conn.execute("ANALYZE private_messages", prepare=False)
@@ -153,3 +154,18 @@ async def test_the_migration_backfills_the_counts_of_existing_dialogs(users):
         await conn.execute("UPDATE private_dialogs SET message_count = 0 WHERE owner_id = ANY(%s)", ([a, b],))
         await conn.execute(backfill)
     assert await totals(a, b) == (2, 3)
+
+
+async def test_a_rare_word_is_found_through_the_index_below_any_window(users):
+    from message_core.text import SEARCH_WINDOW
+
+    a, b = users
+    for i in range(6):
+        await actions.do_send_private_message(a, b, f"ammonite {i}" if i % 2 else f"plain {i}", 400 + i)
+    await _bulk_boxes(a, b, SEARCH_WINDOW + 10, message_of="plain 4")  # newer, none matching
+    h, queries = await captured(a, b, q="Ammonite", limit=2)
+    assert [m["message"] for m in h.messages] == ["ammonite 5", "ammonite 3"] and h.inexact
+    assert any("ILIKE" in q["sql"].upper() for q in queries)
+    rest = await actions.get_history(a, b, q="ammonite", offset_id=h.messages[-1]["id"], limit=20)
+    assert [m["message"] for m in rest.messages] == ["ammonite 1"]
+    assert (await actions.get_history(a, b, q="100%", limit=5)).messages == []  # a pattern's own % is literal
