@@ -13,6 +13,8 @@ loaded through the real tables:
   one ``new_message`` update event per pts (``channels.pts`` / ``top_message_id`` set to
   the last), and groups the viewer is in (ids allocated past ``MAX(channels.id)``, as the
   channel counter recovers), each with a message and the viewer's dialog;
+- the viewer's private chat with the peer (``load_private``: contents, a box on each
+  side, the dialog rows, one account-log event per pts, both users' pts);
 - then ``ANALYZE`` and ``rebuild_redis_state --yes`` (counters from PostgreSQL).
 
 A listener is started on each database and a real Telethon client, logged in with the
@@ -23,8 +25,9 @@ backends only: the box is shared).
     TELESRV_DB_NAME=telesrv_bench TELESRV_REDIS_PREFIX=bench \\
         .venv/bin/python bench/bench_data_scale.py --scale 1
 
-``--scale 1``: SMALL = 10k users, 1k members, 10k messages; BIG = 100k users, 20k
-members, a 1M-message hot group, the viewer in 1,000 groups (the issue's BIG is 5x
+``--scale 1``: SMALL = 10k users, 1k members, 10k messages, a 1k-message private chat;
+BIG = 100k users, 20k members, a 1M-message hot group, the viewer in 1,000 groups, a
+100k-message private chat (the issue's BIG is 5x
 more messages and 10x more users on a dedicated box). ``--scale 0.1`` is the CI size
 (tests/bench/test_data_scale.py: a small database against one ten times larger).
 """
@@ -49,6 +52,9 @@ sys.path.insert(0, str(ROOT))
 # about twenty times over the whole history, OLD twenty times in the oldest tenth only
 # (below any recent window).
 COMMON, RARE, OLD = "hello", "quokka", "ammonite"
+# The private chat's own words (so searchGlobal's matches stay the groups'): P_COMMON in
+# a tenth of its messages, P_RARE twenty times over its whole history.
+P_COMMON, P_RARE = "goodnight", "wombat"
 
 
 def sizes(scale: float) -> dict[str, dict[str, int]]:
@@ -57,9 +63,9 @@ def sizes(scale: float) -> dict[str, dict[str, int]]:
 
     return {
         "small": {"users": n(10_000 * scale), "members": n(1_000 * scale), "messages": n(10_000 * scale),
-                  "groups": n(100 * scale)},
+                  "groups": n(100 * scale), "private": n(1_000 * scale)},
         "big": {"users": n(100_000 * scale), "members": n(20_000 * scale), "messages": n(1_000_000 * scale),
-                "groups": n(1_000 * scale)},
+                "groups": n(1_000 * scale), "private": n(100_000 * scale)},
     }  # fmt: skip
 
 
@@ -187,6 +193,7 @@ async def load(spec: dict[str, int], out: Path) -> None:
             " CROSS JOIN (VALUES (%(p)s::bigint), (%(v)s::bigint)) u(id)",
             {"p": poster, "v": viewer, "now": now},
         )
+        await load_private(conn, viewer, peer, spec["private"], now)
         # As autovacuum would after such a load (this box runs PostgreSQL with it off).
         await conn.execute("ANALYZE")
     print(f"loaded {spec} in {time.perf_counter() - t0:.1f}s", flush=True)
@@ -194,6 +201,55 @@ async def load(spec: dict[str, int], out: Path) -> None:
         json.dumps({"viewer": viewer, "key": vkeys[0].hex(), "hot": hot, "poster": poster, "peer": peer})
     )
     await db.close_pools()
+
+
+async def load_private(conn, viewer: int, peer: int, m: int, now: int) -> None:
+    """The viewer's private chat with the peer: ``m`` messages written in turn, one
+    content row and a box on each side per message (box ids continue each owner's own),
+    the dialog rows first (their ``message_count`` is kept by the boxes' triggers), one
+    ``private.new_message`` event per pts on each side, and both users' pts."""
+    cur = await conn.execute(
+        "SELECT u.id, u.pts, COALESCE((SELECT max(box_id) FROM private_message_boxes b WHERE b.owner_id = u.id), 0)"
+        " AS top FROM users u WHERE u.id = ANY(%s)",
+        ([viewer, peer],),
+    )
+    base = {r["id"]: (r["pts"], r["top"]) for r in await cur.fetchall()}
+    await conn.execute(
+        "CREATE TEMP TABLE pm AS SELECT k, nextval(pg_get_serial_sequence('private_messages', 'id')) AS id,"
+        " CASE WHEN k %% 2 = 0 THEN %(v)s ELSE %(p)s END AS sender FROM generate_series(1, %(m)s) k",
+        {"v": viewer, "p": peer, "m": m},
+    )
+    await conn.execute(
+        "INSERT INTO private_messages (id, sender_id, date, message, entities, grouped_id, via_bot_id, edit_date,"
+        " silent, media_read) SELECT id, sender, %(now)s - %(m)s + k, concat_ws(' ', 'private', k,"
+        "   CASE WHEN k %% 10 = 0 THEN %(common)s END, CASE WHEN (k + 13) %% %(re)s = 0 THEN %(rare)s END, md5(k::text)),"
+        " '[]', 0, 0, 0, false, false FROM pm",
+        {"now": now, "m": m, "common": P_COMMON, "rare": P_RARE, "re": max(1, m // 20)},
+    )
+    sides = [(viewer, peer), (peer, viewer)] if viewer != peer else [(viewer, viewer)]
+    for owner, other in sides:
+        pts, top = base[owner]
+        await conn.execute(
+            "INSERT INTO private_dialogs (owner_id, peer_id, top_box_id, top_date, read_inbox_max_id,"
+            " read_outbox_max_id, unread_mark, folder_id, pinned, pinned_order)"
+            " VALUES (%(o)s, %(p)s, %(top)s, %(now)s, %(top)s, %(top)s, false, 0, false, 0)"
+            " ON CONFLICT (owner_id, peer_id) DO UPDATE SET top_box_id = EXCLUDED.top_box_id,"
+            " top_date = EXCLUDED.top_date, read_inbox_max_id = EXCLUDED.read_inbox_max_id",
+            {"o": owner, "p": other, "top": top + m, "now": now},
+        )
+        await conn.execute(
+            'INSERT INTO private_message_boxes (owner_id, box_id, peer_id, message_id, "out", reply_to_box_id,'
+            " deleted, reaction_unread, saved_peer)"
+            " SELECT %(o)s, %(top)s + k, %(p)s, id, sender = %(o)s, 0, false, false, 0 FROM pm",
+            {"o": owner, "p": other, "top": top},
+        )
+        await conn.execute(
+            "INSERT INTO user_update_events (user_id, pts, pts_count, type, payload, date)"
+            " SELECT %(o)s, %(pts)s + k, 1, 'private.new_message', jsonb_build_object('box_id', %(top)s + k), now()"
+            " FROM generate_series(1, %(m)s) k",
+            {"o": owner, "pts": pts, "top": top, "m": m},
+        )
+        await conn.execute("UPDATE users SET pts = %s WHERE id = %s", (pts + m, owner))
 
 
 # --- measuring (a child process per size: one Telethon version, the size's database) ---
@@ -247,6 +303,8 @@ async def measure(info: dict, rounds: int, out: Path) -> None:
             )
         )
         hot = next(c for c in dialogs.chats if c.id == info["hot"])
+        other = next(u for u in dialogs.users if u.id == info["peer"])  # the private chat is on top
+        private_peer = types.InputPeerUser(other.id, other.access_hash)
         hot_peer = types.InputPeerChannel(hot.id, hot.access_hash)
         hot_input = types.InputChannel(hot.id, hot.access_hash)
         last = dialogs.dialogs[-1]
@@ -261,9 +319,9 @@ async def measure(info: dict, rounds: int, out: Path) -> None:
         )
         empty = types.InputMessagesFilterEmpty()
 
-        def search(q: str):
+        def search(q: str, peer=hot_peer):
             return functions.messages.SearchRequest(
-                peer=hot_peer, q=q, filter=empty, min_date=None, max_date=None, offset_id=0, add_offset=0,
+                peer=peer, q=q, filter=empty, min_date=None, max_date=None, offset_id=0, add_offset=0,
                 limit=20, max_id=0, min_id=0, hash=0,
             )  # fmt: skip
 
@@ -289,6 +347,18 @@ async def measure(info: dict, rounds: int, out: Path) -> None:
                 min_id=0,
                 hash=0,
             ),
+            "getHistory(private, 100)": lambda: functions.messages.GetHistoryRequest(
+                peer=private_peer,
+                offset_id=0,
+                offset_date=None,
+                add_offset=0,
+                limit=100,
+                max_id=0,
+                min_id=0,
+                hash=0,
+            ),
+            f"search in private rare '{P_RARE}'": lambda: search(P_RARE, private_peer),
+            f"search in private common '{P_COMMON}'": lambda: search(P_COMMON, private_peer),
             "getDialogs page 1": lambda: functions.messages.GetDialogsRequest(
                 offset_date=0, offset_id=0, offset_peer=types.InputPeerEmpty(), limit=100, hash=0
             ),

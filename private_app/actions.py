@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max, OuterRef, Q, Subquery
 
 from accounts_app.models import User
 from accounts_app.privacy import hide_forward_senders
@@ -53,7 +53,7 @@ from tl.errors import (
 )
 
 from . import send_store
-from .models import MessageBox, PrivateDialog, PrivateReadDate
+from .models import MessageBox, PrivateDialog, PrivateMessage, PrivateReadDate
 from .reaction_view import attach as attach_reactions
 from .reaction_view import reactor_ids
 
@@ -66,7 +66,9 @@ READ_OUTBOX = "private.read_outbox"
 
 EDIT_WINDOW = 48 * 3600  # as on Telegram; Saved Messages stay editable
 UNREAD_COUNT_MAX = 10_000  # the most unread messages one dialog counts
-HISTORY_COUNT_MAX = 100_000  # a history's count is exact up to this many messages
+# Boxes a text search walks newest first before it asks the trigram index instead.
+SEARCH_WALK = 2_000
+HISTORY_COUNT_MAX = 100_000  # a Saved Messages sublist's count is exact up to this many messages
 
 
 @dataclass(slots=True)
@@ -83,6 +85,7 @@ class PrivateChange:
 class PrivateHistory:
     messages: list[dict]
     count: int
+    inexact: bool = False  # the count is an estimate (a search's page, not its total)
 
 
 # --- reading helpers -----------------------------------------------------------------
@@ -387,8 +390,9 @@ def get_history(
     saved_peer: int = 0,
 ) -> PrivateHistory:
     """messages.getHistory of a private chat: seek on the owner's (peer, id) index.
-    messages.search uses the same seek with ``q`` / dates; a text search scans at most
-    SEARCH_WINDOW ids below its offset per page (no text index), like channels do."""
+    messages.search uses the same seek with ``q`` / dates. A text search walks the
+    newest SEARCH_WALK boxes below its offset (a common word fills its page there),
+    then asks the trigram index for the matches of the whole history (a rare word)."""
     limit, add_offset = history_window(limit, add_offset)
     if len(q) > limits.SEARCH_QUERY_MAX:
         raise LimitInvalidError()
@@ -399,18 +403,24 @@ def get_history(
     ceiling = max_id if max_id > 0 else limits.MAX_MESSAGE_ID + 1
     rows = dialog.filter(box_id__gt=max(min_id, 0), box_id__lt=ceiling)
     filtered = bool(q or min_date or max_date or media_kinds)
+    whole = rows  # the index way reads the whole history, not the walk's window
     if q or media_kinds:
         top = offset_id if offset_id > 0 else limits.MAX_MESSAGE_ID + 1
         newest = dialog.order_by("-box_id").values_list("box_id", flat=True).first() or 0
         rows = rows.filter(box_id__gt=min(top, newest + 1) - SEARCH_WINDOW)
-        if q:
-            rows = rows.filter(message__message__icontains=q)
         if media_kinds:
             rows = rows.filter(media_q(media_kinds))
-    if min_date:
-        rows = rows.filter(message__date__gte=min_date)
-    if max_date:
-        rows = rows.filter(message__date__lte=max_date)
+    indexed = None  # a text search's second way: the matches through the trigram index
+    if q and not media_kinds:
+        indexed = whole.filter(message_id__in=_text_matches(q, (owner_id, peer_id), min_date, max_date))
+        rows = rows.filter(message_id=Subquery(_text_hit(q, min_date, max_date)))
+    else:
+        if q:
+            rows = rows.filter(message__message__icontains=q)
+        if min_date:
+            rows = rows.filter(message__date__gte=min_date)
+        if max_date:
+            rows = rows.filter(message__date__lte=max_date)
     if offset_id <= 0 and offset_date > 0:
         pivot = dialog.filter(message__date__lt=offset_date).order_by("-box_id").first()
         offset_id = pivot.box_id + 1 if pivot else 1
@@ -423,18 +433,62 @@ def get_history(
     older = limit + add_offset
     if older > 0:
         skip = max(add_offset, 0)
-        messages += list(
-            rows.filter(box_id__lt=offset_id).order_by("-box_id")[skip : skip + min(older, limit)]
-        )
+        want = min(older, limit)
+        below = rows.filter(box_id__lt=offset_id)
+        if indexed is not None:  # a common word fills the page from the newest boxes
+            below = below.filter(box_id__gte=min(offset_id, newest + 1) - SEARCH_WALK)
+        page = list(below.order_by("-box_id")[skip : skip + want])
+        if indexed is not None and len(page) < want:  # a rare one: its few matches by index
+            page = list(indexed.filter(box_id__lt=offset_id).order_by("-box_id")[skip : skip + want])
+        messages += page
     messages = messages[:limit]
+    inexact = False
     if filtered:
-        count = len(messages) + (1 if len(messages) == limit else 0)  # inexact: no count(*)
-    else:
+        count = len(messages) + (1 if len(messages) == limit else 0)  # no count(*) of the matches
+        inexact = True
+    elif saved_peer:
         count = dialog.values("id")[:HISTORY_COUNT_MAX].count()
+    else:  # the total kept with the writes (PrivateDialog.message_count), never counted here
+        count = (
+            PrivateDialog.objects.filter(owner_id=owner_id, peer_id=peer_id)
+            .values_list("message_count", flat=True)
+            .first()
+            or 0
+        )
     shown = [box_to_dict(b) for b in messages]
     attach_reactions(owner_id, shown)
     attach_polls(owner_id, shown)
-    return PrivateHistory(shown, max(count, len(messages)))
+    return PrivateHistory(shown, max(count, len(messages)), inexact)
+
+
+def _text_matches(q: str, senders: tuple[int, int], min_date: int, max_date: int):
+    """The contents of the dialog's two users that match ``q``, through the trigram
+    index on private_messages (``ILIKE``: ``icontains`` writes ``UPPER(..) LIKE``,
+    which the index cannot serve). Cheap for a rare word, which the walk would have to
+    probe the whole window for; a common word fills its page in the walk first."""
+    pattern = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    hit = PrivateMessage.objects.filter(sender_id__in=senders).extra(
+        where=["message ILIKE %s"], params=[pattern]
+    )
+    if min_date:
+        hit = hit.filter(date__gte=min_date)
+    if max_date:
+        hit = hit.filter(date__lte=max_date)
+    return hit.values("pk")
+
+
+def _text_hit(q: str, min_date: int, max_date: int):
+    """The content row of a box (``OuterRef``) when it matches ``q`` and the dates: a
+    scalar subquery, which PostgreSQL never turns into a join, so a search walks the
+    dialog's history index newest first, probes each box's content by primary key and
+    stops at the page's LIMIT (as a join, the matches of the whole window were joined
+    and sorted on disk: 100 ms at 100k messages)."""
+    hit = PrivateMessage.objects.filter(pk=OuterRef("message_id"), message__icontains=q)
+    if min_date:
+        hit = hit.filter(date__gte=min_date)
+    if max_date:
+        hit = hit.filter(date__lte=max_date)
+    return hit.values("pk")[:1]
 
 
 def media_q(kinds: tuple[str, ...]) -> Q:

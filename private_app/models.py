@@ -107,6 +107,10 @@ class PrivateDialog(models.Model):
     # Pins share one order with channel dialogs (channels_app.actions.pins): higher on top.
     pinned = models.BooleanField(default=False)
     pinned_order = models.IntegerField(default=0)
+    # The owner's live boxes of this dialog (the history's total), kept by triggers on
+    # private_message_boxes (migration 0009) so every write path keeps it without
+    # knowing of it, and a history page never counts the boxes.
+    message_count = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "private_dialogs"

@@ -165,7 +165,9 @@ def history_to_tl(h, users: list, chats: list):
     msgs = [message_to_tl(m) for m in h.messages]
     if h.count <= len(msgs):
         return types.messages.Messages(messages=msgs, topics=[], chats=chats, users=users)
-    return types.messages.MessagesSlice(count=h.count, messages=msgs, topics=[], chats=chats, users=users)
+    return types.messages.MessagesSlice(
+        count=h.count, messages=msgs, topics=[], chats=chats, users=users, inexact=h.inexact or None
+    )
 
 
 def messages_to_tl(messages: list[dict], users: list, chats: list):

@@ -37,6 +37,12 @@ def test_calls_cost_the_same_on_a_database_ten_times_larger():
     common = big[f"search in group common '{scale.COMMON}'"]
     assert common["found"] == 20 and common["inexact"], common
     assert big[f"searchGlobal rare '{scale.RARE}'"]["found"] == 20
+    # The private chat: its history's exact total; a rare word's twenty matches of the
+    # whole history found (a page, its count marked inexact).
+    private = big["getHistory(private, 100)"]
+    assert (private["count"], private["inexact"]) == (scale.sizes(0.05)["big"]["private"], False), private
+    p_rare = big[f"search in private rare '{scale.P_RARE}'"]
+    assert p_rare["found"] == 20 and p_rare["inexact"], p_rare
     assert big[f"searchGlobal common '{scale.COMMON}'"]["found"] == 20
     slow = {
         name: round(b["p50"] / small[name]["p50"], 2)
