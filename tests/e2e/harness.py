@@ -80,6 +80,40 @@ class EdgeServer:
                 self.proc.wait()
 
 
+@contextlib.contextmanager
+def admin_process(env: dict[str, str], log_path: Path):
+    """daphne serving the admin process (what ``manage.py serve`` runs) with ``env``,
+    its output in ``log_path``; yields its base URL and stops it afterwards."""
+    port = free_port()
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "telesrv_project.asgi:application",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def start_edge(
     env_overrides: dict[str, str],
     rsa_key_path: Path,

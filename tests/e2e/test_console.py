@@ -11,32 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-from tests.e2e import harness
+from tests.e2e import chromium, harness
 from tests.e2e.test_channels import input_user, logged_in, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_FLAGS = (
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-)
 MOD_PASSWORD = "moderate-me-123"
 
-if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+if not chromium.available():
     pytest.skip("chromium / chromium-driver are not installed (make browser)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver")
 
@@ -44,38 +29,11 @@ webdriver = pytest.importorskip("selenium.webdriver")
 @pytest.fixture(scope="module")
 def admin_server(edge_env, tmp_path_factory):
     """daphne serving the console on the test database (what ``manage.py serve`` runs)."""
-    port = harness.free_port()
     env = dict(os.environ)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(edge_env)
-    log_path = tmp_path_factory.mktemp("admin-log") / "daphne.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "telesrv_project.asgi:application",
-            ],
-            cwd=harness.ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        harness.wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with harness.admin_process(env, tmp_path_factory.mktemp("admin-log") / "daphne.log") as url:
+        yield url
 
 
 @pytest.fixture
@@ -89,14 +47,7 @@ async def clients(edge_server):
 
 @pytest.fixture
 def browser():
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium.start()
     yield driver
     driver.quit()
 

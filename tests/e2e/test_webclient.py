@@ -14,22 +14,18 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e import harness
+from tests.e2e import chromium, harness
 from tests.e2e.test_channels import collect, logged_in, wait_for
-from tests.e2e.test_console import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CACHE = Path(os.environ.get("TELESRV_WEBCLIENT_DIR") or Path.home() / ".cache" / "telesrv-webclient")
 webdriver = pytest.importorskip("selenium.webdriver")
-if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+if not chromium.available():
     pytest.skip("chromium / chromium-driver are not installed (make browser)", allow_module_level=True)
 WAIT = 90  # seconds: the app is large and the machine may be busy
 
@@ -54,7 +50,6 @@ def web_admin(web_edge, edge_env, edge_rsa_key, tmp_path_factory):
     with override_settings(WEBCLIENT_DIR=str(CACHE)):
         if builder.current() is None:
             pytest.fail(f"no web client build in {CACHE}: run `make webclient`")
-    port = harness.free_port()
     env = dict(os.environ)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.update(edge_env)
@@ -66,48 +61,13 @@ def web_admin(web_edge, edge_env, edge_rsa_key, tmp_path_factory):
             "TELESRV_SECRET_KEY": harness.TEST_SECRET_KEY,
         }
     )
-    log_path = tmp_path_factory.mktemp("web-admin") / "daphne.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "telesrv_project.asgi:application",
-            ],
-            cwd=harness.ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        harness.wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with harness.admin_process(env, tmp_path_factory.mktemp("web-admin") / "daphne.log") as url:
+        yield url
 
 
 @pytest.fixture
 def browser():
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument("--window-size=1280,900")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(WAIT)
+    driver = chromium.start("--window-size=1280,900", page_load_timeout=WAIT, console_log=True)
     yield driver
     driver.quit()
 
