@@ -10,6 +10,7 @@ import datetime as dt
 from django.contrib import admin, messages
 
 from accounts_app.models import User
+from edge_app.admin_filters import RevokedFilter
 from edge_app.admin_readonly import ReadOnlyAdmin
 from tl.errors import RpcError
 
@@ -34,23 +35,10 @@ def _run(coro_fn, *args):
     return asyncio.run(call())
 
 
-class StateFilter(admin.SimpleListFilter):
-    title = "state"
-    parameter_name = "revoked"
-
-    def lookups(self, request, model_admin):
-        return (("0", "live"), ("1", "revoked"))
-
-    def queryset(self, request, queryset):
-        if self.value() in ("0", "1"):
-            return queryset.filter(revoked=self.value() == "1")
-        return queryset
-
-
 @admin.register(ChatlistInvite)
 class ChatlistInviteAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("link", "owner", "filter_id", "title", "chats", "private_chats", "created", "revoked")
-    list_filter = (StateFilter,)
+    list_filter = (RevokedFilter,)
     search_fields = ("=slug", "=owner_id", "title")
     search_help_text = "The link's slug (after t.me/addlist/), the owner's user id, or the link's title."
     ordering = ("-date", "-id")

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from edge_app.admin_filters import RevokedFilter
+
 from .. import moderation
 from ..models import Importer, Invite
 from ..pagination import PartitionKeyFilter, user_id_filter
 from ..rowkeys import RowKeyAdmin
 from .common import MODERATE, ModerationMixin, PeopleMixin, moderation_cap, person_column, unix_time
-
-
-class RevokedFilter(admin.SimpleListFilter):
-    title = "state"
-    parameter_name = "revoked"
-
-    def lookups(self, request, model_admin):
-        return (("0", "live"), ("1", "revoked"))
-
-    def queryset(self, request, queryset):
-        if self.value() in ("0", "1"):
-            return queryset.filter(revoked=self.value() == "1")
-        return queryset
 
 
 @admin.register(Invite)
