@@ -16,8 +16,7 @@ import pytest
 from django.utils import timezone
 
 from accounts_app.models import AccountSettings, TwoStepPassword
-from tests.e2e.test_account_sync import _second_session
-from tests.e2e.test_channels import collect, logged_in, wait_for
+from tests.e2e.test_channels import collect, logged_in, second_session, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -157,7 +156,7 @@ async def test_saved_ringtones_reach_the_second_session(edge_server, edge_db, cl
     from telethon import events, functions, types
 
     _alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
-    a2 = await _second_session(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     changed = []
     a2.add_event_handler(collect(changed), events.Raw(types.UpdateSavedRingtones))
     await a2.get_dialogs()

@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from tests.e2e.test_channels import collect, input_user, logged_in, make_live_telethon, wait_for
+from tests.e2e.test_channels import (
+    collect,
+    input_user,
+    logged_in,
+    second_session,
+    wait_for,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,20 +25,11 @@ def ts(value) -> int | None:
     return int(value.timestamp()) if hasattr(value, "timestamp") else value
 
 
-async def second_device(server, phone: str, code: str, clients: list):
-    client = make_live_telethon(server)
-    clients.append(client)
-    await client.connect()
-    sent = await client.send_code_request(phone)
-    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return client
-
-
 async def test_mute_megagroup_on_one_device_shows_on_the_other(edge_server, edge_db, clients):
     from telethon import events, functions, types
 
     alice, a1, phone, code = await logged_in(edge_server, "Alice", clients)
-    a2 = await second_device(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     created = await a1(functions.channels.CreateChannelRequest(title="Muted", about="", megagroup=True))
     channel = created.chats[0]
@@ -133,7 +130,7 @@ async def test_block_refuses_private_messages_and_hides_last_seen(edge_server, e
     from telethon import errors, events, functions, types
 
     alice, a1, phone, code = await logged_in(edge_server, "Alice", clients)
-    a2 = await second_device(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     await a1(functions.account.UpdateStatusRequest(offline=False))
     await b.send_message(_peer(bob, alice), "before the block")
@@ -200,7 +197,7 @@ async def test_privacy_chat_invites_last_seen_phone_and_forwards(edge_server, ed
 
     alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
     bob, b1, b_phone, b_code = await logged_in(edge_server, "Bob", clients)
-    b2 = await second_device(edge_server, b_phone, b_code, clients)
+    b2 = await second_session(edge_server, b_phone, b_code, clients)
     carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
     seen: list = []
     b2.add_event_handler(collect(seen), events.Raw(types.UpdatePrivacy))

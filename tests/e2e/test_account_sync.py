@@ -12,7 +12,14 @@ from django.utils import timezone
 from accounts_app import account_deletion
 from accounts_app.models import AccountSettings, User
 from tests.e2e import harness
-from tests.e2e.test_channels import collect, input_user, logged_in, make_live_telethon, wait_for
+from tests.e2e.test_channels import (
+    collect,
+    input_user,
+    logged_in,
+    make_live_telethon,
+    second_session,
+    wait_for,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,21 +31,12 @@ async def _connected(server, clients: list):
     return client
 
 
-async def _second_session(server, phone: str, code: str, clients: list):
-    client = make_live_telethon(server)
-    clients.append(client)
-    await client.connect()
-    sent = await client.send_code_request(phone)
-    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return client
-
-
 async def test_settings_follow_the_account(edge_server, edge_db, clients):
     from telethon import errors, events, functions, types
 
     alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
     bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
-    a2 = await _second_session(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     config_updates, user_updates = [], []
     a2.add_event_handler(collect(config_updates), events.Raw(types.UpdateConfig))
     a2.add_event_handler(collect(user_updates), events.Raw(types.UpdateUser))
@@ -180,7 +178,7 @@ async def test_sessions_content_and_saved_contacts(edge_server, edge_db, clients
 
     _alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
     bob, _b, bob_phone, _bc = await logged_in(edge_server, "Bob", clients)
-    a2 = await _second_session(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
 
     assert await a(functions.account.SetContentSettingsRequest(sensitive_enabled=True))
     seen = await a2(functions.account.GetContentSettingsRequest())

@@ -38,12 +38,17 @@ async def new_user(first_name: str):
 
 async def logged_in(server, first_name: str, clients: list):
     user, phone, code = await new_user(first_name)
+    return user, await second_session(server, phone, code, clients), phone, code
+
+
+async def second_session(server, phone: str, code: str, clients: list):
+    """A Telethon client logged in to ``phone``'s account (another device of it)."""
     client = make_live_telethon(server)
     clients.append(client)
     await client.connect()
     sent = await client.send_code_request(phone)
     await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return user, client, phone, code
+    return client
 
 
 def input_user(viewer, target):

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.e2e.test_channels import collect, logged_in, wait_for
+from tests.e2e.test_channels import collect, logged_in, second_session, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -108,7 +108,7 @@ async def test_share_join_update_and_leave_a_folder(edge_server, edge_db, client
     assert page.type == "telegram_chatlist" and page.title == "Games" and page.description == "Club"
 
     # Jon's second session hears of the folder when it is added.
-    jon2 = await _second_session(edge_server, jon_phone, jon_code, clients)
+    jon2 = await second_session(edge_server, jon_phone, jon_code, clients)
     heard = []
     jon2.add_event_handler(collect(heard), events.Raw(types.UpdateDialogFilter))
     await jon2.get_dialogs()
@@ -198,17 +198,6 @@ async def test_share_join_update_and_leave_a_folder(edge_server, edge_db, client
         await _error(jon(functions.chatlists.CheckChatlistInviteRequest(slug=slug))) == "INVITE_SLUG_EXPIRED"
     )
     assert not (await owner(functions.chatlists.GetExportedInvitesRequest(_chatlist(2)))).invites
-
-
-async def _second_session(server, phone: str, code: str, clients: list):
-    from tests.e2e.test_channels import make_live_telethon
-
-    client = make_live_telethon(server)
-    clients.append(client)
-    await client.connect()
-    sent = await client.send_code_request(phone)
-    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return client
 
 
 async def test_folder_link_limits_refuse_with_telegrams_errors(edge_server, edge_db, clients):

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_channels import input_user, logged_in, make_live_telethon, wait_for
+from tests.e2e.test_channels import input_user, logged_in, second_session, wait_for
 from tests.e2e.test_private import make_live_kurigram, new_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 THUMBS, HEART, FIRE = "👍", "❤", "🔥"
-
-
-async def second_device(server, phone: str, code: str, clients: list):
-    client = make_live_telethon(server)
-    clients.append(client)
-    await client.connect()
-    sent = await client.send_code_request(phone)
-    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return client
 
 
 def reaction_updates(into: list):
@@ -44,7 +35,7 @@ async def test_megagroup_reactions_live_unread_and_settings(edge_server, edge_db
 
     alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
-    a2 = await second_device(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
 
     catalog = await b(functions.messages.GetAvailableReactionsRequest(hash=0))
     emoji = [r.reaction for r in catalog.reactions]
@@ -265,7 +256,7 @@ async def test_private_reactions_live_unread_and_recovery(edge_server, edge_db, 
 
     alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
-    a2 = await second_device(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     live_a: list = []
     a.add_event_handler(reaction_updates(live_a))
     contents_a2: list = []

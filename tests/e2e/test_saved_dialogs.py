@@ -8,18 +8,15 @@ import asyncio
 
 import pytest
 
-from tests.e2e.test_channels import collect, input_user, logged_in, make_live_telethon, wait_for
+from tests.e2e.test_channels import (
+    collect,
+    input_user,
+    logged_in,
+    second_session,
+    wait_for,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _second_session(server, phone: str, code: str, clients: list):
-    client = make_live_telethon(server)
-    clients.append(client)
-    await client.connect()
-    sent = await client.send_code_request(phone)
-    await client.sign_in(phone, code=code, phone_code_hash=sent.phone_code_hash)
-    return client
 
 
 async def test_saved_sublists_pins_history_delete_and_tags(edge_server, edge_db, clients):
@@ -29,7 +26,7 @@ async def test_saved_sublists_pins_history_delete_and_tags(edge_server, edge_db,
     bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
     created = await a(functions.channels.CreateChannelRequest(title="Club", about="", megagroup=True))
     club = created.chats[0]
-    a2 = await _second_session(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
     seen = []
     a2.add_event_handler(collect(seen), events.Raw(types.UpdateSavedDialogPinned))
     await a2.get_dialogs()  # start receiving updates

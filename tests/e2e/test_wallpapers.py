@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_account_sync import _second_session
-from tests.e2e.test_channels import input_user, logged_in
+from tests.e2e.test_channels import input_user, logged_in, second_session
 from tests.e2e.test_media import named, png
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,7 +17,7 @@ async def test_upload_save_install_share_and_set_for_a_chat(edge_server, edge_db
 
     alice, a, phone, code = await logged_in(edge_server, "Alice", clients)
     bob, b, _p, _c = await logged_in(edge_server, "Bob", clients)
-    a2 = await _second_session(edge_server, phone, code, clients)
+    a2 = await second_session(edge_server, phone, code, clients)
 
     uploaded = await a.upload_file(named(png(600, 900, (200, 40, 40)), "bg.png"))
     wp = await a(functions.account.UploadWallPaperRequest(
