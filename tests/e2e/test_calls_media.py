@@ -11,6 +11,7 @@ the bytes it relayed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import secrets
@@ -102,7 +103,22 @@ def turn_edge(coturn, edge_env, edge_rsa_key, tmp_path_factory):
     server.stop()
 
 
-async def _stack(client):
+@pytest.fixture
+async def stacks():
+    """The call stacks a test started. Each leaves every call it still holds while the
+    test's event loop runs: ntgcalls' native threads call back into the loop a stack
+    was started on (a stream's end, a connection's state), and a call left running into
+    the next test called back into a closed loop and crashed the process."""
+    started: list = []
+    yield started
+    for app in started:
+        for chat_id in list(await app.calls):
+            with contextlib.suppress(Exception):
+                await app.leave_call(chat_id)
+    await asyncio.sleep(0.5)  # the stopped calls' last callbacks land on this loop
+
+
+async def _stack(client, stacks: list):
     from pytgcalls import PyTgCalls
     from pytgcalls.pytgcalls_session import PyTgCallsSession
 
@@ -111,6 +127,7 @@ async def _stack(client):
     PyTgCallsSession.notice_displayed = True
     app = PyTgCalls(client)
     await app.start()
+    stacks.append(app)
     return app
 
 
@@ -143,7 +160,7 @@ def _relayed_bytes(log_text: str, secret_user: int) -> int:
     return total
 
 
-async def _call(turn_edge, clients, tmp_path, *, video: bool):
+async def _call(turn_edge, clients, stacks, tmp_path, *, video: bool):
     from ntgcalls import MediaSource
     from pytgcalls import filters
     from pytgcalls.types import ChatUpdate, Device, Direction, RecordStream
@@ -169,7 +186,7 @@ async def _call(turn_edge, clients, tmp_path, *, video: bool):
             else None,
         )
 
-    call_a, call_b = await _stack(a), await _stack(b)
+    call_a, call_b = await _stack(a, stacks), await _stack(b, stacks)
     heard = {"a": bytearray(), "b": bytearray()}
     frames = {"a": 0, "b": 0}
     incoming = asyncio.Event()
@@ -210,10 +227,12 @@ async def _call(turn_edge, clients, tmp_path, *, video: bool):
     return alice, a, bob, b, heard, frames
 
 
-async def test_voice_call_through_coturn_tones_both_ways(turn_edge, coturn, edge_db, clients, tmp_path):
+async def test_voice_call_through_coturn_tones_both_ways(
+    turn_edge, coturn, edge_db, clients, stacks, tmp_path
+):
     from calls_app.models import PhoneCall
 
-    alice, a, bob, b, heard, _ = await _call(turn_edge, clients, tmp_path, video=False)
+    alice, a, bob, b, heard, _ = await _call(turn_edge, clients, stacks, tmp_path, video=False)
     # Each side hears the other's tone, loud (a second in, past the jitter buffer's start).
     for side, tone in (("a", TONE_B), ("b", TONE_A)):
         freq, rms = _peak_frequency(bytes(heard[side][RATE * 2 :]))
@@ -236,10 +255,10 @@ async def test_voice_call_through_coturn_tones_both_ways(turn_edge, coturn, edge
     assert _relayed_bytes(text, alice.id) > 50_000 and _relayed_bytes(text, bob.id) > 50_000
 
 
-async def test_video_call_carries_frames_both_ways(turn_edge, coturn, edge_db, clients, tmp_path):
+async def test_video_call_carries_frames_both_ways(turn_edge, coturn, edge_db, clients, stacks, tmp_path):
     from calls_app.models import PhoneCall
 
-    alice, _, bob, _, _, frames = await _call(turn_edge, clients, tmp_path, video=True)
+    alice, _, bob, _, _, frames = await _call(turn_edge, clients, stacks, tmp_path, video=True)
     assert frames["a"] > 10 and frames["b"] > 10
     await wait_for(
         lambda: PhoneCall.objects.filter(admin_id=alice.id, state="discarded").exists(), timeout=30
