@@ -1,0 +1,49 @@
+"""The media plane of group calls: a selective forwarding unit (SFU) node per call.
+
+This is the whole surface group-call signalling may use. Signalling pins each call to one
+node (``node_for_call``), stores the node's name on the call, and calls the coroutines
+below with it; everything about the SFU itself (its API, its terms for ICE/DTLS/SSRCs,
+which rooms and handles exist) stays behind them.
+
+``params`` is the client's ``phone.joinGroupCall`` JSON, decoded: ``ufrag``, ``pwd``,
+``fingerprints`` [{hash, setup, fingerprint}], ``ssrc``, ``ssrc-groups``. ``join`` answers
+the media-server JSON (decoded) that goes into ``updateGroupCallConnection.params``:
+``transport {ufrag, pwd, fingerprints, candidates}`` plus the ``audio`` / ``video``
+payload types and header extensions.
+"""
+
+from __future__ import annotations
+
+
+class SfuUnavailable(Exception):
+    """No SFU node answered; signalling turns it into an RPC error and changes nothing."""
+
+
+def node_for_call(call_id: int) -> str:
+    """The configured node a new call is pinned to (stable for a given call id)."""
+    raise SfuUnavailable("no SFU adapter built yet")
+
+
+async def join(
+    node: str,
+    call_id: int,
+    source: int,
+    params: dict,
+    *,
+    muted: bool,
+    video: bool,
+    presentation: bool = False,
+) -> dict:
+    raise SfuUnavailable("no SFU adapter built yet")
+
+
+async def leave(node: str, call_id: int, source: int) -> None:
+    raise SfuUnavailable("no SFU adapter built yet")
+
+
+async def set_muted(node: str, call_id: int, source: int, muted: bool) -> None:
+    raise SfuUnavailable("no SFU adapter built yet")
+
+
+async def end_call(node: str, call_id: int) -> None:
+    raise SfuUnavailable("no SFU adapter built yet")
