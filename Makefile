@@ -8,9 +8,9 @@ DEPS   := $(VENV)/.deps-installed
 NODE_DEPS := node_modules/.telesrv-installed
 # Real calls through ntgcalls (WebRTC in native threads) run in a pytest process of their
 # own: a native fault there must not take the rest of the suite's results with it.
-NATIVE_CALL_TESTS := tests/e2e/test_calls_media.py
+NATIVE_CALL_TESTS := tests/e2e/test_calls_media.py tests/e2e/test_group_calls_media.py
 
-.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop coturn calls-media webclient
+.PHONY: serve test lint services db venv regen clean browser haproxy patroni testbed node tdesktop coturn calls-media webclient sfu
 
 $(DEPS): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,7 +46,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media webclient lint
+test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media sfu webclient lint
 	$(BIN)/python -m pytest --ignore=$(NATIVE_CALL_TESTS)
 	$(BIN)/python -m pytest $(NATIVE_CALL_TESTS)
 
@@ -65,6 +65,13 @@ browser:
 # settings; the package's system service stays off). Debian package; run as root or with sudo.
 coturn:
 	test -x /usr/bin/turnserver || (apt-get update && apt-get install -y coturn)
+
+# Group calls' SFU node (Janus 1.1.2, Debian's package; calls_app/sfu). The package's own
+# service is not used: `manage.py runsfu` (or `serve` with TELESRV_SFU_RUN=1) runs Janus
+# with calls_app/sfu/janus/ and the TELESRV_SFU_* settings.
+sfu:
+	test -x /usr/bin/janus || (apt-get update && apt-get install -y janus)
+	-systemctl disable --now janus >/dev/null 2>&1
 
 # The call stacks of tests/e2e/test_calls_media.py (ntgcalls, py-tgcalls from
 # requirements-dev.txt) play generated tones: ffmpeg makes them.

@@ -377,3 +377,16 @@ CALL_TURN_EXTERNAL_IP = env("CALL_TURN_EXTERNAL_IP", "")
 CALL_TURN_TLS_PORT = int(env("CALL_TURN_TLS_PORT", "5349"))
 CALL_TURN_CERT = env("CALL_TURN_CERT", "")
 CALL_TURN_PKEY = env("CALL_TURN_PKEY", "")
+
+# Group calls' media plane (calls_app.sfu; docs/scaling.md "Group calls"): the SFU nodes
+# (Janus) as "name=http://host:port/janus", comma-separated. Each call is pinned to one
+# node by its id (rendezvous hashing: adding a node moves only the calls it wins).
+# Without nodes, joining a group call answers an error. ``manage.py runsfu`` (and
+# ``serve`` with SFU_RUN) runs one Janus with its HTTP API on SFU_LISTEN, media on the
+# SFU_RTP_PORTS range (UDP) of the SFU_INTERFACE interface.
+SFU_NODES = [e.strip() for e in env("SFU_NODES", "").split(",") if e.strip()]
+SFU_RUN = env_bool("SFU_RUN", False)
+SFU_LISTEN = env("SFU_LISTEN", "127.0.0.1:22001")
+SFU_RTP_PORTS = env("SFU_RTP_PORTS", "22100-22999")
+SFU_INTERFACE = env("SFU_INTERFACE", "lo")
+SFU_TIMEOUT = float(env("SFU_TIMEOUT", "10"))

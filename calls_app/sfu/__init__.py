@@ -10,6 +10,9 @@ which rooms and handles exist) stays behind them.
 the media-server JSON (decoded) that goes into ``updateGroupCallConnection.params``:
 ``transport {ufrag, pwd, fingerprints, candidates}`` plus the ``audio`` / ``video``
 payload types and header extensions.
+
+The engine is Janus (``calls_app/sfu/janus/``, ``manage.py runsfu``); how a call maps
+onto it is in ``calls_app.sfu.rooms``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ class SfuUnavailable(Exception):
 
 def node_for_call(call_id: int) -> str:
     """The configured node a new call is pinned to (stable for a given call id)."""
-    raise SfuUnavailable("no SFU adapter built yet")
+    from calls_app.sfu import nodes
+
+    node = nodes.pick(call_id)
+    if node is None:
+        raise SfuUnavailable("no SFU node configured (TELESRV_SFU_NODES)")
+    return node
 
 
 async def join(
@@ -34,16 +42,26 @@ async def join(
     video: bool,
     presentation: bool = False,
 ) -> dict:
-    raise SfuUnavailable("no SFU adapter built yet")
+    from calls_app.sfu import rooms
+
+    return await rooms.join(
+        node, call_id, source, params, muted=muted, video=video, presentation=presentation
+    )
 
 
 async def leave(node: str, call_id: int, source: int) -> None:
-    raise SfuUnavailable("no SFU adapter built yet")
+    from calls_app.sfu import rooms
+
+    await rooms.leave(node, call_id, source)
 
 
 async def set_muted(node: str, call_id: int, source: int, muted: bool) -> None:
-    raise SfuUnavailable("no SFU adapter built yet")
+    from calls_app.sfu import rooms
+
+    await rooms.set_muted(node, call_id, source, muted)
 
 
 async def end_call(node: str, call_id: int) -> None:
-    raise SfuUnavailable("no SFU adapter built yet")
+    from calls_app.sfu import rooms
+
+    await rooms.end_call(node, call_id)
