@@ -82,6 +82,12 @@ class Channel(PostgresPartitionedModel):
     # without bots skips the bots' update queues at no cost. It may count a deleted bot
     # (a superset only sends the send to the exact check).
     bot_members = models.IntegerField(default=0, db_default=0)
+    # The chat's group call (voice chat / live stream), kept by calls_app through
+    # channels_app.actions.group_calls: every render of the chat shows call_active /
+    # call_not_empty and channelFull.call from the row it already reads. 0: none.
+    call_id = models.BigIntegerField(default=0, db_default=0)
+    call_access_hash = models.BigIntegerField(default=0, db_default=0)
+    call_not_empty = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         db_table = "channels"

@@ -98,6 +98,8 @@ def channel_to_tl(ch: dict, member: dict | None, *, min_: bool = False, join: di
         autotranslation=ch["autotranslation"],
         broadcast_messages_allowed=ch["broadcast"] and ch["broadcast_messages_allowed"],
         send_paid_messages_stars=ch["send_paid_messages_stars"] if ch["megagroup"] else None,
+        call_active=bool(ch.get("call_id")),
+        call_not_empty=bool(ch.get("call_id")) and bool(ch.get("call_not_empty")),
     )
 
 
@@ -185,6 +187,13 @@ def _action_to_tl(a: dict):
             icon_color=a.get("icon_color") or 0,
             icon_emoji_id=a.get("icon_emoji_id") or None,
         )
+    if kind in ("groupCall", "groupCallScheduled", "inviteToGroupCall"):
+        call = types.InputGroupCall(id=a["call_id"], access_hash=a["call_access_hash"])
+        if kind == "groupCall":
+            return types.MessageActionGroupCall(call=call, duration=a.get("duration"))
+        if kind == "groupCallScheduled":
+            return types.MessageActionGroupCallScheduled(call=call, schedule_date=a["schedule_date"])
+        return types.MessageActionInviteToGroupCall(call=call, users=list(a["users"]))
     if kind == "topicEdit":
         return types.MessageActionTopicEdit(
             title=a.get("title"),
@@ -566,6 +575,10 @@ def full_channel_to_tl(full: dict, chats: list, users: list, *, bot_info=()):
         paid_messages_available=ch["broadcast"] and ch["broadcast_messages_allowed"],
         linked_chat_id=ch.get("linked_chat_id") or None,
         default_send_as=_send_as_peer(full.get("default_send_as"), full.get("viewer_id")),
+        call=types.InputGroupCall(id=ch["call_id"], access_hash=ch["call_access_hash"])
+        if ch.get("call_id")
+        else None,
+        groupcall_default_join_as=_join_as_peer(full.get("groupcall_default_join_as")),
     )
     if full.get("exported_invite"):
         fc.exported_invite = exported_invite_to_tl(full["exported_invite"])
@@ -649,6 +662,13 @@ def invited_users_to_tl(updates, missing_user_ids: list[int] = ()):
 
 def message_link_to_tl(link: str):
     return types.ExportedMessageLink(link=link, html="")
+
+
+def _join_as_peer(peer: tuple[str, int] | None):
+    if not peer:
+        return None
+    kind, peer_id = peer
+    return types.PeerChannel(channel_id=peer_id) if kind == "channel" else types.PeerUser(user_id=peer_id)
 
 
 def _send_as_peer(channel_id: int | None, user_id: int | None):

@@ -12,6 +12,10 @@ far more than people, as on Telegram): ``async fn(viewer_id, requested) -> int |
 
 The ``bot_info`` of channels.getFullChannel: bots_app renders its bots' descriptions and
 commands, ``async fn(channel_id, bot_ids, viewer_id, viewer_is_admin) -> [BotInfo]``.
+
+The ``groupcall_default_join_as`` of channels.getFullChannel: calls_app keeps what each
+user saved (phone.saveDefaultGroupCallJoinAs), ``async fn(channel_id, viewer_id) ->
+("user" | "channel", id) | None``.
 """
 
 from __future__ import annotations
@@ -83,3 +87,18 @@ async def difference_cap(viewer_id: int, requested: int, default: int) -> int:
         return default
     cap = await _page_caps[0](viewer_id, requested)
     return default if cap is None else cap
+
+
+JoinAsReader = Callable[[int, int], Awaitable[tuple[str, int] | None]]
+_join_as: list[JoinAsReader] = []
+
+
+def register_default_join_as(fn: JoinAsReader) -> JoinAsReader:
+    _join_as[:] = [fn]
+    return fn
+
+
+async def default_join_as(channel_id: int, viewer_id: int) -> tuple[str, int] | None:
+    if not _join_as:
+        return None
+    return await _join_as[0](channel_id, viewer_id)

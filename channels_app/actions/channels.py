@@ -157,6 +157,9 @@ async def do_create_channel(
         "pts": 0,
         "deleted": False,
         "bot_members": 0,  # the trigger counts the bots among the first members
+        "call_id": 0,
+        "call_access_hash": 0,
+        "call_not_empty": False,
         "available_reactions": None,
         "reactions_limit": 0,
         "photo": None,

@@ -26,7 +26,7 @@ CHANNEL_COLUMNS = (
     " top_message_id, top_message_date, pinned_message_id, pts, deleted, available_reactions, reactions_limit, photo,"
     " color, color_background_emoji_id, profile_color, profile_background_emoji_id, emoji_status_document_id,"
     " emoji_status_until, autotranslation, restricted_sponsored, send_paid_messages_stars, broadcast_messages_allowed,"
-    " linked_chat_id, forum_tabs, bot_members"
+    " linked_chat_id, forum_tabs, bot_members, call_id, call_access_hash, call_not_empty"
 )
 MEMBER_COLUMNS = (
     "channel_id, user_id, inviter_user_id, role, status, joined_at, left_at, admin_rights, promoted_by,"

@@ -61,6 +61,9 @@ async def get_full_channel(ctx, req: functions.channels.GetFullChannel):
     cid, access_hash = channel_ref(req.channel)
     full = await actions.get_full_channel(me, cid, access_hash)
     linked = [full["channel"]["linked_chat_id"]] if full["channel"].get("linked_chat_id") else []
+    join_as = full["groupcall_default_join_as"] = await viewer_hooks.default_join_as(cid, me)
+    if join_as and join_as[0] == "channel":
+        linked.append(join_as[1])
     chats = await chats_for(me, [cid, *linked], {cid: (full["channel"], full["member"])})
     user_ids = {me, *full.get("recent_requesters", ())}
     if full.get("exported_invite"):
