@@ -107,8 +107,9 @@ async def _room_ids(call_id: int) -> set[int]:
 async def test_sfu_carries_a_speakers_tone_to_two_listeners_and_mute_silences_it(
     sfu_settings, members, tmp_path
 ):
-    from calls_app import sfu
     from ntgcalls import ConnectionState
+
+    from calls_app import sfu
 
     call_id = secrets.randbelow(2**40) + 1
     tone = tmp_path / "tone.pcm"
