@@ -22,6 +22,8 @@ import pytest
 from tests.e2e.test_calls_media import RATE, _peak_frequency, _tone
 from tests.e2e.test_channels import wait_for
 
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
 TONE = 440  # Hz
 
 
@@ -183,3 +185,152 @@ async def test_unreachable_node_is_sfu_unavailable(settings):
               "fingerprint": "AA:" * 31 + "AA"}], "ssrc": 1, "ssrc-groups": []}  # fmt: skip
     with pytest.raises(sfu.SfuUnavailable):
         await sfu.join("down", 1, 1, params, muted=False, video=False)
+
+
+# ---- Through telesrv's signalling: py-tgcalls over Telethon, as a Telegram user would ----
+
+
+@pytest.fixture
+async def stacks():
+    """py-tgcalls instances the test started; each leaves its calls while the loop runs."""
+    started: list = []
+    yield started
+    for app in started:
+        for chat_id in list(await app.calls):
+            with contextlib.suppress(Exception):
+                await app.leave_call(chat_id)
+    await asyncio.sleep(0.5)
+
+
+async def _stack(client, stacks: list, heard: bytearray | None = None):
+    from pytgcalls import PyTgCalls, filters
+    from pytgcalls.pytgcalls_session import PyTgCallsSession
+    from pytgcalls.types import Device, Direction
+
+    PyTgCallsSession.notice_displayed = True  # no version check against GitHub from here
+    app = PyTgCalls(client)
+    await app.start()
+    stacks.append(app)
+    if heard is not None:
+
+        @app.on_update(filters.stream_frame(Direction.INCOMING, Device.MICROPHONE))
+        async def frames(_, update):
+            for f in update.frames:
+                heard.extend(f.frame)
+
+    return app
+
+
+def _tone_stream(path):
+    from ntgcalls import MediaSource
+    from pytgcalls.types.raw import AudioParameters, AudioStream, Stream
+
+    return Stream(microphone=AudioStream(MediaSource.FILE, str(path), AudioParameters(RATE, 1)))
+
+
+async def _listen(app, chat_id: int) -> None:
+    from pytgcalls.types import RecordStream
+    from pytgcalls.types.raw import AudioParameters
+
+    await app.play(chat_id)
+    await app.record(chat_id, RecordStream(audio=True, audio_parameters=AudioParameters(RATE, 1)))
+
+
+async def _hears_tone(heard: bytearray, seconds: float = 3) -> tuple[float, float]:
+    start = len(heard)
+    await wait_for(lambda: len(heard) - start > RATE * 2 * (seconds + 1), timeout=40)
+    return _peak_frequency(bytes(heard[start + RATE * 2 :]))
+
+
+async def test_supergroup_voice_chat_tone_reaches_two_members_and_admin_mute_silences(
+    edge_server, edge_db, clients, stacks, tmp_path, sfu_node
+):
+    from telethon import functions, utils
+
+    from tests.e2e.test_channels import input_user, logged_in
+
+    assert sfu_node is not None, "make sfu"
+    alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
+    bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
+    carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
+    created = await a(
+        functions.messages.CreateChatRequest(
+            users=[input_user(alice, bob), input_user(alice, carol)], title="Voice"
+        )
+    )
+    channel = created.updates.chats[1]
+    chat_id = utils.get_peer_id(channel)
+    for client in (a, b, c):
+        await client.get_dialogs()  # each learns the supergroup's access hash
+    await a(functions.phone.CreateGroupCallRequest(peer=await a.get_input_entity(chat_id), random_id=7))
+
+    tone = tmp_path / "tone.pcm"
+    _tone(tone, TONE, 60)
+    heard_a, heard_c = bytearray(), bytearray()
+    app_a, app_b, app_c = (
+        await _stack(a, stacks, heard_a),
+        await _stack(b, stacks),
+        await _stack(c, stacks, heard_c),
+    )
+    # Bob speaks (a generated tone); Alice (the admin) and Carol listen.
+    await app_b.play(chat_id, _tone_stream(tone))
+    await _listen(app_a, chat_id)
+    await _listen(app_c, chat_id)
+
+    full = await a(functions.channels.GetFullChannelRequest(await a.get_input_entity(chat_id)))
+    call = full.full_chat.call
+    got = await a(functions.phone.GetGroupParticipantsRequest(call, [], [], "", 10))
+    assert {p.peer.user_id for p in got.participants} == {alice.id, bob.id, carol.id}
+
+    for heard in (heard_a, heard_c):
+        freq, rms = await _hears_tone(heard)
+        assert abs(freq - TONE) < 15 and rms > 1000, (freq, rms)
+
+    # The admin mutes Bob: the others then receive silence (or nothing).
+    await a(
+        functions.phone.EditGroupCallParticipantRequest(call, await a.get_input_entity(bob.id), muted=True)
+    )
+    await asyncio.sleep(1.5)
+    for heard in (heard_a, heard_c):
+        start = len(heard)
+        await asyncio.sleep(3)
+        assert _silent(bytes(heard[start:])), _peak_frequency(bytes(heard[start:]))
+
+    # Unmuted by the admin (allowed to speak) and unmuting himself, Bob is heard again.
+    await a(
+        functions.phone.EditGroupCallParticipantRequest(call, await a.get_input_entity(bob.id), muted=False)
+    )
+    await asyncio.sleep(1.5)
+    freq, rms = await _hears_tone(heard_c, 2)
+    assert abs(freq - TONE) < 15 and rms > 1000, (freq, rms)
+
+
+async def test_channel_live_stream_reaches_a_subscriber(
+    edge_server, edge_db, clients, stacks, tmp_path, sfu_node
+):
+    from telethon import functions, types, utils
+
+    from tests.e2e.test_channels import logged_in
+
+    assert sfu_node is not None, "make sfu"
+    _, o, _, _ = await logged_in(edge_server, "Host", clients)
+    _, f, _, _ = await logged_in(edge_server, "Fan", clients)
+    made = await o(functions.channels.CreateChannelRequest(title="Live", about="", broadcast=True))
+    channel = made.chats[0]
+    await o(functions.channels.UpdateUsernameRequest(channel, f"live{secrets.token_hex(4)}"))
+    chat_id = utils.get_peer_id(channel)
+    username = (await o(functions.channels.GetChannelsRequest([channel]))).chats[0].username
+    await f(functions.channels.JoinChannelRequest(await f.get_input_entity(username)))
+    await f.get_dialogs()
+    await o(functions.phone.CreateGroupCallRequest(peer=await o.get_input_entity(chat_id), random_id=9))
+
+    tone = tmp_path / "tone.pcm"
+    _tone(tone, TONE, 60)
+    heard = bytearray()
+    app_o, app_f = await _stack(o, stacks), await _stack(f, stacks, heard)
+    await app_o.play(chat_id, _tone_stream(tone))
+    await _listen(app_f, chat_id)
+    freq, rms = await _hears_tone(heard)
+    assert abs(freq - TONE) < 15 and rms > 1000, (freq, rms)
+    full = await f(functions.channels.GetFullChannelRequest(await f.get_input_entity(chat_id)))
+    assert isinstance(full.full_chat.call, types.InputGroupCall)
