@@ -88,7 +88,7 @@ class Member:
 @pytest.fixture
 def sfu_settings(sfu_node, settings):
     """This process's calls_app.sfu talks to the session's node."""
-    assert sfu_node is not None, "Janus is not installed: make sfu"
+    assert sfu_node is not None, "no Janus (make sfu; the session warned why)"
     settings.SFU_NODES = [f"test={sfu_node.url}"]
     return sfu_node
 
@@ -251,7 +251,7 @@ async def test_supergroup_voice_chat_tone_reaches_two_members_and_admin_mute_sil
 
     from tests.e2e.test_channels import input_user, logged_in
 
-    assert sfu_node is not None, "make sfu"
+    assert sfu_node is not None, "no Janus (make sfu; the session warned why)"
     alice, a, _, _ = await logged_in(edge_server, "Alice", clients)
     bob, b, _, _ = await logged_in(edge_server, "Bob", clients)
     carol, c, _, _ = await logged_in(edge_server, "Carol", clients)
@@ -314,7 +314,7 @@ async def test_channel_live_stream_reaches_a_subscriber(
 
     from tests.e2e.test_channels import logged_in
 
-    assert sfu_node is not None, "make sfu"
+    assert sfu_node is not None, "no Janus (make sfu; the session warned why)"
     _, o, _, _ = await logged_in(edge_server, "Host", clients)
     _, f, _, _ = await logged_in(edge_server, "Fan", clients)
     made = await o(functions.channels.CreateChannelRequest(title="Live", about="", broadcast=True))
