@@ -383,10 +383,11 @@ CALL_TURN_PKEY = env("CALL_TURN_PKEY", "")
 # node by its id (rendezvous hashing: adding a node moves only the calls it wins).
 # Without nodes, joining a group call answers an error. ``manage.py runsfu`` (and
 # ``serve`` with SFU_RUN) runs one Janus with its HTTP API on SFU_LISTEN, media on the
-# SFU_RTP_PORTS range (UDP) of the SFU_INTERFACE interface.
+# SFU_RTP_PORTS range (UDP) of SFU_INTERFACE (an interface name or address prefix;
+# empty: every interface but loopback, which Janus never uses for media).
 SFU_NODES = [e.strip() for e in env("SFU_NODES", "").split(",") if e.strip()]
 SFU_RUN = env_bool("SFU_RUN", False)
-SFU_LISTEN = env("SFU_LISTEN", "127.0.0.1:22001")
-SFU_RTP_PORTS = env("SFU_RTP_PORTS", "22100-22999")
-SFU_INTERFACE = env("SFU_INTERFACE", "lo")
+SFU_LISTEN = env("SFU_LISTEN", "127.0.0.1:8088")
+SFU_RTP_PORTS = env("SFU_RTP_PORTS", "20000-20999")
+SFU_INTERFACE = env("SFU_INTERFACE", "")
 SFU_TIMEOUT = float(env("SFU_TIMEOUT", "10"))

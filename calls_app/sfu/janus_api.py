@@ -70,11 +70,14 @@ async def request(base: str, session: int, handle: int, body: dict) -> dict:
     return (data.get("plugindata") or {}).get("data") or {}
 
 
-async def request_with_jsep(
-    base: str, session: int, handle: int, body: dict, jsep: dict
+async def request_async(
+    base: str, session: int, handle: int, body: dict, jsep: dict | None = None
 ) -> tuple[dict, dict | None]:
-    """A plugin's asynchronous request carrying an SDP: its event and the event's JSEP."""
-    data = await _post(f"{base}/{session}/{handle}", {"janus": "message", "body": body, "jsep": jsep})
+    """A plugin's asynchronous request (maybe carrying an SDP): its event and the event's JSEP."""
+    message = {"janus": "message", "body": body}
+    if jsep is not None:
+        message["jsep"] = jsep
+    data = await _post(f"{base}/{session}/{handle}", message)
     if data.get("janus") == "success":  # answered synchronously
         _plugin_error(data)
         return (data.get("plugindata") or {}).get("data") or {}, data.get("jsep")

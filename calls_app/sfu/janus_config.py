@@ -17,6 +17,8 @@ def write(target: Path, *, http_ip: str, http_port: int, rtp_ports: str, interfa
     }  # fmt: skip
     for src in TEMPLATES.glob("*.jcfg"):
         text = src.read_text()
+        if not interface:  # every interface but loopback (Janus never gathers on lo)
+            text = "\n".join(line for line in text.split("\n") if "@ICE_ENFORCE@" not in line)
         for key, value in values.items():
             text = text.replace(key, value)
         (target / src.name).write_text(text)

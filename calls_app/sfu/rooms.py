@@ -103,20 +103,22 @@ async def join(
         handle = await janus_api.attach(base, session, PLUGIN)
         body = {
             "request": "join", "room": _room(call_id), "id": pid, "display": str(session),
-            "muted": bool(muted), "codec": "opus", "audio_level_average": 40,
+            "muted": bool(muted), "codec": "opus", "generate_offer": True,
         }  # fmt: skip
-        offer = sdp.offer_for(client, audio=True, video=False)
-        data, jsep = await janus_api.request_with_jsep(
-            base, session, handle, body, {"type": "offer", "sdp": offer, "trickle": False}
+        data, jsep = await janus_api.request_async(base, session, handle, body)
+        if not jsep or jsep.get("type") != "offer":
+            raise SfuUnavailable(f"audiobridge join gave no offer: {data}")
+        offer = sdp.ServerSdp.parse(jsep["sdp"])
+        answer = sdp.answer_for(client, offer)
+        await janus_api.request_async(
+            base, session, handle, {"request": "configure"}, {"type": "answer", "sdp": answer}
         )
     except janus_api.JanusUnreachable as e:
         raise SfuUnavailable(str(e)) from e
     except janus_api.JanusError as e:
         raise SfuUnavailable(f"audiobridge join: {e}") from e
-    if not jsep or jsep.get("type") != "answer":
-        raise SfuUnavailable(f"audiobridge join gave no answer: {data}")
-    log.debug("sfu join call=%s source=%s answer=%s", call_id, pid, jsep["sdp"])
-    return sdp.answer_to_json(jsep["sdp"])
+    log.debug("sfu join call=%s source=%s offer=%s answer=%s", call_id, pid, jsep["sdp"], answer)
+    return sdp.telegram_json(offer)
 
 
 async def leave(node: str, call_id: int, source: int) -> None:

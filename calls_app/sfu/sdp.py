@@ -4,8 +4,13 @@ A Telegram client never speaks SDP to its group-call server: it sends its ICE
 credentials, its DTLS fingerprint (as DTLS server, "passive"), its audio SSRC and its
 video SSRC groups (simulcast + FID), and expects the server's transport (ICE
 credentials, fingerprint, candidates) and the payload types / header extensions to use,
-as JSON in the shape of Jitsi's COLIBRI. This module writes the SDP offer the client
-would have made, and reads the SFU's SDP answer back into that JSON.
+as JSON in the shape of Jitsi's COLIBRI.
+
+Roles decide the direction: the client is ICE-controlled and DTLS server, so the SFU
+must nominate (ICE controlling) and open DTLS (client). Janus takes those roles when it
+makes the offer itself, so the SFU offers, this module writes the answer the client
+would have made (its ICE, fingerprint and SSRCs), and turns the SFU's offer into the
+client's JSON.
 """
 
 from __future__ import annotations
@@ -14,19 +19,17 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-# What Telegram's clients (tgcalls, ntgcalls) send and decode: Opus at 111 (ntgcalls
-# opens a receiving channel only for packets of payload type 111), the audio-level and
-# absolute-send-time / transport-wide-cc extensions.
-OPUS = {"id": 111, "name": "opus", "clockrate": 48000, "channels": 2}
-OPUS_FMTP = "minptime=10;useinbandfec=1"
-AUDIO_EXTS = [
-    (1, "urn:ietf:params:rtp-hdrext:ssrc-audio-level"),
-    (3, "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"),
-]
+# ntgcalls opens a receiving channel for an unknown SSRC only for payload type 111
+# (GroupConnection::RtpPacketReceived), as Telegram's servers use: Opus is 111 on the
+# client's side whatever the SFU offered (the SFU sends with the PT of the answer).
+OPUS_PT = 111
+OPUS_FMTP = {"minptime": "10", "useinbandfec": "1"}
+AUDIO_LEVEL = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
 VP8 = {"id": 100, "name": "VP8", "clockrate": 90000}
 RTX = {"id": 101, "name": "rtx", "clockrate": 90000}
+# One id space for the whole bundle: these stay clear of the SFU's audio ids (1, 2).
 VIDEO_EXTS = [
-    (2, "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"),
+    (4, "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"),
     (3, "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"),
     (13, "urn:3gpp:video-orientation"),
 ]
@@ -74,151 +77,158 @@ class JoinParams:
         return seen
 
 
-def offer_for(p: JoinParams, *, audio: bool = True, video: bool = False) -> str:
-    """The SDP offer of the client described by ``p`` (its own ICE and DTLS, its SSRCs)."""
+@dataclass
+class Section:
+    kind: str
+    port: str
+    mid: str
+    lines: list[str]
+
+    def extmaps(self) -> list[tuple[int, str]]:
+        return [
+            (int(m.group(1)), m.group(2))
+            for line in self.lines
+            if (m := re.match(r"a=extmap:(\d+)(?:/\S+)? (\S+)", line))
+        ]
+
+
+@dataclass
+class ServerSdp:
+    ufrag: str
+    pwd: str
+    hash: str
+    fingerprint: str
+    candidates: list[dict]
+    sections: list[Section]
+
+    @classmethod
+    def parse(cls, sdp: str) -> ServerSdp:
+        blocks: list[list[str]] = [[]]
+        for line in sdp.replace("\r\n", "\n").split("\n"):
+            if line.startswith("m="):
+                blocks.append([])
+            if line:
+                blocks[-1].append(line)
+        session, media = blocks[0], blocks[1:]
+
+        def attr(name: str) -> str:
+            for where in [*media[0], *session] if media else session:
+                if where.startswith(f"a={name}:"):
+                    return where.split(":", 1)[1].strip()
+            return ""
+
+        fp_hash, _, fp_value = attr("fingerprint").partition(" ")
+        sections = []
+        for block in media:
+            kind, port = block[0][2:].split(" ")[:2]
+            mid = next((b.split(":", 1)[1] for b in block if b.startswith("a=mid:")), str(len(sections)))
+            sections.append(Section(kind, port, mid, block))
+        candidates = []
+        for line in [*(media[0] if media else []), *session]:
+            m = re.match(r"a=candidate:(\S+) (\d+) (\S+) (\d+) (\S+) (\d+) typ (\S+)", line)
+            if not m or m.group(2) != "1":  # rtcp-mux: component 1 only
+                continue
+            foundation, component, protocol, priority, ip, port, typ = m.groups()
+            candidates.append({
+                "generation": "0", "component": component, "protocol": protocol.lower(), "port": port,
+                "ip": ip, "foundation": foundation, "id": secrets.token_hex(4), "priority": priority,
+                "type": typ, "network": "1",
+            })  # fmt: skip
+        return cls(attr("ice-ufrag"), attr("ice-pwd"), fp_hash, fp_value, candidates, sections)
+
+
+def answer_for(client: JoinParams, offer: ServerSdp) -> str:
+    """The SDP answer the client described by ``client`` would give to the SFU's offer:
+    its ICE credentials and fingerprint, its audio SSRC (Opus at 111), its video SSRCs."""
     cname = secrets.token_hex(8)
-    mids = ([str(0)] if audio else []) + (["1"] if video else [])
+    accepted = [s.mid for s in offer.sections if s.kind in ("audio", "video") and s.port != "0"]
     lines = [
         "v=0",
         f"o=- {secrets.randbelow(2**62)} 2 IN IP4 127.0.0.1",
         "s=-",
         "t=0 0",
-        f"a=group:BUNDLE {' '.join(mids)}",
+        f"a=group:BUNDLE {' '.join(accepted)}",
         "a=msid-semantic: WMS *",
     ]
-
-    def transport(mid: str) -> list[str]:
-        return [
+    for s in offer.sections:
+        if s.mid not in accepted:
+            lines += [f"m={s.kind} 0 UDP/TLS/RTP/SAVPF 0", "c=IN IP4 0.0.0.0", f"a=mid:{s.mid}", "a=inactive"]
+            continue
+        if s.kind == "audio":
+            pts = [str(OPUS_PT)]
+        else:
+            pts = [str(VP8["id"]), str(RTX["id"])]
+        lines += [
+            f"m={s.kind} 9 UDP/TLS/RTP/SAVPF {' '.join(pts)}",
             "c=IN IP4 0.0.0.0",
             "a=rtcp:9 IN IP4 0.0.0.0",
-            f"a=ice-ufrag:{p.ufrag}",
-            f"a=ice-pwd:{p.pwd}",
-            f"a=fingerprint:{p.hash} {p.fingerprint}",
-            f"a=setup:{p.setup}",
-            f"a=mid:{mid}",
+            f"a=ice-ufrag:{client.ufrag}",
+            f"a=ice-pwd:{client.pwd}",
+            f"a=fingerprint:{client.hash} {client.fingerprint}",
+            f"a=setup:{client.setup}",
+            f"a=mid:{s.mid}",
         ]
-
-    if audio:
-        lines += [f"m=audio 9 UDP/TLS/RTP/SAVPF {OPUS['id']}", *transport("0")]
-        lines += [f"a=extmap:{i} {uri}" for i, uri in AUDIO_EXTS]
-        lines += [
-            "a=sendrecv",
-            "a=rtcp-mux",
-            f"a=rtpmap:{OPUS['id']} opus/48000/2",
-            f"a=fmtp:{OPUS['id']} {OPUS_FMTP}",
-            f"a=rtcp-fb:{OPUS['id']} transport-cc",
-            f"a=ssrc:{p.audio_ssrc} cname:{cname}",
-        ]
-    if video:
-        ssrcs = p.video_ssrcs()
-        lines += [f"m=video 9 UDP/TLS/RTP/SAVPF {VP8['id']} {RTX['id']}", *transport("1")]
-        lines += [f"a=extmap:{i} {uri}" for i, uri in VIDEO_EXTS]
-        lines += [
-            "a=sendrecv",
-            "a=rtcp-mux",
-            f"a=rtpmap:{VP8['id']} VP8/90000",
-            f"a=rtcp-fb:{VP8['id']} goog-remb",
-            f"a=rtcp-fb:{VP8['id']} transport-cc",
-            f"a=rtcp-fb:{VP8['id']} ccm fir",
-            f"a=rtcp-fb:{VP8['id']} nack",
-            f"a=rtcp-fb:{VP8['id']} nack pli",
-            f"a=rtpmap:{RTX['id']} rtx/90000",
-            f"a=fmtp:{RTX['id']} apt={VP8['id']}",
-        ]
-        lines += [f"a=ssrc-group:{sem} {' '.join(map(str, src))}" for sem, src in p.video_groups]
-        lines += [f"a=ssrc:{s} cname:{cname}" for s in ssrcs]
+        lines += [f"a=extmap:{i} {uri}" for i, uri in s.extmaps()]
+        lines += ["a=sendrecv", "a=rtcp-mux"]
+        if s.kind == "audio":
+            fmtp = ";".join(f"{k}={v}" for k, v in OPUS_FMTP.items())
+            lines += [f"a=rtpmap:{OPUS_PT} opus/48000/2", f"a=fmtp:{OPUS_PT} {fmtp}"]
+            lines += [f"a=ssrc:{client.audio_ssrc} cname:{cname}"]
+        else:
+            lines += [
+                f"a=rtpmap:{VP8['id']} VP8/90000",
+                f"a=rtcp-fb:{VP8['id']} nack",
+                f"a=rtcp-fb:{VP8['id']} nack pli",
+                f"a=rtcp-fb:{VP8['id']} ccm fir",
+                f"a=rtpmap:{RTX['id']} rtx/90000",
+                f"a=fmtp:{RTX['id']} apt={VP8['id']}",
+            ]
+            lines += [f"a=ssrc-group:{sem} {' '.join(map(str, src))}" for sem, src in client.video_groups]
+            lines += [f"a=ssrc:{v} cname:{cname}" for v in client.video_ssrcs()]
     return "\r\n".join(lines) + "\r\n"
 
 
-_CANDIDATE = re.compile(
-    r"candidate:(\S+) (\d+) (\S+) (\d+) (\S+) (\d+) typ (\S+)(?: raddr \S+ rport \d+)?(.*)"
-)
-
-
-def _payload_types(section: list[str], kind: str) -> list[dict]:
-    rtpmap = {}
-    fmtp: dict[str, dict] = {}
-    fbs: dict[str, list] = {}
-    for line in section:
-        if m := re.match(r"a=rtpmap:(\d+) ([^/]+)/(\d+)(?:/(\d+))?", line):
-            rtpmap[m.group(1)] = m.groups()[1:]
-        elif m := re.match(r"a=fmtp:(\d+) (.*)", line):
-            fmtp[m.group(1)] = dict(kv.split("=", 1) for kv in m.group(2).split(";") if "=" in kv)
-        elif m := re.match(r"a=rtcp-fb:(\d+) (\S+)(?: (\S+))?", line):
-            fb = {"type": m.group(2)}
-            if m.group(3):
-                fb["subtype"] = m.group(3)
-            fbs.setdefault(m.group(1), []).append(fb)
-    out = []
-    for pt, (name, rate, channels) in rtpmap.items():
-        item: dict = {"id": int(pt), "name": name, "clockrate": int(rate)}
-        if channels:
-            item["channels"] = int(channels)
-        if pt in fmtp:
-            item["parameters"] = {k.strip(): v.strip() for k, v in fmtp[pt].items()}
-        if pt in fbs:
-            item["rtcp-fbs"] = fbs[pt]
-        out.append(item)
-    return out
-
-
-def answer_to_json(sdp: str) -> dict:
-    """The SFU's SDP answer as Telegram's media-server JSON (updateGroupCallConnection)."""
-    sections: list[list[str]] = [[]]
-    for line in sdp.replace("\r\n", "\n").split("\n"):
-        if line.startswith("m="):
-            sections.append([])
-        if line:
-            sections[-1].append(line)
-    session, media = sections[0], sections[1:]
-
-    def attr(name: str, where: list[str]) -> str | None:
-        for line in where:
-            if line.startswith(f"a={name}:"):
-                return line.split(":", 1)[1].strip()
-        return None
-
-    first = media[0] if media else []
-    ufrag = attr("ice-ufrag", first) or attr("ice-ufrag", session)
-    pwd = attr("ice-pwd", first) or attr("ice-pwd", session)
-    fingerprint = attr("fingerprint", first) or attr("fingerprint", session) or ""
-    setup = attr("setup", first) or attr("setup", session) or "active"
-    fp_hash, _, fp_value = fingerprint.partition(" ")
-    candidates = []
-    for line in first:
-        if not line.startswith("a=candidate:"):
-            continue
-        m = _CANDIDATE.match(line[2:])
-        if not m:
-            continue
-        foundation, component, protocol, priority, ip, port, typ, _rest = m.groups()
-        if component != "1":  # rtcp-mux: one component
-            continue
-        candidates.append({
-            "generation": "0", "component": component, "protocol": protocol.lower(), "port": port,
-            "ip": ip, "foundation": foundation, "id": secrets.token_hex(4), "priority": priority,
-            "type": typ, "network": "1",
-        })  # fmt: skip
+def telegram_json(offer: ServerSdp) -> dict:
+    """The SFU's side as Telegram's media-server JSON (updateGroupCallConnection.params)."""
     out: dict = {
         "transport": {
-            "ufrag": ufrag,
-            "pwd": pwd,
-            "fingerprints": [{"hash": fp_hash, "setup": setup, "fingerprint": fp_value}],
-            "candidates": candidates,
+            "ufrag": offer.ufrag,
+            "pwd": offer.pwd,
+            # The SFU opens DTLS: the client (passive) is told the SFU is "active".
+            "fingerprints": [{"hash": offer.hash, "setup": "active", "fingerprint": offer.fingerprint}],
+            "candidates": offer.candidates,
         }
     }
-    for section in media:
-        kind = section[0][2:].split(" ", 1)[0]
-        port = section[0].split(" ")[1]
-        if kind not in ("audio", "video") or port == "0":
+    for s in offer.sections:
+        if s.port == "0" or s.kind not in ("audio", "video") or s.kind in out:
             continue
-        out[kind] = {
-            "payload-types": _payload_types(section, kind),
-            "rtp-hdrexts": [
-                {"id": int(m.group(1)), "uri": m.group(2)}
-                for line in section
-                if (m := re.match(r"a=extmap:(\d+)(?:/\S+)? (\S+)", line))
-            ],
-        }
-    out.setdefault("video", {"payload-types": [], "rtp-hdrexts": []})
+        if s.kind == "audio":
+            out["audio"] = {
+                "payload-types": [
+                    {
+                        "id": OPUS_PT,
+                        "name": "opus",
+                        "clockrate": 48000,
+                        "channels": 2,
+                        "parameters": OPUS_FMTP,
+                    }
+                ],
+                "rtp-hdrexts": [{"id": i, "uri": uri} for i, uri in s.extmaps() if uri == AUDIO_LEVEL],
+            }
+        else:
+            out["video"] = video_json(s.extmaps())
+    # ntgcalls builds its outgoing video channel from these even when it sends no video
+    # (an empty list aborts it): the SFU simply drops what it is not offered to carry.
+    out.setdefault("video", video_json(VIDEO_EXTS))
     return out
+
+
+def video_json(extmaps: list[tuple[int, str]]) -> dict:
+    return {
+        "payload-types": [
+            {**VP8, "rtcp-fbs": [{"type": "goog-remb"}, {"type": "transport-cc"}, {"type": "ccm", "subtype": "fir"},
+                                 {"type": "nack"}, {"type": "nack", "subtype": "pli"}]},
+            {**RTX, "parameters": {"apt": str(VP8["id"])}},
+        ],
+        "rtp-hdrexts": [{"id": i, "uri": uri} for i, uri in extmaps],
+    }  # fmt: skip

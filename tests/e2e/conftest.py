@@ -74,9 +74,20 @@ def edge_rsa_key(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def edge_env(django_db_setup, tmp_path_factory):
-    """Environment for a server subprocess: the migrated test database of this run, and
-    a media directory of its own."""
+def sfu_node(tmp_path_factory):
+    """The session's Janus SFU node (tests/e2e/sfu_node.py), None without Janus."""
+    from tests.e2e import sfu_node
+
+    node = sfu_node.start(tmp_path_factory.mktemp("sfu"))
+    yield node
+    if node is not None:
+        node.stop()
+
+
+@pytest.fixture(scope="session")
+def edge_env(django_db_setup, tmp_path_factory, sfu_node):
+    """Environment for a server subprocess: the migrated test database of this run, a
+    media directory of its own, and the session's SFU node for group calls."""
     from django.conf import settings
 
     return {
@@ -84,6 +95,7 @@ def edge_env(django_db_setup, tmp_path_factory):
         "TELESRV_MEDIA_DIR": str(tmp_path_factory.mktemp("edge-media")),
         # Link previews of pages the tests serve on this machine.
         "TELESRV_LINK_PREVIEW_ALLOW": "127.0.0.1",
+        **({"TELESRV_SFU_NODES": f"test={sfu_node.url}"} if sfu_node else {}),
     }
 
 

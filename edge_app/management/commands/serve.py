@@ -39,6 +39,22 @@ def next_steps() -> str:
 
 def calls_note() -> str:
     """Calls need a TURN server to get through NATs: whether this one runs coturn."""
+    return _turn_note() + _sfu_note()
+
+
+def _sfu_note() -> str:
+    if settings.SFU_RUN:
+        return (
+            f"\nGroup calls: Janus with its API on {settings.SFU_LISTEN}, media ports"
+            f" {settings.SFU_RTP_PORTS} (nodes: {', '.join(settings.SFU_NODES) or 'none configured!'})."
+        )
+    return (
+        "\nGroup calls: no SFU. To run one: make sfu, then TELESRV_SFU_RUN=1"
+        " TELESRV_SFU_NODES=local=http://127.0.0.1:8088/janus make serve (docs/operations.md, Group calls)."
+    )
+
+
+def _turn_note() -> str:
     if settings.CALL_TURN_RUN:
         return (
             f"\nCalls: coturn on {settings.CALL_TURN_LISTEN} (relay ports {settings.CALL_TURN_RELAY_PORTS})."
@@ -81,6 +97,8 @@ class Command(BaseCommand):
         children.append(("Bot API (manage.py runbotapi)", [python, "manage.py", "runbotapi"]))
         if settings.CALL_TURN_RUN:
             children.append(("coturn (manage.py runcoturn)", [python, "manage.py", "runcoturn"]))
+        if settings.SFU_RUN:
+            children.append(("group-call SFU, Janus (manage.py runsfu)", [python, "manage.py", "runsfu"]))
         procs = [(name, subprocess.Popen(argv)) for name, argv in children]
         self.stdout.write(
             f"MTProto on {settings.MTPROTO_HOST}:{settings.MTPROTO_PORT}, "
