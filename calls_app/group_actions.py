@@ -496,6 +496,8 @@ async def do_join_group_call(
         if old is not None:
             await _leave_node(node, call_id, old.source)
         transport = await sfu.join(node, call_id, source, params, muted=muted, video=video is not None)
+    except ValueError:  # the node could not read the client's JSON
+        raise DataJsonInvalidError() from None
     except sfu.SfuUnavailable as exc:
         log.warning("group call %s: no SFU node took the join: %s", call_id, exc)
         raise GroupcallAddParticipantsFailedError() from None
@@ -713,6 +715,8 @@ async def do_join_presentation(user_id: int, call_id: int, access_hash: int, par
         transport = await sfu.join(
             call["node"], call_id, source, params, muted=True, video=True, presentation=True
         )
+    except ValueError:
+        raise DataJsonInvalidError() from None
     except sfu.SfuUnavailable as exc:
         log.warning("group call %s: no SFU node took the presentation: %s", call_id, exc)
         raise GroupcallAddParticipantsFailedError() from None

@@ -417,4 +417,19 @@ async def test_join_as_channel(edge_server, edge_db, clients):
     assert station.id in {c.id for c in joined.chats}
     listed = await all_participants(a, ref)
     assert [x.peer.channel_id for x in listed] == [station.id]
+
+    # Screen sharing: a second connection, its transport in the answer alone.
+    shared = await b(
+        functions.phone.JoinGroupCallPresentationRequest(
+            call=ref, params=types.DataJSON(join_params(video=True))
+        )
+    )
+    conn = of_type(shared, types.UpdateGroupCallConnection)[0]
+    assert conn.presentation and "transport" in json.loads(conn.params.data)
+    p = of_type(shared, types.UpdateGroupCallParticipants)[0].participants[0]
+    assert p.presentation is not None and p.presentation.source_groups
+    stopped = await b(functions.phone.LeaveGroupCallPresentationRequest(call=ref))
+    assert of_type(stopped, types.UpdateGroupCallParticipants)[0].participants[0].presentation is None
+    with refused("PARTICIPANT_JOIN_MISSING"):
+        await b(functions.phone.LeaveGroupCallPresentationRequest(call=ref))
     await a(functions.phone.DiscardGroupCallRequest(call=ref))
