@@ -509,6 +509,8 @@ async def do_join_group_call(
     }  # fmt: skip
     try:
         call, joined, replaced = await _write_join(call_id, row)
+    except GroupcallSsrcDuplicateMuchError:
+        raise  # the source is another participant's on the node now: not ours to drop
     except Exception:
         await _leave_node(node, call_id, source)
         raise
