@@ -810,9 +810,10 @@ async def do_export_invite(user_id: int, call_id: int, access_hash: int, can_sel
 
 
 @in_thread
-def stale_participants(limit: int = 200) -> list[tuple[int, int, bool]]:
-    """(call id, user id, checks) of participants without a sign of life lately."""
-    rows = GroupCallParticipant.objects.filter(alive_at__lt=now() - LIVENESS_SECONDS).values_list(
+def stale_participants(at: int, limit: int = 200) -> list[tuple[int, int, bool]]:
+    """(call id, user id, checks) of participants without a sign of life for
+    ``LIVENESS_SECONDS`` before ``at``."""
+    rows = GroupCallParticipant.objects.filter(alive_at__lt=at - LIVENESS_SECONDS).values_list(
         "call_id", "user_id", "checks"
     )[:limit]
     return list(rows)
