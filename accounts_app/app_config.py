@@ -115,8 +115,9 @@ _BASE: dict[str, Any] = {
     "stickers_premium_by_emoji_num": 0,
     "stickers_normal_by_emoji_per_premium_num": 2,
     "default_emoji_statuses_stickerset_id": "0",
-    # group calls: none yet
-    "groupcall_video_participants_max": 0,
+    # group calls: video participants per call (calls_app.group_actions.UNMUTED_VIDEO_LIMIT);
+    # conference calls: none
+    "groupcall_video_participants_max": 30,
     "conference_call_size_limit": 0,
     "confcall_use_vp8": False,
     "round_video_encoding": {

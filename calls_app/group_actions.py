@@ -496,6 +496,8 @@ async def do_join_group_call(
         if old is not None:
             await _leave_node(node, call_id, old.source)
         transport = await sfu.join(node, call_id, source, params, muted=muted, video=video is not None)
+    except ValueError:  # the node could not read the client's JSON
+        raise DataJsonInvalidError() from None
     except sfu.SfuUnavailable as exc:
         log.warning("group call %s: no SFU node took the join: %s", call_id, exc)
         raise GroupcallAddParticipantsFailedError() from None
@@ -507,6 +509,8 @@ async def do_join_group_call(
     }  # fmt: skip
     try:
         call, joined, replaced = await _write_join(call_id, row)
+    except GroupcallSsrcDuplicateMuchError:
+        raise  # the source is another participant's on the node now: not ours to drop
     except Exception:
         await _leave_node(node, call_id, source)
         raise
@@ -713,6 +717,8 @@ async def do_join_presentation(user_id: int, call_id: int, access_hash: int, par
         transport = await sfu.join(
             call["node"], call_id, source, params, muted=True, video=True, presentation=True
         )
+    except ValueError:
+        raise DataJsonInvalidError() from None
     except sfu.SfuUnavailable as exc:
         log.warning("group call %s: no SFU node took the presentation: %s", call_id, exc)
         raise GroupcallAddParticipantsFailedError() from None
@@ -804,9 +810,10 @@ async def do_export_invite(user_id: int, call_id: int, access_hash: int, can_sel
 
 
 @in_thread
-def stale_participants(limit: int = 200) -> list[tuple[int, int, bool]]:
-    """(call id, user id, checks) of participants without a sign of life lately."""
-    rows = GroupCallParticipant.objects.filter(alive_at__lt=now() - LIVENESS_SECONDS).values_list(
+def stale_participants(at: int, limit: int = 200) -> list[tuple[int, int, bool]]:
+    """(call id, user id, checks) of participants without a sign of life for
+    ``LIVENESS_SECONDS`` before ``at``."""
+    rows = GroupCallParticipant.objects.filter(alive_at__lt=at - LIVENESS_SECONDS).values_list(
         "call_id", "user_id", "checks"
     )[:limit]
     return list(rows)

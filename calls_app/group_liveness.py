@@ -13,6 +13,7 @@ import asyncio
 import logging
 
 from edge_app import presence
+from message_core.clock import now
 
 from . import group_actions, group_push
 
@@ -21,8 +22,9 @@ log = logging.getLogger("telesrv.calls.group")
 POLL_SECONDS = 5.0
 
 
-async def drop_stale() -> int:
-    stale = await group_actions.stale_participants()
+async def drop_stale(at: int | None = None) -> int:
+    """Drop who has been gone for long enough by ``at`` (now); how many were dropped."""
+    stale = await group_actions.stale_participants(now() if at is None else at)
     if not stale:
         return 0
     online, _ = await presence.listeners_of([u for _, u, checks in stale if not checks])

@@ -159,3 +159,12 @@ def deactivate_user(user_id: int) -> bool:
     for event in result.events:
         _tell_contacts(user_id, event.payload)
     return not result.already
+
+
+# --- group calls ------------------------------------------------------------------------
+
+
+def end_group_call(call_id: int) -> Any:
+    """phone.discardGroupCall by the operator: the chat's members see it end."""
+    fn = domain_function("calls_app.operator.end_group_call")
+    return run_domain(fn, call_id)

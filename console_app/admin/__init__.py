@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from . import accounts, admin_log, auth_keys, channels, common, invites, members, messages, update_log  # noqa: F401
+from . import (  # noqa: F401
+    accounts,
+    admin_log,
+    auth_keys,
+    channels,
+    common,
+    group_calls,
+    invites,
+    members,
+    messages,
+    update_log,
+)
 from .channels import ChannelAdmin  # noqa: F401
 from .members import MemberAdmin  # noqa: F401
 from .messages import MessageAdmin  # noqa: F401

@@ -20,6 +20,8 @@ def test_groups_have_the_documented_permissions(console):
         "console_app.moderate_channels",
         "reports_app.view_report",
         "chatlists_app.view_chatlistinvite",
+        "calls_app.view_groupcall",
+        "calls_app.view_groupcallparticipant",
     } == moderator
     assert moderator < operator
     for p in (

@@ -1,7 +1,8 @@
 """Create (or bring up to date) the console's two staff groups.
 
 - ``moderator``: view channels, members, messages, invites, join requests, the admin
-  log, the user reports queue and folder links, and run the moderation actions.
+  log, the user reports queue, folder links and group calls, and run the moderation
+  actions (ending a group call among them).
 - ``operator``: every permission of the telesrv apps (users, authorizations, login codes,
   auth keys, the update log and pts state page included).
 
@@ -26,9 +27,12 @@ MODERATOR = (
     ("console_app", "moderate_channels"),
     ("reports_app", "view_report"),
     ("chatlists_app", "view_chatlistinvite"),
+    ("calls_app", "view_groupcall"),
+    ("calls_app", "view_groupcallparticipant"),
 )
 OPERATOR_APPS = (
     "accounts_app", "channels_app", "edge_app", "console_app", "reports_app", "stickers_app", "chatlists_app",
+    "calls_app",
 )  # fmt: skip
 
 
