@@ -2,8 +2,8 @@
 
 Nothing here is kept between calls except one control handle per node and process, for
 the plugins' synchronous requests (create/mute/kick/list/destroy). A participant's own
-session lives in Janus until it leaves; its id is written in the participant's
-``display`` so that any listener process can end it.
+session lives in Janus until it leaves, under an id the adapter derives (``rooms``), so
+that any listener process can end it.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _timeout(extra: float = 0) -> aiohttp.ClientTimeout:
 
 
 async def _post(url: str, body: dict) -> dict:
-    body = {**body, "transaction": secrets.token_hex(8)}
+    body = {"transaction": secrets.token_hex(8), **body}
     try:
         async with aiohttp.ClientSession(timeout=_timeout()) as http, http.post(url, json=body) as r:
             data = await r.json(content_type=None)
@@ -48,12 +48,25 @@ async def _post(url: str, body: dict) -> dict:
     return data
 
 
-async def create_session(base: str) -> int:
-    return (await _post(base, {"janus": "create"}))["data"]["id"]
+async def create_session(base: str, session_id: int | None = None) -> int:
+    body: dict = {"janus": "create"}
+    if session_id is not None:  # Janus takes the id a client asks for, if it is free
+        body["id"] = session_id
+    return (await _post(base, body))["data"]["id"]
 
 
 async def destroy_session(base: str, session: int) -> None:
     await _post(f"{base}/{session}", {"janus": "destroy"})
+
+
+async def session_exists(base: str, session: int) -> bool:
+    try:
+        await _post(f"{base}/{session}", {"janus": "keepalive"})
+    except JanusError as e:
+        if e.code == SESSION_NOT_FOUND:
+            return False
+        raise
+    return True
 
 
 async def attach(base: str, session: int, plugin: str) -> int:
@@ -77,7 +90,8 @@ async def request_async(
     base: str, session: int, handle: int, body: dict, jsep: dict | None = None
 ) -> tuple[dict, dict | None]:
     """A plugin's asynchronous request (maybe carrying an SDP): its event and the event's JSEP."""
-    message = {"janus": "message", "body": body}
+    transaction = secrets.token_hex(8)
+    message = {"janus": "message", "body": body, "transaction": transaction}
     if jsep is not None:
         message["jsep"] = jsep
     data = await _post(f"{base}/{session}/{handle}", message)
@@ -93,7 +107,11 @@ async def request_async(
                 async with http.get(f"{base}/{session}", params=params) as r:
                     events = await r.json(content_type=None)
                 for ev in events if isinstance(events, list) else [events]:
-                    if ev.get("sender") != handle or ev.get("janus") != "event":
+                    # Only this request's answer: the room's notices (others joining,
+                    # their setup, talking) come to the same handle meanwhile.
+                    if ev.get("sender") != handle or ev.get("transaction") != transaction:
+                        continue
+                    if ev.get("janus") != "event":
                         continue
                     _plugin_error(ev)
                     return (ev.get("plugindata") or {}).get("data") or {}, ev.get("jsep")

@@ -150,11 +150,21 @@ async def test_sfu_carries_a_speakers_tone_to_two_listeners_and_mute_silences_it
     freq, rms = _peak_frequency(bytes(a.heard[start[a] :]))
     assert abs(freq - TONE) < 25 and rms > 1000, (freq, rms)
 
-    # Leave takes the member out of the room; end_call empties and removes it.
+    # Leave takes the member out of the room and ends its Janus session; end_call
+    # empties and removes the room.
+    from calls_app.sfu import janus_api, rooms
+
+    def session(m):
+        return rooms._session_id(call_id, m.source & 0xFFFFFFFF)
+
+    assert await janus_api.session_exists(sfu_settings.url, session(b))
     await sfu.leave("test", call_id, b.source)
     assert await _room_ids(call_id) == {speaker.source & 0xFFFFFFFF, a.source & 0xFFFFFFFF}
+    assert not await janus_api.session_exists(sfu_settings.url, session(b))
     await sfu.end_call("test", call_id)
     assert await _room_ids(call_id) == set()
+    for m in (speaker, a):
+        assert not await janus_api.session_exists(sfu_settings.url, session(m))
 
 
 async def test_node_for_call_is_stable_and_spreads_calls(settings):
