@@ -47,7 +47,7 @@ lint: venv
 	$(BIN)/ruff format --check .
 
 test: venv services browser haproxy patroni testbed node tdesktop coturn calls-media sfu webclient lint
-	$(BIN)/python -m pytest --ignore=$(NATIVE_CALL_TESTS)
+	$(BIN)/python -m pytest $(addprefix --ignore=,$(NATIVE_CALL_TESTS))
 	$(BIN)/python -m pytest $(NATIVE_CALL_TESTS)
 
 regen: venv
