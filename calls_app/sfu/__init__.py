@@ -17,15 +17,14 @@ onto it is in ``calls_app.sfu.rooms``.
 
 from __future__ import annotations
 
+from calls_app.sfu import nodes, rooms
+from calls_app.sfu.errors import SfuUnavailable
 
-class SfuUnavailable(Exception):
-    """No SFU node answered; signalling turns it into an RPC error and changes nothing."""
+__all__ = ["SfuUnavailable", "end_call", "join", "leave", "node_for_call", "set_muted"]
 
 
 def node_for_call(call_id: int) -> str:
     """The configured node a new call is pinned to (stable for a given call id)."""
-    from calls_app.sfu import nodes
-
     node = nodes.pick(call_id)
     if node is None:
         raise SfuUnavailable("no SFU node configured (TELESRV_SFU_NODES)")
@@ -42,26 +41,18 @@ async def join(
     video: bool,
     presentation: bool = False,
 ) -> dict:
-    from calls_app.sfu import rooms
-
     return await rooms.join(
         node, call_id, source, params, muted=muted, video=video, presentation=presentation
     )
 
 
 async def leave(node: str, call_id: int, source: int) -> None:
-    from calls_app.sfu import rooms
-
     await rooms.leave(node, call_id, source)
 
 
 async def set_muted(node: str, call_id: int, source: int, muted: bool) -> None:
-    from calls_app.sfu import rooms
-
     await rooms.set_muted(node, call_id, source, muted)
 
 
 async def end_call(node: str, call_id: int) -> None:
-    from calls_app.sfu import rooms
-
     await rooms.end_call(node, call_id)

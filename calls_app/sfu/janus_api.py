@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-import httpx
+import aiohttp
 from django.conf import settings
 
 
@@ -31,14 +31,17 @@ SESSION_NOT_FOUND = 458
 HANDLE_NOT_FOUND = 459
 
 
+def _timeout(extra: float = 0) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(total=settings.SFU_TIMEOUT + extra)
+
+
 async def _post(url: str, body: dict) -> dict:
     body = {**body, "transaction": secrets.token_hex(8)}
     try:
-        async with httpx.AsyncClient(timeout=settings.SFU_TIMEOUT) as http:
-            r = await http.post(url, json=body)
-    except httpx.HTTPError as e:
+        async with aiohttp.ClientSession(timeout=_timeout()) as http, http.post(url, json=body) as r:
+            data = await r.json(content_type=None)
+    except (TimeoutError, aiohttp.ClientError, ValueError) as e:
         raise JanusUnreachable(f"{url}: {e!r}") from e
-    data = r.json()
     if data.get("janus") == "error":
         err = data.get("error") or {}
         raise JanusError(int(err.get("code", 0)), str(err.get("reason", "")))
@@ -84,16 +87,17 @@ async def request_async(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.SFU_TIMEOUT
     try:
-        async with httpx.AsyncClient(timeout=settings.SFU_TIMEOUT + 5) as http:
+        async with aiohttp.ClientSession(timeout=_timeout(5)) as http:
             while loop.time() < deadline:
-                r = await http.get(f"{base}/{session}", params={"maxev": 10, "rid": secrets.token_hex(4)})
-                events = r.json()
+                params = {"maxev": "10", "rid": secrets.token_hex(4)}
+                async with http.get(f"{base}/{session}", params=params) as r:
+                    events = await r.json(content_type=None)
                 for ev in events if isinstance(events, list) else [events]:
                     if ev.get("sender") != handle or ev.get("janus") != "event":
                         continue
                     _plugin_error(ev)
                     return (ev.get("plugindata") or {}).get("data") or {}, ev.get("jsep")
-    except httpx.HTTPError as e:
+    except (TimeoutError, aiohttp.ClientError, ValueError) as e:
         raise JanusUnreachable(f"{base}: {e!r}") from e
     raise JanusUnreachable(f"{base}: no answer to {body.get('request')} in {settings.SFU_TIMEOUT}s")
 

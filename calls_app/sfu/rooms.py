@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from calls_app.sfu import SfuUnavailable, janus_api, nodes, sdp
+from calls_app.sfu import janus_api, nodes, sdp
+from calls_app.sfu.errors import SfuUnavailable
 
 log = logging.getLogger(__name__)
 

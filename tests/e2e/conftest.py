@@ -76,9 +76,15 @@ def edge_rsa_key(tmp_path_factory):
 @pytest.fixture(scope="session")
 def sfu_node(tmp_path_factory):
     """The session's Janus SFU node (tests/e2e/sfu_node.py), None without Janus."""
+    import warnings
+
     from tests.e2e import sfu_node
 
-    node = sfu_node.start(tmp_path_factory.mktemp("sfu"))
+    try:
+        node = sfu_node.start(tmp_path_factory.mktemp("sfu"))
+    except RuntimeError as e:  # only the group-call tests need it: they fail, not the rest
+        warnings.warn(f"no SFU node for this session: {e}", stacklevel=1)
+        node = None
     yield node
     if node is not None:
         node.stop()
