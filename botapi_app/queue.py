@@ -368,7 +368,9 @@ async def _take(
     on the pooled connections (the bot's state row locked: one poll of a bot at a
     time). ``refuse_webhook``: Conflict when the bot has a webhook (a getUpdates'
     first read; the check was a thread of its own)."""
-    async with db.connection() as conn, conn.transaction():
+    # Pipelined: BEGIN with the state's read, the confirmation with the next page's
+    # read, then COMMIT: three round trips, as a wake-up's answer waits on them.
+    async with db.connection() as conn, conn.pipeline(), conn.transaction():
         st = await (await conn.execute(_STATE, (bot_id,))).fetchone()
         if st is None:
             await conn.execute(_NEW_STATE, (bot_id,))
@@ -435,31 +437,6 @@ def data_b64(data: str) -> str:
 _REPLIED_FIELDS = ("id", "date", "edit_date", "message", "entities", "sender_user_id", "media")
 
 
-def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
-    """A channel message snapshot in the Bot API's shape, with the message it replies
-    to (one level)."""
-    from channels_app.models import ChannelMessage
-
-    ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
-    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
-    users = users_by_id(ids)
-    view = {**m, "sender_id": m.get("sender_user_id") or 0}
-    body = shapes.message(view, users, chat)
-    reply_id = m.get("reply_to_msg_id") or 0
-    if with_reply and reply_id:
-        channel_id = -chat["id"] - 10**12
-        replied = (
-            ChannelMessage.objects.filter(
-                channel_id=channel_id, id=reply_id, deleted=False, action__isnull=True
-            )
-            .values(*_REPLIED_FIELDS)
-            .first()
-        )
-        if replied is not None:
-            body["reply_to_message"] = channel_message_body(replied, chat, with_reply=False)
-    return body
-
-
 _CHANNEL = "SELECT id, title, username, megagroup, broadcast FROM channels WHERE id = %(c)s"
 _MEMBER = (
     " AND EXISTS (SELECT 1 FROM channel_members"
@@ -482,7 +459,8 @@ _REPLIED = (
 
 
 async def channel_message_body_async(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
-    """:func:`channel_message_body` on the pooled connections."""
+    """A channel message snapshot in the Bot API's shape, with the message it replies
+    to (one level), read on the pooled connections."""
     ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
     ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
     users = await users_by_id_async(ids)
@@ -497,38 +475,49 @@ async def channel_message_body_async(m: dict, chat: dict, *, with_reply: bool = 
     return body
 
 
-@in_thread
-def _queue_channel(
+# The group's active bots but the sender, with what privacy mode reads of them.
+_GROUP_BOTS = """
+SELECT m.user_id AS id, m.role, u.username, u.bot
+  FROM channel_members m
+  JOIN bots b ON b.user_id = m.user_id AND NOT b.deactivated
+  JOIN users u ON u.id = m.user_id
+ WHERE m.channel_id = %(c)s AND m.status = 'active' AND m.user_id <> %(s)s"""
+
+
+async def _queue_channel(
     sender_id: int, channel_id: int, messages: list[dict], *, edited: bool = False
 ) -> list[int]:
+    """Queue a group's or channel's ``messages`` for each of its bots that sees them,
+    on the pooled connections (this runs in the listener after each send into a chat
+    with bots)."""
     from bots_app.privacy_mode import sees
-    from channels_app.models import Channel, ChannelMember
 
-    bot_ids = Bot.objects.filter(deactivated=False).exclude(user_id=sender_id).values("user_id")
-    members = list(ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids))
-    if not members:
+    bots = [b for b in await db.fetchall(_GROUP_BOTS, {"c": channel_id, "s": sender_id})
+            if b["id"] != _service_bot_id()]  # fmt: skip
+    if not bots:
         return []
-    channel = Channel.objects.filter(id=channel_id).first()
-    if channel is None:
+    row = await db.fetchone(_CHANNEL, {"c": channel_id})
+    if row is None:
         return []
-    chat = group_chat(channel)
-    bots = {u.id: u for u in User.objects.filter(id__in=[mb.user_id for mb in members])}
+    chat = group_chat(SimpleNamespace(**row))
+    kind = "channel_post" if row["broadcast"] else "message"
+    bodies: dict[int, dict] = {}  # the same message looks the same to every bot
     woken = []
-    for mb in members:
-        bot = bots.get(mb.user_id)
-        if bot is None or mb.user_id == _service_bot_id():
-            continue
-        privacy = not bool((bot.bot or {}).get("history"))
-        admin = mb.role in ("creator", "admin")
-        kind = "channel_post" if channel.broadcast else "message"
+    for bot in bots:
+        privacy = not bool((bot["bot"] or {}).get("history"))
+        admin = bot["role"] in ("creator", "admin")
         for m in messages:
-            if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
+            if row["megagroup"] and not sees(
+                bot["id"], bot["username"] or "", m, privacy=privacy, admin=admin
+            ):
                 continue
             dedup = f"c{channel_id}:{m['id']}"
             if edited:
                 dedup = f"e{channel_id}:{m['id']}:{m.get('edit_date') or 0}"
-            if _insert(bot.id, f"edited_{kind}" if edited else kind, channel_message_body(m, chat), dedup):
-                woken.append(bot.id)
+            if m["id"] not in bodies:
+                bodies[m["id"]] = await channel_message_body_async(m, chat)
+            if await _insert_async(bot["id"], f"edited_{kind}" if edited else kind, bodies[m["id"]], dedup):
+                woken.append(bot["id"])
     return sorted(set(woken))
 
 
