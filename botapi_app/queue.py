@@ -169,10 +169,17 @@ def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
     return body
 
 
+def needs_orm(m: dict) -> bool:
+    """Whether the message's shape reads through the ORM: a forward's origin
+    (forward_shapes) and a poll's state (media_shapes) do."""
+    media = m.get("media") or {}
+    return bool(m.get("fwd_from")) or media.get("kind") == "poll" or bool(media.get("poll"))
+
+
 async def private_body_async(m: dict, known: dict[int, User] | None = None) -> dict:
-    """:func:`private_message_body` without a thread for a message that replies to
-    nothing (most); a reply's, which shows the replied message too, in a thread."""
-    if m.get("reply_to_msg_id"):
+    """:func:`private_message_body` without a thread for most messages; a reply (which
+    shows the replied message too), a forward or a poll in a thread."""
+    if m.get("reply_to_msg_id") or needs_orm(m):
         return await in_thread(private_message_body)(m)
     return await private_message_body_async(m, known or {})
 
@@ -437,6 +444,31 @@ def data_b64(data: str) -> str:
 _REPLIED_FIELDS = ("id", "date", "edit_date", "message", "entities", "sender_user_id", "media")
 
 
+def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
+    """A channel message snapshot in the Bot API's shape, with the message it replies
+    to (one level)."""
+    from channels_app.models import ChannelMessage
+
+    ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = users_by_id(ids)
+    view = {**m, "sender_id": m.get("sender_user_id") or 0}
+    body = shapes.message(view, users, chat)
+    reply_id = m.get("reply_to_msg_id") or 0
+    if with_reply and reply_id:
+        channel_id = -chat["id"] - 10**12
+        replied = (
+            ChannelMessage.objects.filter(
+                channel_id=channel_id, id=reply_id, deleted=False, action__isnull=True
+            )
+            .values(*_REPLIED_FIELDS)
+            .first()
+        )
+        if replied is not None:
+            body["reply_to_message"] = channel_message_body(replied, chat, with_reply=False)
+    return body
+
+
 _CHANNEL = "SELECT id, title, username, megagroup, broadcast FROM channels WHERE id = %(c)s"
 _MEMBER = (
     " AND EXISTS (SELECT 1 FROM channel_members"
@@ -459,8 +491,10 @@ _REPLIED = (
 
 
 async def channel_message_body_async(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
-    """A channel message snapshot in the Bot API's shape, with the message it replies
-    to (one level), read on the pooled connections."""
+    """:func:`channel_message_body` on the pooled connections; a forward or a poll (see
+    :func:`needs_orm`) in a thread."""
+    if needs_orm(m):
+        return await in_thread(channel_message_body)(m, chat, with_reply=with_reply)
     ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
     ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
     users = await users_by_id_async(ids)
