@@ -88,23 +88,35 @@ def parse_file_id(file_id: str) -> tuple[str, int, int, str]:
     raise BadRequest("wrong file_id or the file is temporarily unavailable")
 
 
-# A photo or document row, if the bot may see it: its uploader, a holder of it in a
-# private box, everyone (a public profile photo), or a member of a channel holding it.
-_VISIBLE = """
-SELECT m.* FROM {table} m
- WHERE m.id = %(m)s AND (m.owner_id = %(b)s OR EXISTS (
-   SELECT 1 FROM media_holders h
-    WHERE h.kind = %(k)s AND h.media_id = %(m)s
-      AND ((h.holder = 'u' AND h.holder_id = %(b)s) OR (h.holder = 'public' AND h.holder_id = 0)
-           OR (h.holder = 'c' AND EXISTS (
-               SELECT 1 FROM channel_members c
-                WHERE c.channel_id = h.holder_id AND c.user_id = %(b)s AND c.status = 'active')))))"""
+# A photo or document row, whether the bot may see it directly (its uploader, a holder
+# of it in a private box, everyone: a public profile photo) and the channels holding it
+# (any member may see it). The membership is a statement of its own: the media tables
+# stay on the coordinator under Citus, channel_members are sharded (docs/scaling.md).
+_MEDIA_ROW = """
+SELECT m.*,
+       m.owner_id = %(b)s OR EXISTS (
+         SELECT 1 FROM media_holders h WHERE h.kind = %(k)s AND h.media_id = %(m)s
+            AND ((h.holder = 'u' AND h.holder_id = %(b)s) OR (h.holder = 'public' AND h.holder_id = 0))
+       ) AS direct,
+       ARRAY(SELECT h.holder_id FROM media_holders h
+              WHERE h.kind = %(k)s AND h.media_id = %(m)s AND h.holder = 'c') AS channels
+  FROM {table} m WHERE m.id = %(m)s"""
 _TABLES = {"p": "media_photos", "d": "media_documents"}
+_IN_ANY = (
+    "SELECT 1 AS yes FROM channel_members"
+    " WHERE channel_id = ANY(%s) AND user_id = %s AND status = 'active' LIMIT 1"
+)
 
 
 async def _visible(bot_id: int, kind: str, media_id: int) -> dict | None:
-    """The media's row if the bot may see it (one statement on the pooled connections)."""
-    return await db.fetchone(_VISIBLE.format(table=_TABLES[kind]), {"m": media_id, "b": bot_id, "k": kind})
+    """The media's row if the bot may see it, on the pooled connections."""
+    row = await db.fetchone(_MEDIA_ROW.format(table=_TABLES[kind]), {"m": media_id, "b": bot_id, "k": kind})
+    if row is None:
+        return None
+    direct, channels = row.pop("direct"), row.pop("channels")
+    if direct or (channels and await db.fetchone(_IN_ANY, (channels, bot_id)) is not None):
+        return row
+    return None
 
 
 async def _may_see(bot_id: int, kind: str, media_id: int) -> bool:

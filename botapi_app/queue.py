@@ -512,13 +512,15 @@ async def channel_message_body_async(m: dict, chat: dict, *, with_reply: bool = 
     return body
 
 
-# The group's active bots but the sender, with what privacy mode reads of them.
+# The group's active bots but the sender. Two statements, as under Citus the members
+# (the channel's shard) and the bots (the users' shards) are in different colocation
+# groups: the subquery over all bots is planned on its own (docs/scaling.md), the
+# bots' user rows are then read by id.
 _GROUP_BOTS = """
-SELECT m.user_id AS id, m.role, u.username, u.bot
-  FROM channel_members m
-  JOIN bots b ON b.user_id = m.user_id AND NOT b.deactivated
-  JOIN users u ON u.id = m.user_id
- WHERE m.channel_id = %(c)s AND m.status = 'active' AND m.user_id <> %(s)s"""
+SELECT user_id, role FROM channel_members
+ WHERE channel_id = %(c)s AND status = 'active' AND user_id <> %(s)s
+   AND user_id IN (SELECT user_id FROM bots WHERE NOT deactivated)"""
+_BOT_USERS = "SELECT id, username, bot FROM users WHERE id = ANY(%s)"
 
 
 async def _queue_channel(
@@ -529,10 +531,13 @@ async def _queue_channel(
     with bots)."""
     from bots_app.privacy_mode import sees
 
-    bots = [b for b in await db.fetchall(_GROUP_BOTS, {"c": channel_id, "s": sender_id})
-            if b["id"] != _service_bot_id()]  # fmt: skip
-    if not bots:
+    roles = {
+        r["user_id"]: r["role"] for r in await db.fetchall(_GROUP_BOTS, {"c": channel_id, "s": sender_id})
+    }
+    roles.pop(_service_bot_id(), None)
+    if not roles:
         return []
+    bots = [{**u, "role": roles[u["id"]]} for u in await db.fetchall(_BOT_USERS, (sorted(roles),))]
     row = await db.fetchone(_CHANNEL, {"c": channel_id})
     if row is None:
         return []
