@@ -1,7 +1,11 @@
 """HTTP Bot API benchmarks: prints figures (not a test).
 
 1. sendMessage throughput: N bots (default 100), each sending M messages back to back
-   to one user over HTTP keep-alive (``manage.py runbotapi``); messages/s and p50/p99.
+   over HTTP keep-alive (``manage.py runbotapi``); messages/s and p50/p99. By default
+   all to one user (``--users 1``): every private send locks its two owners' rows (each
+   side's pts), so the sends to one user are one line whatever serves them; with
+   ``--users K`` bot i writes to user i mod K (the users that are not the reader are
+   not connected: their pushes find no session).
 2. getUpdates latency: every bot long-polls at once; the user writes to each bot over
    MTProto; the time from the user's send (its start, and its answer) to the bot's poll
    returning, p50/p99 over ``--rounds`` rounds.
@@ -31,7 +35,7 @@ from bench.bench_channels import cpu_seconds, login, pct, setup_django  # noqa: 
 BOTS_PER_OWNER = 20
 
 
-async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
+async def run(bots: int, messages: int, rounds: int, profile: str = "", users: int = 1) -> None:
     import aiohttp
     from asgiref.sync import sync_to_async
 
@@ -39,6 +43,7 @@ async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
     from bots_app import actions
     from edge_app.management.commands.rsakey import write_key
     from mtproto.crypto import RsaKey
+    from private_app import actions as private_actions
     from tests.e2e import harness
     from tests.e2e.botapi_fixtures import start_botapi
 
@@ -74,6 +79,15 @@ async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
         client = await login(server, user, phone, code)
         for _, username, _ in made:
             await client.send_message(username, "/start")  # the bots may write to the user now
+        recipients = [user.id]
+        for k in range(1, users):
+            other, _ = await sync_to_async(User.objects.get_or_create)(
+                phone=f"4478{stamp % 100000:05d}{k:03d}", defaults={"first_name": f"Reader{k}"}
+            )
+            recipients.append(other.id)
+        for i, (bot_id, _, _) in enumerate(made):
+            if i % users:  # as the reader did: the user writes first
+                await private_actions.do_send_private_message(recipients[i % users], bot_id, "/start", i + 1)
 
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=bots)) as http:
 
@@ -90,10 +104,10 @@ async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
 
             latencies: list[float] = []
 
-            async def sender(token: str) -> None:
+            async def sender(token: str, chat_id: int) -> None:
                 for n in range(messages):
                     t0 = time.perf_counter()
-                    body = await post(token, "sendMessage", chat_id=user.id, text=f"m{n}")
+                    body = await post(token, "sendMessage", chat_id=chat_id, text=f"m{n}")
                     assert body["ok"], body
                     latencies.append(time.perf_counter() - t0)
 
@@ -102,11 +116,13 @@ async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
                 cpu_seconds(api.proc.pid),
                 cpu_seconds(server.proc.pid),
             )
-            await asyncio.gather(*(sender(token) for _, _, token in made))
+            await asyncio.gather(
+                *(sender(token, recipients[i % users]) for i, (_, _, token) in enumerate(made))
+            )
             elapsed = time.perf_counter() - t0
             api_cpu, edge_cpu = cpu_seconds(api.proc.pid) - api_cpu0, cpu_seconds(server.proc.pid) - edge_cpu0
             total = bots * messages
-            print(f"sendMessage: {bots} bots x {messages} = {total} messages in {elapsed:.2f} s,"
+            print(f"sendMessage: {bots} bots x {messages} = {total} messages to {users} user(s) in {elapsed:.2f} s,"
                   f" {total / elapsed:.0f} msg/s, p50 {pct(latencies, 50) * 1000:.1f} ms,"
                   f" p99 {pct(latencies, 99) * 1000:.1f} ms")  # fmt: skip
             # On a shared box the rate follows the other load; the CPU per call does not.
@@ -145,6 +161,9 @@ async def run(bots: int, messages: int, rounds: int, profile: str = "") -> None:
     finally:
         if client is not None:
             await client.disconnect()
+        from message_core import db
+
+        await db.close_pools()
         api.stop()
         server.stop()
 
@@ -153,13 +172,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--messages", type=int, default=10)
+    parser.add_argument("--users", type=int, default=1, help="recipients: bot i writes to user i mod K")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the getUpdates wake-up measure")
     parser.add_argument(
         "--profile", default="", help="cProfile the Bot API process into this file and print it"
     )
     args = parser.parse_args()
     setup_django()
-    asyncio.run(run(args.bots, args.messages, args.rounds, args.profile))
+    asyncio.run(run(args.bots, args.messages, args.rounds, args.profile, max(1, args.users)))
     if args.profile:
         import pstats
 

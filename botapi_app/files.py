@@ -14,8 +14,9 @@ import secrets
 
 from aiohttp import web
 
-from edge_app.orm_threads import in_thread
 from media_app import actions as media
+from media_app.models import Document, Photo
+from message_core import db
 from tl.errors import RpcError
 
 from .errors import BadRequest
@@ -87,34 +88,53 @@ def parse_file_id(file_id: str) -> tuple[str, int, int, str]:
     raise BadRequest("wrong file_id or the file is temporarily unavailable")
 
 
-@in_thread
-def _in_any(bot_id: int, channel_ids: list[int]) -> bool:
-    from channels_app.models import ChannelMember
+# A photo or document row, whether the bot may see it directly (its uploader, a holder
+# of it in a private box, everyone: a public profile photo) and the channels holding it
+# (any member may see it). The membership is a statement of its own: the media tables
+# stay on the coordinator under Citus, channel_members are sharded (docs/scaling.md).
+_MEDIA_ROW = """
+SELECT m.*,
+       m.owner_id = %(b)s OR EXISTS (
+         SELECT 1 FROM media_holders h WHERE h.kind = %(k)s AND h.media_id = %(m)s
+            AND ((h.holder = 'u' AND h.holder_id = %(b)s) OR (h.holder = 'public' AND h.holder_id = 0))
+       ) AS direct,
+       ARRAY(SELECT h.holder_id FROM media_holders h
+              WHERE h.kind = %(k)s AND h.media_id = %(m)s AND h.holder = 'c') AS channels
+  FROM {table} m WHERE m.id = %(m)s"""
+_TABLES = {"p": "media_photos", "d": "media_documents"}
+_IN_ANY = (
+    "SELECT 1 AS yes FROM channel_members"
+    " WHERE channel_id = ANY(%s) AND user_id = %s AND status = 'active' LIMIT 1"
+)
 
-    return ChannelMember.objects.filter(channel_id__in=channel_ids, user_id=bot_id, status="active").exists()
+
+async def _visible(bot_id: int, kind: str, media_id: int) -> dict | None:
+    """The media's row if the bot may see it, on the pooled connections."""
+    row = await db.fetchone(_MEDIA_ROW.format(table=_TABLES[kind]), {"m": media_id, "b": bot_id, "k": kind})
+    if row is None:
+        return None
+    direct, channels = row.pop("direct"), row.pop("channels")
+    if direct or (channels and await db.fetchone(_IN_ANY, (channels, bot_id)) is not None):
+        return row
+    return None
 
 
 async def _may_see(bot_id: int, kind: str, media_id: int) -> bool:
-    owner, holders = await media.holders_of(kind, media_id)
-    if owner == bot_id or ("u", bot_id) in holders or ("public", 0) in holders:
-        return True
-    channels = [hid for holder, hid in holders if holder == "c"]
-    return bool(channels) and await _in_any(bot_id, channels)
+    return await _visible(bot_id, kind, media_id) is not None
 
 
 async def media_of_file_id(bot_id: int, file_id: str, want: str) -> dict:
-    """The stored media a reused ``file_id`` names, as a message's media."""
+    """The stored media a reused ``file_id`` names, as a message's media (no thread:
+    sendPhoto by file_id is one of the hot methods)."""
     kind, media_id, access_hash, _ = parse_file_id(file_id)
     if kind != ("p" if want == "photo" else "d"):
         raise BadRequest("wrong file identifier/HTTP URL specified")
-    if not await _may_see(bot_id, kind, media_id):
+    row = await _visible(bot_id, kind, media_id)
+    if row is None or row["access_hash"] != access_hash:
         raise BadRequest("wrong file_id or the file is temporarily unavailable")
-    try:
-        if kind == "p":
-            return {"photo": await media.get_photo(media_id, access_hash), "kind": "photo", "spoiler": False}
-        doc = await media.get_document(media_id, access_hash)
-    except RpcError:
-        raise BadRequest("wrong file_id or the file is temporarily unavailable") from None
+    if kind == "p":
+        return {"photo": media.photo_dict(Photo(**row)), "kind": "photo", "spoiler": False}
+    doc = media.document_dict(Document(**row))
     from messages_app.media_input import media_kind
 
     return {"document": doc, "kind": media_kind(doc["attributes"], doc["mime_type"]), "spoiler": False}

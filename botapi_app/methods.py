@@ -22,7 +22,6 @@ from private_app.typing import push_typing
 from tl import types
 
 from . import files, long_polls, parse_mode, queue, shapes, webhook
-from .chat_shape import group_chat
 from .errors import BadRequest
 from .params import Params
 
@@ -108,24 +107,17 @@ def _channel_of(chat) -> int | None:
     return None
 
 
-@in_thread
-def _channel_member_chat(bot_id: int, channel_id: int) -> dict:
+async def _channel_member_chat(bot_id: int, channel_id: int) -> dict:
     """The group or channel, if the bot is in it ("chat not found" otherwise, as a bot
-    cannot see chats it is not in)."""
-    from channels_app.models import Channel, ChannelMember
-
-    channel = Channel.objects.filter(id=channel_id).first()
-    if (
-        channel is None
-        or not ChannelMember.objects.filter(channel_id=channel_id, user_id=bot_id, status="active").exists()
-    ):
+    cannot see chats it is not in): one statement on the pooled connections."""
+    chat = await queue.channel_chat_async(channel_id, bot_id)
+    if chat is None:
         raise BadRequest("chat not found")
-    return group_chat(channel)
+    return chat
 
 
-@in_thread
-def _render_channel(m: dict, chat: dict) -> dict:
-    return queue.channel_message_body(m, chat)
+async def _render_channel(m: dict, chat: dict) -> dict:
+    return await queue.channel_message_body_async(m, chat)
 
 
 def _text_and_entities(p: Params, text_name: str, entities_name: str) -> tuple[str, list[dict]]:
@@ -261,7 +253,6 @@ async def delete_my_commands(bot: BotRef, p: Params):
 
 @method("getUpdates")
 async def get_updates(bot: BotRef, p: Params):
-    await webhook.refuse_get_updates(bot.id)
     allowed = p.json("allowed_updates")
     if allowed is not None and not (isinstance(allowed, list) and all(isinstance(a, str) for a in allowed)):
         raise BadRequest("can't parse allowed_updates JSON array")

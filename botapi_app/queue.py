@@ -20,22 +20,26 @@ import contextlib
 import logging
 import time
 from datetime import timedelta
+from types import SimpleNamespace
 
+import orjson
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from accounts_app.models import User
 from bots_app import send_rules
 from bots_app.models import Bot
 from edge_app import push
 from edge_app.orm_threads import in_thread
+from media_app.value_media import plays_once
 from message_core import db
 from private_app.actions import load_boxes
-from private_app.models import MessageBox
 
 from . import shapes
 from .chat_shape import group_chat
+from .errors import Conflict
 from .models import BotApiState, BotUpdate
 
 log = logging.getLogger("telesrv.botapi")
@@ -43,6 +47,7 @@ log = logging.getLogger("telesrv.botapi")
 WAKE_EVENT = "botapi.new_update"
 KEEP = timedelta(hours=24)  # as Telegram: older updates are dropped
 LIMIT_MAX = 100
+REREAD_SECONDS = 10.0  # a waiting getUpdates reads its queue again after this, woken or not
 # Kinds a bot gets without asking; the rest only when named in allowed_updates.
 DEFAULT_KINDS = {
     "message",
@@ -77,19 +82,50 @@ def _insert(bot_id: int, kind: str, body: dict, dedup: str) -> int | None:
         return None  # heard twice
 
 
+def _jsonb(value) -> Jsonb:
+    return Jsonb(value, dumps=lambda v: orjson.dumps(v).decode())
+
+
+_INSERT = (
+    "INSERT INTO botapi_updates (bot_id, kind, body, dedup, created) VALUES (%s, %s, %s, %s, %s)"
+    " ON CONFLICT (bot_id, dedup) DO NOTHING RETURNING id"
+)
+
+
+async def _insert_async(bot_id: int, kind: str, body: dict, dedup: str) -> int | None:
+    """:func:`_insert` on the pooled async connections (no thread)."""
+    row = await db.fetchone(_INSERT, (bot_id, kind, _jsonb(body), dedup, timezone.now()))
+    return row["id"] if row else None  # None: heard twice
+
+
 def users_by_id(ids) -> dict[int, User]:
     return {u.id: u for u in User.objects.filter(id__in={int(i) for i in ids if i})}
 
 
-def _bot_view_of_private(bot_id: int, message_pk: int) -> dict | None:
-    box_id = (
-        MessageBox.objects.filter(owner_id=bot_id, message_id=message_pk, deleted=False)
-        .values_list("box_id", flat=True)
-        .first()
-    )
-    if box_id is None:
-        return None
-    return load_boxes(bot_id, [box_id]).get(box_id)
+# A bot's boxes as private_app.actions.box_to_dict shapes them, read on the pooled
+# connections; only while the bot is active (a bot switched off gets no updates).
+_BOXES = """
+SELECT b.box_id AS id, b.owner_id, b.peer_id, b.out, m.sender_id, m.date, m.message, m.entities,
+       m.fwd_from, m.edit_date, m.silent, b.reply_to_box_id AS reply_to_msg_id,
+       b.message_id AS message_pk, b.reaction_unread, m.media, m.grouped_id, m.reply_markup,
+       m.via_bot_id, m.media_read, b.saved_peer
+  FROM private_message_boxes b JOIN private_messages m ON m.id = b.message_id
+ WHERE b.owner_id = %(bot)s AND NOT b.deleted
+   AND EXISTS (SELECT 1 FROM bots WHERE user_id = %(bot)s AND NOT deactivated)
+   AND """
+
+
+async def _active_bot_boxes(bot_id: int, *, box_ids=(), message_pks=()) -> list[dict]:
+    """The active bot's live boxes among ``box_ids`` (its numbering) or holding the
+    messages ``message_pks``, as :func:`private_app.actions.load_boxes` gives them."""
+    where = "b.box_id = ANY(%(ids)s)" if box_ids else "b.message_id = ANY(%(ids)s)"
+    rows = await db.fetchall(_BOXES + where, {"bot": bot_id, "ids": list(box_ids or message_pks)})
+    for r in rows:
+        r["entities"] = r["entities"] or []
+        r["media_unread"] = (
+            not r.pop("media_read") and r["owner_id"] != r["peer_id"] and plays_once(r["media"])
+        )
+    return rows
 
 
 # What the Bot API's shapes read of a user (botapi_app.shapes), and whether it is deleted.
@@ -134,13 +170,29 @@ def private_message_body(m: dict, *, with_reply: bool = True) -> dict:
     return body
 
 
-@in_thread
-def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -> list[int]:
-    if not Bot.objects.filter(user_id=bot_id, deactivated=False).exists():
-        return []
+def needs_orm(m: dict) -> bool:
+    """Whether the message's shape reads through the ORM: a forward's origin
+    (forward_shapes) and a poll's state (media_shapes) do."""
+    media = m.get("media") or {}
+    return bool(m.get("fwd_from")) or media.get("kind") == "poll" or bool(media.get("poll"))
+
+
+async def private_body_async(m: dict, known: dict[int, User] | None = None) -> dict:
+    """:func:`private_message_body` without a thread for most messages; a reply (which
+    shows the replied message too), a forward or a poll in a thread."""
+    if m.get("reply_to_msg_id") or needs_orm(m):
+        return await in_thread(private_message_body)(m)
+    return await private_message_body_async(m, known or {})
+
+
+async def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -> list[int]:
+    """Queue the bot's copies of a user's ``messages`` (the sender's view), on the
+    pooled connections: this runs in the listener after each private send to a bot."""
+    boxes = await _active_bot_boxes(bot_id, message_pks=[m["message_pk"] for m in messages])
+    theirs_of = {b["message_pk"]: b for b in boxes}
     queued = []
     for m in messages:
-        theirs = _bot_view_of_private(bot_id, m["message_pk"])
+        theirs = theirs_of.get(m["message_pk"])
         if theirs is None:
             continue
         if edited:
@@ -150,7 +202,7 @@ def _queue_private(bot_id: int, messages: list[dict], *, edited: bool = False) -
             # The message as it was sent: a quick edit may be stored already (it comes
             # as an update of its own).
             theirs = {**theirs, "edit_date": None, **{k: m[k] for k in ("message", "entities") if k in m}}
-        row = _insert(bot_id, kind, private_message_body(theirs), dedup)
+        row = await _insert_async(bot_id, kind, await private_body_async(theirs), dedup)
         if row:
             queued.append(row)
     return queued
@@ -183,9 +235,8 @@ async def _private(sender_id: int, kind: str, peer_id: int, messages: list[dict]
         await push.publish_service(WAKE_EVENT, {"bot_id": peer_id})
 
 
-@in_thread
-def _callback_body(bot_id: int, payload: dict, channel_message: dict | None) -> dict | None:
-    asker = users_by_id([payload["user_id"]]).get(int(payload["user_id"]))
+async def _callback_body(bot_id: int, payload: dict, channel_message: dict | None) -> dict | None:
+    asker = (await users_by_id_async([payload["user_id"]])).get(int(payload["user_id"]))
     if asker is None:
         return None
     body = {
@@ -195,21 +246,21 @@ def _callback_body(bot_id: int, payload: dict, channel_message: dict | None) -> 
     }
     channel_id = (payload.get("peer") or {}).get("channel_id")
     if channel_id:
-        from channels_app.models import Channel
-
-        channel = Channel.objects.filter(id=int(channel_id)).first()
-        if channel is not None and channel_message is not None:
-            body["message"] = channel_message_body(channel_message, group_chat(channel))
+        chat = await channel_chat_async(int(channel_id))
+        if chat is not None and channel_message is not None:
+            body["message"] = await channel_message_body_async(channel_message, chat)
     else:
-        m = load_boxes(bot_id, [int(payload["msg_id"])]).get(int(payload["msg_id"]))
-        if m is not None:
-            body["message"] = private_message_body(m)
+        boxes = await _active_bot_boxes(bot_id, box_ids=[int(payload["msg_id"])])
+        if boxes:
+            body["message"] = await private_body_async(boxes[0])
     if payload.get("data") is not None:
         body["data"] = bytes.fromhex(payload["data"]).decode("utf-8", "replace")
     return body
 
 
 async def _queue_callback(bot_id: int, payload: dict) -> int | None:
+    """A user pressed a button under the bot's message: on the pooled connections, as
+    the user waits for the bot's answer."""
     channel_id = (payload.get("peer") or {}).get("channel_id")
     channel_message = None
     if channel_id:
@@ -220,12 +271,16 @@ async def _queue_callback(bot_id: int, payload: dict) -> int | None:
     body = await _callback_body(bot_id, payload, channel_message)
     if body is None:
         return None
-    return await in_thread(_insert)(bot_id, "callback_query", body, f"q{payload['query_id']}")
+    return await _insert_async(bot_id, "callback_query", body, f"q{payload['query_id']}")
 
 
-@in_thread
-def _is_api_bot(user_id: int) -> bool:
-    return user_id != _service_bot_id() and Bot.objects.filter(user_id=user_id, deactivated=False).exists()
+async def _is_api_bot(user_id: int) -> bool:
+    if user_id == _service_bot_id():
+        return False
+    return (
+        await db.fetchone("SELECT 1 AS yes FROM bots WHERE user_id = %s AND NOT deactivated", (user_id,))
+        is not None
+    )
 
 
 _CHAT_TYPES = {"pm": "private", "same_bot_pm": "sender", "chat": "group", "megagroup": "supergroup",
@@ -297,47 +352,82 @@ def _wanted(allowed: list[str]) -> set[str]:
     return set(allowed) & KNOWN_KINDS if allowed else DEFAULT_KINDS
 
 
-@in_thread
-def _take(bot_id: int, offset: int, limit: int, allowed: list[str] | None) -> list[dict]:
-    with transaction.atomic():
-        st = BotApiState.objects.select_for_update().get_or_create(bot_id=bot_id)[0]
-        if allowed is not None and allowed != st.allowed_updates:
-            st.allowed_updates = allowed
-            st.save(update_fields=["allowed_updates"])
-        rows = BotUpdate.objects.filter(bot_id=bot_id)
-        rows.filter(created__lt=timezone.now() - KEEP).delete()
+WEBHOOK_ACTIVE = (
+    "can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
+)
+_STATE = "SELECT allowed_updates, webhook_url FROM botapi_state WHERE bot_id = %s FOR UPDATE"
+_NEW_STATE = (
+    "INSERT INTO botapi_state (bot_id, allowed_updates, webhook_url, secret_token, max_connections,"
+    " last_error_date, last_error_message, retry_at, failures) VALUES (%s, '[]', '', '', 40, 0, '', 0, 0)"
+    " ON CONFLICT (bot_id) DO NOTHING"
+)
+# Confirmed (below the offset) and expired rows go in one statement.
+_CONFIRM = "DELETE FROM botapi_updates WHERE bot_id = %s AND (id < %s OR created < %s)"
+_KEEP_LAST = """
+DELETE FROM botapi_updates WHERE bot_id = %(b)s AND (created < %(old)s OR id < (
+  SELECT min(id) FROM (SELECT id FROM botapi_updates WHERE bot_id = %(b)s ORDER BY id DESC LIMIT %(n)s) k))"""
+_PICK = "SELECT id, kind, body FROM botapi_updates WHERE bot_id = %s ORDER BY id LIMIT %s"
+
+
+async def _take(
+    bot_id: int, offset: int, limit: int, allowed: list[str] | None, *, refuse_webhook: bool = False
+) -> list[dict]:
+    """Confirm the updates below ``offset`` and read the next ones, in one transaction
+    on the pooled connections (the bot's state row locked: one poll of a bot at a
+    time). ``refuse_webhook``: Conflict when the bot has a webhook (a getUpdates'
+    first read; the check was a thread of its own)."""
+    # Pipelined: BEGIN with the state's read, the confirmation with the next page's
+    # read, then COMMIT: three round trips, as a wake-up's answer waits on them.
+    async with db.connection() as conn, conn.pipeline(), conn.transaction():
+        st = await (await conn.execute(_STATE, (bot_id,))).fetchone()
+        if st is None:
+            await conn.execute(_NEW_STATE, (bot_id,))
+            st = await (await conn.execute(_STATE, (bot_id,))).fetchone()
+        if refuse_webhook and st["webhook_url"]:
+            raise Conflict(WEBHOOK_ACTIVE)
+        stored = st["allowed_updates"] or []
+        if allowed is not None and allowed != stored:
+            await conn.execute(
+                "UPDATE botapi_state SET allowed_updates = %s WHERE bot_id = %s", (_jsonb(allowed), bot_id)
+            )
+            stored = allowed
+        old = timezone.now() - KEEP
         if offset < 0:
             # The last -offset updates; everything before them is forgotten.
-            keep = list(rows.order_by("-id").values_list("id", flat=True)[:-offset])
-            if keep:
-                rows.filter(id__lt=min(keep)).delete()
-        elif offset:
-            rows.filter(id__lt=offset).delete()
-        wanted = _wanted(st.allowed_updates)
+            await conn.execute(_KEEP_LAST, {"b": bot_id, "old": old, "n": -offset})
+        else:
+            await conn.execute(_CONFIRM, (bot_id, offset, old))
+        wanted = _wanted(stored)
         # Kinds the bot no longer wants are confirmed by reading past them.
-        picked = list(rows.order_by("id")[:limit])
-        unwanted = [r.id for r in picked if r.kind not in wanted]
+        picked = await (await conn.execute(_PICK, (bot_id, limit))).fetchall()
+        unwanted = [r["id"] for r in picked if r["kind"] not in wanted]
         if unwanted:
-            BotUpdate.objects.filter(id__in=unwanted).delete()
-        return [{"update_id": r.id, r.kind: r.body} for r in picked if r.kind in wanted]
+            await conn.execute(
+                "DELETE FROM botapi_updates WHERE bot_id = %s AND id = ANY(%s)", (bot_id, unwanted)
+            )
+        return [{"update_id": r["id"], r["kind"]: r["body"]} for r in picked if r["kind"] in wanted]
 
 
 async def get_updates(
     bot_id: int, offset: int, limit: int, timeout: float, allowed: list[str] | None
 ) -> list[dict]:
+    """Conflict while the bot has a webhook."""
     limit = max(1, min(LIMIT_MAX, limit or LIMIT_MAX))
     deadline = asyncio.get_running_loop().time() + max(0.0, timeout)
+    first = True
     while True:
         waiter = _waiters.setdefault(bot_id, asyncio.Event())
-        got = await _take(bot_id, offset, limit, allowed)
+        got = await _take(bot_id, offset, limit, allowed, refuse_webhook=first)
         left = deadline - asyncio.get_running_loop().time()
         if got or left <= 0:
             return got
         # A wake that came between the read and now has set the event already; the
-        # second is a safety net against a lost pub/sub message.
+        # re-read is a safety net against a lost pub/sub message (Redis dropped the
+        # subscriber's connection). Not shorter: every waiting poll re-reads that often,
+        # a transaction per bot; at 2 s, 100 idle bots cost more CPU than their sends.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(waiter.wait(), min(left, 2.0))
-        allowed = None
+            await asyncio.wait_for(waiter.wait(), min(left, REREAD_SECONDS))
+        allowed, first = None, False
 
 
 @in_thread
@@ -382,38 +472,94 @@ def channel_message_body(m: dict, chat: dict, *, with_reply: bool = True) -> dic
     return body
 
 
-@in_thread
-def _queue_channel(
+_CHANNEL = "SELECT id, title, username, megagroup, broadcast FROM channels WHERE id = %(c)s"
+_MEMBER = (
+    " AND EXISTS (SELECT 1 FROM channel_members"
+    " WHERE channel_id = %(c)s AND user_id = %(u)s AND status = 'active')"
+)
+
+
+async def channel_chat_async(channel_id: int, member_id: int = 0) -> dict | None:
+    """The group or channel in the Bot API's shape (``member_id``: only if that user is
+    an active member), on the pooled connections; None if not."""
+    sql = _CHANNEL + (_MEMBER if member_id else "")
+    row = await db.fetchone(sql, {"c": channel_id, "u": member_id})
+    return group_chat(SimpleNamespace(**row)) if row else None
+
+
+_REPLIED = (
+    f"SELECT {', '.join(_REPLIED_FIELDS)} FROM channel_messages"
+    " WHERE channel_id = %s AND id = %s AND NOT deleted AND action IS NULL"
+)
+
+
+async def channel_message_body_async(m: dict, chat: dict, *, with_reply: bool = True) -> dict:
+    """:func:`channel_message_body` on the pooled connections; a forward or a poll (see
+    :func:`needs_orm`) in a thread."""
+    if needs_orm(m):
+        return await in_thread(channel_message_body)(m, chat, with_reply=with_reply)
+    ids = {m.get("sender_user_id") or 0, m.get("via_bot_id") or 0}
+    ids.update(int(e.get("user_id") or 0) for e in m.get("entities") or [])
+    users = await users_by_id_async(ids)
+    view = {**m, "sender_id": m.get("sender_user_id") or 0}
+    body = shapes.message(view, users, chat)
+    reply_id = m.get("reply_to_msg_id") or 0
+    if with_reply and reply_id:
+        replied = await db.fetchone(_REPLIED, (-chat["id"] - 10**12, reply_id))
+        if replied is not None:
+            replied["entities"] = replied["entities"] or []
+            body["reply_to_message"] = await channel_message_body_async(replied, chat, with_reply=False)
+    return body
+
+
+# The group's active bots but the sender. Two statements, as under Citus the members
+# (the channel's shard) and the bots (the users' shards) are in different colocation
+# groups: the subquery over all bots is planned on its own (docs/scaling.md), the
+# bots' user rows are then read by id.
+_GROUP_BOTS = """
+SELECT user_id, role FROM channel_members
+ WHERE channel_id = %(c)s AND status = 'active' AND user_id <> %(s)s
+   AND user_id IN (SELECT user_id FROM bots WHERE NOT deactivated)"""
+_BOT_USERS = "SELECT id, username, bot FROM users WHERE id = ANY(%s)"
+
+
+async def _queue_channel(
     sender_id: int, channel_id: int, messages: list[dict], *, edited: bool = False
 ) -> list[int]:
+    """Queue a group's or channel's ``messages`` for each of its bots that sees them,
+    on the pooled connections (this runs in the listener after each send into a chat
+    with bots)."""
     from bots_app.privacy_mode import sees
-    from channels_app.models import Channel, ChannelMember
 
-    bot_ids = Bot.objects.filter(deactivated=False).exclude(user_id=sender_id).values("user_id")
-    members = list(ChannelMember.objects.filter(channel_id=channel_id, status="active", user_id__in=bot_ids))
-    if not members:
+    roles = {
+        r["user_id"]: r["role"] for r in await db.fetchall(_GROUP_BOTS, {"c": channel_id, "s": sender_id})
+    }
+    roles.pop(_service_bot_id(), None)
+    if not roles:
         return []
-    channel = Channel.objects.filter(id=channel_id).first()
-    if channel is None:
+    bots = [{**u, "role": roles[u["id"]]} for u in await db.fetchall(_BOT_USERS, (sorted(roles),))]
+    row = await db.fetchone(_CHANNEL, {"c": channel_id})
+    if row is None:
         return []
-    chat = group_chat(channel)
-    bots = {u.id: u for u in User.objects.filter(id__in=[mb.user_id for mb in members])}
+    chat = group_chat(SimpleNamespace(**row))
+    kind = "channel_post" if row["broadcast"] else "message"
+    bodies: dict[int, dict] = {}  # the same message looks the same to every bot
     woken = []
-    for mb in members:
-        bot = bots.get(mb.user_id)
-        if bot is None or mb.user_id == _service_bot_id():
-            continue
-        privacy = not bool((bot.bot or {}).get("history"))
-        admin = mb.role in ("creator", "admin")
-        kind = "channel_post" if channel.broadcast else "message"
+    for bot in bots:
+        privacy = not bool((bot["bot"] or {}).get("history"))
+        admin = bot["role"] in ("creator", "admin")
         for m in messages:
-            if channel.megagroup and not sees(bot.id, bot.username or "", m, privacy=privacy, admin=admin):
+            if row["megagroup"] and not sees(
+                bot["id"], bot["username"] or "", m, privacy=privacy, admin=admin
+            ):
                 continue
             dedup = f"c{channel_id}:{m['id']}"
             if edited:
                 dedup = f"e{channel_id}:{m['id']}:{m.get('edit_date') or 0}"
-            if _insert(bot.id, f"edited_{kind}" if edited else kind, channel_message_body(m, chat), dedup):
-                woken.append(bot.id)
+            if m["id"] not in bodies:
+                bodies[m["id"]] = await channel_message_body_async(m, chat)
+            if await _insert_async(bot["id"], f"edited_{kind}" if edited else kind, bodies[m["id"]], dedup):
+                woken.append(bot["id"])
     return sorted(set(woken))
 
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from edge_app.orm_threads import in_thread
 
 from . import queue
-from .errors import BadRequest, Conflict
+from .errors import BadRequest
 from .models import BotApiState, BotUpdate
 
 log = logging.getLogger("telesrv.botapi.webhook")
@@ -27,18 +27,6 @@ BACKOFF_MAX = 60.0
 SEND_TIMEOUT = 10.0
 BATCH = 100
 PURGE_EVERY = 600.0  # seconds between sweeps of updates past the 24-hour window
-
-
-@in_thread
-def refuse_get_updates_sync(bot_id: int) -> bool:
-    return BotApiState.objects.filter(bot_id=bot_id).exclude(webhook_url="").exists()
-
-
-async def refuse_get_updates(bot_id: int) -> None:
-    if await refuse_get_updates_sync(bot_id):
-        raise Conflict(
-            "can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
-        )
 
 
 async def do_set_webhook(

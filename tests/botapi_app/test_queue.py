@@ -45,3 +45,20 @@ async def test_offsets_confirm_negative_offsets_keep_the_last_and_the_window_is_
     # Bots that never poll lose theirs after 24 hours too.
     assert await queue.purge_expired() == 1
     assert not await sync_to_async(BotUpdate.objects.filter(id=other).exists)()
+
+
+async def test_a_waiting_poll_returns_when_woken_not_at_its_reread():
+    import asyncio
+    import time
+
+    bot = 990011
+    poll = asyncio.ensure_future(queue.get_updates(bot, 0, 100, 30, None))
+    await asyncio.sleep(0.3)  # waiting now, its queue empty
+    assert not poll.done()
+    started = time.monotonic()
+    row = await queue._insert_async(bot, "message", {"text": "hi"}, "w1")
+    assert await queue._insert_async(bot, "message", {"text": "hi"}, "w1") is None  # heard twice: one row
+    queue.wake(bot)
+    got = await asyncio.wait_for(poll, 5)
+    assert got == [{"update_id": row, "message": {"text": "hi"}}]
+    assert time.monotonic() - started < queue.REREAD_SECONDS / 2
