@@ -7,8 +7,8 @@ ntgcalls made, its answer fed to ntgcalls' ``connect``): they prove the media pl
 apart from signalling. The others go through telesrv's phone.* handlers with py-tgcalls
 over Telethon, as a Telegram user would.
 
-Media: see tests/e2e/sfu_node.py for why they use this machine's own address (never
-leaving it) instead of 127.0.0.1."""
+Media: see tests/e2e/sfu_node.py for why they use an address on an interface the
+session makes instead of 127.0.0.1."""
 
 from __future__ import annotations
 
