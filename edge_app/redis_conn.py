@@ -155,7 +155,16 @@ def _new_async_client():
             socket_keepalive=True,
             **options,
         )
-    pool = aioredis.BlockingConnectionPool.from_url(_url(), max_connections=MAX_CONNECTIONS, timeout=10)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        _url(),
+        max_connections=MAX_CONNECTIONS,
+        timeout=10,
+        # A Redis cut off without a reset fails the command after 5 s (a send answers
+        # INTERNAL) instead of holding it for the kernel's ~15 minutes of retransmissions.
+        socket_connect_timeout=2,
+        socket_timeout=5,
+        socket_keepalive=True,
+    )
     return aioredis.Redis(connection_pool=pool)
 
 
