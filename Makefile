@@ -90,9 +90,11 @@ patroni:
 		|| (apt-get update && apt-get install -y patroni etcd-server etcd-client python3-etcd)
 
 # The multi-machine test bed (scripts/testbed.py; tests/e2e/test_testbed.py skips without
-# them): Redis in cluster mode and network namespaces. Debian packages; run as root.
+# them): Redis in cluster mode and network namespaces; nftables cuts a machine's network
+# in tests/e2e/test_partitions.py. Debian packages; run as root.
 testbed: haproxy
-	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip || (apt-get update && apt-get install -y redis-server redis-tools iproute2)
+	test -x /usr/bin/redis-server -a -x /usr/bin/redis-cli -a -x /usr/sbin/ip -a -x /usr/sbin/nft \
+		|| (apt-get update && apt-get install -y redis-server redis-tools iproute2 nftables)
 
 # Telegram Desktop under Xvfb in a network namespace, driven with xdotool, screenshots
 # with xwd + ImageMagick (tests/e2e/test_tdesktop.py, tests/edge_app/test_tdesktop_patch.py).

@@ -13,7 +13,8 @@ the Bot API and long-polls getUpdates. Every ``--sample`` seconds one line of JS
   (DBSIZE of this run's Redis database);
 - ``pg_conns``: PostgreSQL connections to this run's database;
 - ``ops`` and ``p50_ms`` / ``p99_ms`` / ``max_ms`` of the operations of the interval,
-  ``errors``.
+  ``errors``;
+- ``load1``: the machine's one-minute load average (the box may be shared).
 
 It fails (exit 1) when, from the sample after ``--warmup`` minutes to the end, a bound
 is broken: either process's RSS grows more than ``--max-rss-growth`` (25 %) plus 20 MiB,
@@ -200,6 +201,7 @@ async def sample(server, api, stats: Stats, started: float) -> dict:
     done = sum(by_op.values())
     return {
         "minute": round((time.monotonic() - started) / 60, 2),
+        "load1": round(os.getloadavg()[0], 2),
         "rss_listener_mib": round(rss_kib(server.proc.pid) / 1024, 1),
         "rss_botapi_mib": round(rss_kib(api.proc.pid) / 1024, 1),
         "tcp": _tcp_to(server.port),
@@ -264,8 +266,12 @@ def plot(path: str, samples: list[dict]) -> None:
     ax.legend()
     ax = axes[1][1]
     ax.plot(t, [s["redis_keys"] for s in samples], label="Redis keys (this db)")
-    ax.set_title("Redis keys")
-    ax.legend()
+    ax.set_title("Redis keys; machine load")
+    ax.legend(loc="upper left")
+    if all("load1" in s for s in samples):
+        twin = ax.twinx()
+        twin.plot(t, [s["load1"] for s in samples], color="grey", linestyle=":", label="load1")
+        twin.legend(loc="upper right")
     for row in axes:
         for a in row:
             a.set_xlabel("minute")

@@ -43,9 +43,12 @@ CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 # A burst of callers waits for a connection instead of failing (per event loop; the
 # counters, the bots' keys and publishing share it).
 MAX_CONNECTIONS = 128
-# A subscription that heard nothing, not even the answer to its PING, for this long is
-# taken for lost (a peer gone without a reset: a partitioned network, a powered-off host).
-SUBSCRIPTION_PING = 10.0
+# A quiet subscription is PINGed every this many seconds; one that heard nothing, not
+# even the answer, for two of them is taken for lost (a peer gone without a reset: a
+# partitioned network, a powered-off host), noticed 2-3 intervals after it went silent.
+# Events published meanwhile reach clients by difference only, so it is short
+# (tests/e2e/test_partitions.py measured 20-30 s of silent pushes with 10).
+SUBSCRIPTION_PING = float(os.environ.get("TELESRV_REDIS_SUBSCRIPTION_PING", "2"))
 # What a failover costs a caller at most before the error reaches it.
 FAILOVER_WAIT = float(os.environ.get("TELESRV_REDIS_FAILOVER_WAIT", "10"))
 _RETRIED = (RedisConnectionError, RedisTimeoutError, ClusterDownError, SlotNotCoveredError, TryAgainError)
@@ -152,7 +155,16 @@ def _new_async_client():
             socket_keepalive=True,
             **options,
         )
-    pool = aioredis.BlockingConnectionPool.from_url(_url(), max_connections=MAX_CONNECTIONS, timeout=10)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        _url(),
+        max_connections=MAX_CONNECTIONS,
+        timeout=10,
+        # A Redis cut off without a reset fails the command after 5 s (a send answers
+        # INTERNAL) instead of holding it for the kernel's ~15 minutes of retransmissions.
+        socket_connect_timeout=2,
+        socket_timeout=5,
+        socket_keepalive=True,
+    )
     return aioredis.Redis(connection_pool=pool)
 
 

@@ -35,13 +35,34 @@ def parse_hosts(spec: str, default_port: str) -> tuple[str, str]:
 
 
 def database_hosts(
-    hosts_spec: str, host: str, port: str, *, session_attrs: str, connect_timeout: str
+    hosts_spec: str,
+    host: str,
+    port: str,
+    *,
+    session_attrs: str,
+    connect_timeout: str,
+    tcp_timeout: str = "",
 ) -> dict:
-    """The ``HOST``, ``PORT`` and ``OPTIONS`` of a ``DATABASES`` entry."""
+    """The ``HOST``, ``PORT`` and ``OPTIONS`` of a ``DATABASES`` entry.
+
+    ``tcp_timeout`` (seconds, ``TELESRV_DB_TCP_TIMEOUT``): a node that vanishes without a
+    reset (its machine or network gone) is given up this long after it stops
+    acknowledging what was sent (``tcp_user_timeout``), or, on an idle connection, after
+    that long without traffic and three unanswered keepalive probes a second apart.
+    Without it the kernel retransmits for about 15 minutes and a query waits as long."""
     if hosts_spec.strip():
         host, port = parse_hosts(hosts_spec, port)
     options = {"target_session_attrs": session_attrs}
     if connect_timeout:
         # Per host: a node that does not answer must not hold up trying the next one.
         options["connect_timeout"] = connect_timeout
+    if tcp_timeout and float(tcp_timeout) > 0:
+        seconds = max(1, round(float(tcp_timeout)))
+        options.update(
+            keepalives="1",
+            keepalives_idle=str(seconds),
+            keepalives_interval="1",
+            keepalives_count="3",
+            tcp_user_timeout=str(seconds * 1000),
+        )
     return {"HOST": host, "PORT": port, "OPTIONS": options}

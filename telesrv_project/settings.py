@@ -122,6 +122,7 @@ DATABASES = {
             env("DB_PORT", "5432"),
             session_attrs="read-write",
             connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
+            tcp_timeout=env("DB_TCP_TIMEOUT", "5"),
         ),
     }
 }
@@ -136,6 +137,7 @@ if env("DB_REPLICA_HOSTS", "").strip():
             env("DB_PORT", "5432"),
             session_attrs="prefer-standby",
             connect_timeout=env("DB_CONNECT_TIMEOUT", "2"),
+            tcp_timeout=env("DB_TCP_TIMEOUT", "5"),
         ),
         "TEST": {"MIRROR": "default"},
     }

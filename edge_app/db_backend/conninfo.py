@@ -13,7 +13,17 @@ from psycopg.conninfo import make_conninfo
 
 # libpq parameters of OPTIONS that a pool takes over; the rest (Django's own, such as
 # isolation_level or pool) mean nothing to libpq.
-LIBPQ_OPTIONS = ("target_session_attrs", "connect_timeout", "sslmode", "load_balance_hosts")
+LIBPQ_OPTIONS = (
+    "target_session_attrs",
+    "connect_timeout",
+    "sslmode",
+    "load_balance_hosts",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+)
 
 
 def conninfo(alias: str = "default", **extra: str) -> str:

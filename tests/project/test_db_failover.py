@@ -32,6 +32,16 @@ def test_host_lists_become_libpq_multi_host_parameters():
     assert single["OPTIONS"] == {"target_session_attrs": "read-write", "connect_timeout": "5"}
 
 
+def test_connections_give_up_a_node_that_vanishes_without_a_reset():
+    # tests/e2e/test_partitions.py cuts a primary's network; these bound the wait.
+    opts = database_hosts("", "db", "5432", session_attrs="read-write", connect_timeout="2", tcp_timeout="5")
+    assert opts["OPTIONS"]["tcp_user_timeout"] == "5000" and opts["OPTIONS"]["keepalives_idle"] == "5"
+    info = psycopg.conninfo.conninfo_to_dict(conninfo())
+    assert info["tcp_user_timeout"] == "5000" and info["keepalives"] == "1"
+    with connection.cursor() as cur:  # the ORM's connections carry them too
+        assert cur.connection.info.get_parameters()["tcp_user_timeout"] == "5000"
+
+
 def test_pools_connect_only_to_a_writable_node():
     info = psycopg.conninfo.conninfo_to_dict(conninfo())
     assert info["target_session_attrs"] == "read-write"

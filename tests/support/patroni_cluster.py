@@ -12,6 +12,11 @@ holds the production form of the same configuration.
 
 Run by hand (``scripts/ha-cluster``) it stays up until Ctrl-C. As root, Patroni and
 PostgreSQL run as the ``postgres`` user (initdb refuses root), else as the caller.
+
+Everything listens on 127.0.0.1, unless the cluster is given ``machines``
+(``tests.support.netns.Machines`` named ``pg1`` and ``pg2``): then each node runs in its
+own network namespace on its own address and etcd on the bridge's, so that a test can cut
+one node's network (tests/e2e/test_partitions.py).
 """
 
 from __future__ import annotations
@@ -84,17 +89,17 @@ def _owned_dir(prefix: str) -> Path:
 class Etcd:
     """One etcd member (a production cluster has three; see docs/operations.md)."""
 
-    def __init__(self, client_port: int, peer_port: int) -> None:
-        self.client_port, self.peer_port = client_port, peer_port
+    def __init__(self, client_port: int, peer_port: int, host: str = "127.0.0.1") -> None:
+        self.client_port, self.peer_port, self.host = client_port, peer_port, host
         self.dir = Path(tempfile.mkdtemp(prefix="telesrv-etcd-"))
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"http://{self.host}:{self.client_port}"
 
     def start(self) -> None:
-        peer = f"http://127.0.0.1:{self.peer_port}"
+        peer = f"http://{self.host}:{self.peer_port}"
         with open(self.dir / "etcd.log", "ab") as log:
             self.proc = subprocess.Popen(
                 [
@@ -126,8 +131,13 @@ class Etcd:
 class PatroniNode:
     """One "machine": a Patroni daemon and the PostgreSQL it runs."""
 
-    def __init__(self, name: str, pg_port: int, rest_port: int, etcd: Etcd) -> None:
-        self.name, self.pg_port, self.rest_port = name, pg_port, rest_port
+    def __init__(
+        self, name: str, pg_port: int, rest_port: int, etcd: Etcd, host: str = "127.0.0.1", wrap=None
+    ) -> None:
+        """``wrap(cmd)``: the command that runs ``cmd`` on this node's machine (its network
+        namespace), as root; None: here."""
+        self.name, self.pg_port, self.rest_port, self.host = name, pg_port, rest_port, host
+        self.wrap = wrap
         self.dir = _owned_dir(f"telesrv-patroni-{name}-")
         self.data = self.dir / "data"
         self.config = self.dir / "patroni.yml"
@@ -137,11 +147,11 @@ class PatroniNode:
 
     @property
     def rest(self) -> str:
-        return f"http://127.0.0.1:{self.rest_port}"
+        return f"http://{self.host}:{self.rest_port}"
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.pg_port}"
+        return f"{self.host}:{self.pg_port}"
 
     def _config(self, etcd: Etcd) -> dict:
         bindir = str(pg_cluster._bindir())
@@ -150,10 +160,10 @@ class PatroniNode:
             "name": self.name,
             "log": {"level": "INFO"},
             "restapi": {
-                "listen": f"127.0.0.1:{self.rest_port}",
-                "connect_address": f"127.0.0.1:{self.rest_port}",
+                "listen": f"{self.host}:{self.rest_port}",
+                "connect_address": f"{self.host}:{self.rest_port}",
             },
-            "etcd3": {"hosts": f"127.0.0.1:{etcd.client_port}"},
+            "etcd3": {"hosts": f"{etcd.host}:{etcd.client_port}"},
             "bootstrap": {
                 # Written to etcd by the first node: the cluster-wide settings.
                 "dcs": {
@@ -194,6 +204,9 @@ class PatroniNode:
                     "local all all trust",
                     "host all all 127.0.0.1/32 trust",
                     "host replication all 127.0.0.1/32 trust",
+                    # The other machines' subnet (network namespaces on one bridge).
+                    "host all all samenet trust",
+                    "host replication all samenet trust",
                 ],
                 "parameters": {
                     "unix_socket_directories": str(self.dir),
@@ -210,12 +223,17 @@ class PatroniNode:
     def start(self) -> None:
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.dir), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         as_user = {}
-        if os.geteuid() == 0:
+        cmd = [PATRONI, str(self.config)]
+        if self.wrap is not None:
+            # Entering the namespace needs root: the switch to postgres comes after it.
+            cmd = self.wrap(["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *cmd])
+            env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin"
+        elif os.geteuid() == 0:
             pw = pwd.getpwnam("postgres")
             as_user = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [PATRONI, str(self.config)], env=env, cwd=self.dir, stdout=log, stderr=subprocess.STDOUT,
+                cmd, env=env, cwd=self.dir, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, **as_user,
             )  # fmt: skip
 
@@ -269,14 +287,25 @@ class HaCluster:
     """etcd plus two Patroni nodes; :meth:`start` returns once the first node is the
     primary and the second one its synchronous standby."""
 
-    def __init__(self, ports: list[int]) -> None:
+    def __init__(self, ports: list[int], machines=None) -> None:
         """``ports``: six free TCP ports (etcd client and peer, then each node's
-        PostgreSQL and REST ports)."""
-        self.etcd = Etcd(ports[0], ports[1])
+        PostgreSQL and REST ports); ``machines``: a ``tests.support.netns.Machines``
+        with ``pg1`` and ``pg2``, or None (everything on 127.0.0.1)."""
+        if machines is None:
+            self.etcd = Etcd(ports[0], ports[1])
+            self.nodes = [
+                PatroniNode("pg1", ports[2], ports[3], self.etcd),
+                PatroniNode("pg2", ports[4], ports[5], self.etcd),
+            ]
+            return
+        self.etcd = Etcd(ports[0], ports[1], machines.gateway)
         self.nodes = [
-            PatroniNode("pg1", ports[2], ports[3], self.etcd),
-            PatroniNode("pg2", ports[4], ports[5], self.etcd),
-        ]
+            PatroniNode(
+                name, ports[2 + 2 * i], ports[3 + 2 * i], self.etcd, machines.address(name),
+                lambda cmd, name=name: machines.wrap(name, cmd),
+            )
+            for i, name in enumerate(("pg1", "pg2"))
+        ]  # fmt: skip
 
     @property
     def hosts(self) -> str:

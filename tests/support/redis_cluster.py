@@ -3,7 +3,10 @@ redis-server on 127.0.0.1, each with its own data directory, joined with
 ``redis-cli --cluster create --cluster-replicas 1``. A short ``cluster-node-timeout``
 lets a test kill a master (SIGKILL) and see its replica promoted within seconds.
 
-:func:`unavailable` names what is missing when the binaries are absent.
+:func:`unavailable` names what is missing when the binaries are absent. Given
+``machines`` (``tests.support.netns.Machines`` named ``r1`` .. ``r6``), each node runs
+in its own network namespace on its own address, so that a test can cut one node's
+network instead of killing it (tests/e2e/test_partitions.py).
 """
 
 from __future__ import annotations
@@ -55,20 +58,24 @@ def free_ports(count: int, start: int | None = None) -> list[int]:
 
 
 class RedisCluster:
-    def __init__(self, ports: list[int] | None = None, replicas: int = 1) -> None:
+    def __init__(self, ports: list[int] | None = None, replicas: int = 1, machines=None) -> None:
         self.ports = ports or free_ports(6)
         self.replicas = replicas
         self.dir = Path(tempfile.mkdtemp(prefix="telesrv-redis-cluster-"))
         self.procs: dict[int, subprocess.Popen] = {}
+        self.machines = machines
+        # Node (by port) -> its machine's name and address.
+        self.machine = {p: f"r{i + 1}" for i, p in enumerate(self.ports)}
+        self.host = {p: machines.address(self.machine[p]) if machines else "127.0.0.1" for p in self.ports}
 
     @property
     def url(self) -> str:
         """The ``TELESRV_REDIS_URL`` that selects this cluster (all nodes as seeds)."""
-        return "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports) + "/"
+        return "redis+cluster://" + ",".join(f"{self.host[p]}:{p}" for p in self.ports) + "/"
 
     def cli(self, port: int, *args: str, check: bool = True) -> str:
         out = subprocess.run(
-            ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+            ["redis-cli", "-h", self.host[port], "-p", str(port), *args],
             capture_output=True,
             text=True,
             timeout=30,
@@ -79,24 +86,23 @@ class RedisCluster:
     def _start_node(self, port: int) -> None:
         data = self.dir / str(port)
         data.mkdir(exist_ok=True)
-        self.procs[port] = subprocess.Popen(
-            [
-                "redis-server",
-                "--port", str(port),
-                "--bind", "127.0.0.1",
-                "--dir", str(data),
-                "--cluster-enabled", "yes",
-                "--cluster-config-file", "nodes.conf",
-                "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                "--appendonly", "no",
-                "--repl-diskless-sync-delay", "0",
-                "--save", "",
-                "--protected-mode", "no",
-                "--logfile", str(data / "redis.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        cmd = [
+            "redis-server",
+            "--port", str(port),
+            "--bind", self.host[port],
+            "--dir", str(data),
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+            "--appendonly", "no",
+            "--repl-diskless-sync-delay", "0",
+            "--save", "",
+            "--protected-mode", "no",
+            "--logfile", str(data / "redis.log"),
+        ]  # fmt: skip
+        if self.machines is not None:
+            cmd = self.machines.wrap(self.machine[port], cmd)
+        self.procs[port] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def start(self) -> RedisCluster:
         for port in self.ports:
@@ -106,7 +112,7 @@ class RedisCluster:
         subprocess.run(
             [
                 "redis-cli", "--cluster", "create",
-                *(f"127.0.0.1:{p}" for p in self.ports),
+                *(f"{self.host[p]}:{p}" for p in self.ports),
                 "--cluster-replicas", str(self.replicas), "--cluster-yes",
             ],
             capture_output=True,
@@ -126,7 +132,19 @@ class RedisCluster:
         raise RuntimeError(f"redis-server on {port} did not start; see {self.dir / str(port) / 'redis.log'}")
 
     def alive_ports(self) -> list[int]:
-        return [p for p, proc in self.procs.items() if proc.poll() is None]
+        """Nodes that run and can be reached (not behind a partition)."""
+        return [p for p, proc in self.procs.items() if proc.poll() is None and p not in self.cut]
+
+    cut: frozenset[int] = frozenset()
+
+    def partition(self, port: int) -> None:
+        """The node's machine drops every packet (no FIN, no reset); it keeps running."""
+        self.machines.partition(self.machine[port])
+        self.cut = self.cut | {port}
+
+    def heal(self, port: int) -> None:
+        self.machines.heal(self.machine[port])
+        self.cut = self.cut - {port}
 
     def wait_ok(self, timeout: float = 30) -> None:
         """Every live node says the cluster is ok (all slots served) and agrees on the
