@@ -164,6 +164,13 @@ TABLES: dict[str, Role] = {
         "a call belongs to two users and is found by its id; the timeout job claims due calls with"
         " FOR UPDATE SKIP LOCKED across all users"
     ),
+    "group_calls": local(
+        "found by the call id clients hold (inputGroupCall); the liveness job and the console"
+        " read live calls across all chats"
+    ),
+    "group_call_participants": local("found by call id and source; next to group_calls"),
+    "group_call_subscribers": local("found by call id when a scheduled call starts; next to group_calls"),
+    "group_call_join_as": local("a user's saved join-as peer per chat, read next to group_calls at join"),
     "webpages": local("link previews are shared by every chat, found by URL"),
     "webpage_refs": local("which messages show a preview; next to webpages"),
     "dialog_filters": by_user(),
