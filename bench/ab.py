@@ -169,7 +169,11 @@ def main() -> None:
     ap.add_argument("--bench", action="append", choices=sorted(BENCHES), help="default: loadgen")
     ap.add_argument("--args", action="append", default=[], help="NAME=ARGS: a benchmark's own arguments")
     ap.add_argument("--pairs", type=int, default=3)
-    ap.add_argument("--trees", default="/tmp/telesrv-ab", help="where the other commit is exported")
+    ap.add_argument(
+        "--trees",
+        default=f"/tmp/telesrv-ab-{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}",
+        help="where the other commit is exported (per Redis prefix: two people's exports never share a tree)",
+    )
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
     ap.add_argument("--verbose", action="store_true", help="print every run's whole output")
     ap.add_argument(
@@ -178,6 +182,10 @@ def main() -> None:
         help="run this checkout's bench/*.py on both sides (a benchmark that gained a figure)",
     )
     args = ap.parse_args()
+    if not os.environ.get("TELESRV_DB_NAME") or not os.environ.get("TELESRV_REDIS_PREFIX"):
+        # Both sides derive their databases and Redis prefixes from these: unset, two
+        # people's A/B runs would share (and drop) the same ones.
+        raise SystemExit("set TELESRV_DB_NAME, TELESRV_REDIS_PREFIX (and TELESRV_REDIS_URL) first")
     extra = dict(a.split("=", 1) for a in args.args)
     sha, other = export_tree(args.commit, Path(args.trees))
     _tags.update(A=sha[:8], B="b")
