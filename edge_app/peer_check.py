@@ -157,11 +157,31 @@ def missing_peers(obj: Any) -> list[tuple[str, str, int]]:
 def _missing_in_envelope(obj: Any) -> list[tuple[str, str, int]]:
     """``missing_peers`` of an ``updates``/``updatesCombined``, each update's own walk
     cached (the result is the same as walking the envelope whole)."""
-    refs = [_update_references(u) for u in obj.updates if isinstance(u, TLObject)]
+    updates = obj.updates
+    if len(updates) == 1 and isinstance(updates[0], TLObject):
+        # The usual push: one update; its ids looked up in the envelope's short lists.
+        named_users, named_chats, c_users, c_chats = _update_references(updates[0])
+        out = []
+        if named_users:
+            carried = [u.id for u in obj.users]
+            out += [
+                (where, "user", uid)
+                for uid, where in named_users.items()
+                if uid and uid not in carried and uid not in c_users
+            ]
+        if named_chats:
+            carried = [c.id for c in obj.chats]
+            out += [
+                (where, "chat", cid)
+                for cid, where in named_chats.items()
+                if cid and cid not in carried and cid not in c_chats
+            ]
+        return out
+    refs = [_update_references(u) for u in updates if isinstance(u, TLObject)]
     users = {u.id for u in obj.users}
     chats = {c.id for c in obj.chats}
-    named_users: dict[int, str] = {}
-    named_chats: dict[int, str] = {}
+    named_users = {}
+    named_chats = {}
     for n_users, n_chats, c_users, c_chats in refs:
         for uid, where in n_users.items():
             named_users.setdefault(uid, where)
