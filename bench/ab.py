@@ -127,8 +127,33 @@ def side_env(side: str) -> dict[str, str]:
 _tags: dict[str, str] = {}
 
 
+def vacuum_analyze(env: dict[str, str]) -> str:
+    """Each side's database vacuumed and analyzed before a run: this box runs PostgreSQL
+    with autovacuum off, and a database that took more runs (dead rows, statistics of
+    the first run's near-empty tables) made its side's sends cost up to three times the
+    PostgreSQL CPU and a starved listener more CPU per send. "" or why it was skipped."""
+    import psycopg
+
+    conninfo = {
+        "dbname": env["TELESRV_DB_NAME"],
+        "host": env.get("TELESRV_DB_HOST", "127.0.0.1"),
+        "port": env.get("TELESRV_DB_PORT", "5432"),
+        "user": env.get("TELESRV_DB_USER", "postgres"),
+        "password": env.get("TELESRV_DB_PASSWORD", ""),
+    }
+    try:
+        with psycopg.connect(**conninfo, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+    except psycopg.OperationalError as exc:  # not created yet: the benchmark creates it
+        return f"not vacuumed ({str(exc).strip().splitlines()[-1][:80]})"
+    return ""
+
+
 def run_one(bench: Bench, tree: Path, side: str, extra: str, timeout: float) -> tuple[dict[str, float], str]:
     cmd = [sys.executable, str(tree / bench.script), *shlex.split(extra or bench.args)]
+    skipped = vacuum_analyze(side_env(side))
+    if skipped:
+        print(f"    {side}: database {skipped}", flush=True)
     try:
         out = subprocess.run(
             cmd, cwd=tree, env=side_env(side), capture_output=True, text=True, timeout=timeout
