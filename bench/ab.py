@@ -144,8 +144,10 @@ def vacuum_analyze(env: dict[str, str]) -> str:
     try:
         with psycopg.connect(**conninfo, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
-    except psycopg.OperationalError as exc:  # not created yet: the benchmark creates it
-        return f"not vacuumed ({str(exc).strip().splitlines()[-1][:80]})"
+    except psycopg.OperationalError as exc:
+        if "does not exist" in str(exc):
+            return "not vacuumed (not created yet: the benchmark creates it)"
+        return f"not vacuumed ({' '.join(str(exc).split())[:160]})"
     return ""
 
 
