@@ -127,8 +127,35 @@ def side_env(side: str) -> dict[str, str]:
 _tags: dict[str, str] = {}
 
 
+def vacuum_analyze(env: dict[str, str]) -> str:
+    """Each side's database vacuumed and analyzed before a run: this box runs PostgreSQL
+    with autovacuum off, and a database that took more runs (dead rows, statistics of
+    the first run's near-empty tables) made its side's sends cost up to three times the
+    PostgreSQL CPU and a starved listener more CPU per send. "" or why it was skipped."""
+    import psycopg
+
+    conninfo = {
+        "dbname": env["TELESRV_DB_NAME"],
+        "host": env.get("TELESRV_DB_HOST", "127.0.0.1"),
+        "port": env.get("TELESRV_DB_PORT", "5432"),
+        "user": env.get("TELESRV_DB_USER", "postgres"),
+        "password": env.get("TELESRV_DB_PASSWORD", ""),
+    }
+    try:
+        with psycopg.connect(**conninfo, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+    except psycopg.OperationalError as exc:
+        if "does not exist" in str(exc):
+            return "not vacuumed (not created yet: the benchmark creates it)"
+        return f"not vacuumed ({' '.join(str(exc).split())[:160]})"
+    return ""
+
+
 def run_one(bench: Bench, tree: Path, side: str, extra: str, timeout: float) -> tuple[dict[str, float], str]:
     cmd = [sys.executable, str(tree / bench.script), *shlex.split(extra or bench.args)]
+    skipped = vacuum_analyze(side_env(side))
+    if skipped:
+        print(f"    {side}: database {skipped}", flush=True)
     try:
         out = subprocess.run(
             cmd, cwd=tree, env=side_env(side), capture_output=True, text=True, timeout=timeout
@@ -169,7 +196,11 @@ def main() -> None:
     ap.add_argument("--bench", action="append", choices=sorted(BENCHES), help="default: loadgen")
     ap.add_argument("--args", action="append", default=[], help="NAME=ARGS: a benchmark's own arguments")
     ap.add_argument("--pairs", type=int, default=3)
-    ap.add_argument("--trees", default="/tmp/telesrv-ab", help="where the other commit is exported")
+    ap.add_argument(
+        "--trees",
+        default=f"/tmp/telesrv-ab-{os.environ.get('TELESRV_REDIS_PREFIX', 'bench')}",
+        help="where the other commit is exported (per Redis prefix: two people's exports never share a tree)",
+    )
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
     ap.add_argument("--verbose", action="store_true", help="print every run's whole output")
     ap.add_argument(
@@ -178,6 +209,10 @@ def main() -> None:
         help="run this checkout's bench/*.py on both sides (a benchmark that gained a figure)",
     )
     args = ap.parse_args()
+    if not os.environ.get("TELESRV_DB_NAME") or not os.environ.get("TELESRV_REDIS_PREFIX"):
+        # Both sides derive their databases and Redis prefixes from these: unset, two
+        # people's A/B runs would share (and drop) the same ones.
+        raise SystemExit("set TELESRV_DB_NAME, TELESRV_REDIS_PREFIX (and TELESRV_REDIS_URL) first")
     extra = dict(a.split("=", 1) for a in args.args)
     sha, other = export_tree(args.commit, Path(args.trees))
     _tags.update(A=sha[:8], B="b")

@@ -20,12 +20,13 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
 from accounts_app import privacy
 from accounts_app.blocking import is_blocked
 from accounts_app.models import User
+from edge_app.alarm import Alarm
 from edge_app.dc import Limits
 from edge_app.orm_threads import in_thread
 from message_core.clock import now
@@ -57,6 +58,9 @@ _LIMITS = Limits()
 RING_TIMEOUT = _LIMITS.call_ring_timeout_ms // 1000
 RECEIVE_TIMEOUT = _LIMITS.call_receive_timeout_ms // 1000
 CONNECT_TIMEOUT = _LIMITS.call_connect_timeout_ms // 1000
+# Rung (after the commit) when a call starts ringing or is accepted here: the timeout
+# job (calls_app.timeouts) wakes for its deadline.
+timeout_alarm = Alarm()
 
 
 def call_dict(c: PhoneCall) -> dict:
@@ -170,6 +174,7 @@ def do_request_call(
                 participant_id=callee_id, random_id=random_id, video=video, admin_key_id=key_id,
                 g_a_hash=g_a_hash, protocol=proto, date=at,
             )  # fmt: skip
+            transaction.on_commit(timeout_alarm.ring)
             first = call_dict(c)
             ended = _end(c, 0, "busy", at) if busy else None
     except IntegrityError:  # the same request, retried at the same moment
@@ -225,6 +230,7 @@ def do_accept_call(
         c.protocol = protocol.agree(c.protocol, mine)
         at = now()
         c.state, c.g_b, c.participant_key_id, c.accept_date = "accepted", g_b, key_id, at
+        transaction.on_commit(timeout_alarm.ring)
         c.receive_date = c.receive_date or at
         c.save(
             update_fields=["state", "g_b", "participant_key_id", "accept_date", "receive_date", "protocol"]
@@ -338,6 +344,18 @@ def claim_timed_out(limit: int = 100) -> list[Ended]:
             .order_by("date")[:limit]
         )
         return [_end(c, 0, "disconnect" if c.state == "accepted" else "missed", at) for c in rows]
+
+
+def next_timeout() -> int | None:
+    """The second the earliest live call times out at (``claim_timed_out`` ends it
+    then), None: no call is waiting."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT min(CASE state WHEN 'requested' THEN date + %s WHEN 'received' THEN date + %s"
+            " ELSE accept_date + %s END) + 1 FROM phone_calls WHERE state IN ('requested', 'received', 'accepted')",
+            [RECEIVE_TIMEOUT, RING_TIMEOUT, CONNECT_TIMEOUT],
+        )
+        return cur.fetchone()[0]
 
 
 def calls_of(user_id: int, limit: int = 50) -> list[dict]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
+from edge_app.alarm import seconds_until
 from edge_app.orm_threads import in_thread
 
 from . import actions
@@ -16,25 +18,41 @@ from .rpc import after_end
 
 log = logging.getLogger("telesrv.calls")
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 1.0  # while calls are ending or the database fails
+IDLE_SECONDS = 5.0  # at most this long between looks otherwise (a call rung elsewhere)
+
+
+def _claim_and_next() -> tuple[list, int | None]:
+    return actions.claim_timed_out(), actions.next_timeout()
 
 
 async def end_timed_out() -> int:
-    ended = await in_thread(actions.claim_timed_out)()
+    """End what timed out; how many calls."""
+    return (await _end_timed_out())[0]
+
+
+async def _end_timed_out() -> tuple[int, int | None]:
+    ended, ahead = await in_thread(_claim_and_next)()
     for e in ended:
         try:
             await after_end(e)
         except Exception:
             log.exception("call %s: the timeout's pushes failed", e.call["id"])
-    return len(ended)
+    return len(ended), ahead
 
 
 async def run_timeout_job() -> None:
+    """Sleeps until the next call's deadline (woken when a call rings or is accepted
+    here), at most IDLE_SECONDS."""
+    rung = actions.timeout_alarm.arm()
     while True:
+        delay = POLL_SECONDS
         try:
-            await end_timed_out()
+            ended, ahead = await _end_timed_out()
+            if not ended:
+                delay = seconds_until(ahead, time.time(), IDLE_SECONDS)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.warning("call timeouts postponed: %s", exc)
-        await asyncio.sleep(POLL_SECONDS)
+        await actions.timeout_alarm.sleep(rung, delay)

@@ -120,12 +120,75 @@ def _references(root: TLObject) -> tuple[dict[int, str], dict[int, str], set[int
     return named_users, named_chats, users, chats
 
 
+# id(update) -> (update, its references). A push renders one update object per view
+# and wraps it in an ``Updates`` per recipient (their own users and chats): the update
+# is walked once, each recipient's envelope only compared. The entry holds the update
+# itself, so its id is not reused while cached.
+_update_refs: dict[int, tuple[TLObject, tuple[dict[int, str], dict[int, str], set[int], set[int]]]] = {}
+UPDATE_REFS_MAX = 2048
+# Envelopes whose only nested fields are their updates, users and chats.
+ENVELOPES = frozenset({"updates", "updatesCombined"})
+
+
+def _update_references(update: TLObject) -> tuple[dict[int, str], dict[int, str], set[int], set[int]]:
+    hit = _update_refs.get(id(update))
+    if hit is not None and hit[0] is update:
+        return hit[1]
+    refs = _references(update)
+    if len(_update_refs) >= UPDATE_REFS_MAX:
+        _update_refs.clear()
+    _update_refs[id(update)] = (update, refs)
+    return refs
+
+
 def missing_peers(obj: Any) -> list[tuple[str, str, int]]:
     """(update name, "user" | "chat", id) for each peer an update-delivering object
     names without carrying it; [] for every other object."""
     if not isinstance(obj, TLObject) or obj.TL_NAME not in CHECKED:
         return []
+    if obj.TL_NAME in ENVELOPES:
+        return _missing_in_envelope(obj)
     named_users, named_chats, users, chats = _references(obj)
+    out = [(where, "user", uid) for uid, where in named_users.items() if uid and uid not in users]
+    out += [(where, "chat", cid) for cid, where in named_chats.items() if cid and cid not in chats]
+    return out
+
+
+def _missing_in_envelope(obj: Any) -> list[tuple[str, str, int]]:
+    """``missing_peers`` of an ``updates``/``updatesCombined``, each update's own walk
+    cached (the result is the same as walking the envelope whole)."""
+    updates = obj.updates
+    if len(updates) == 1 and isinstance(updates[0], TLObject):
+        # The usual push: one update; its ids looked up in the envelope's short lists.
+        named_users, named_chats, c_users, c_chats = _update_references(updates[0])
+        out = []
+        if named_users:
+            carried = [u.id for u in obj.users]
+            out += [
+                (where, "user", uid)
+                for uid, where in named_users.items()
+                if uid and uid not in carried and uid not in c_users
+            ]
+        if named_chats:
+            carried = [c.id for c in obj.chats]
+            out += [
+                (where, "chat", cid)
+                for cid, where in named_chats.items()
+                if cid and cid not in carried and cid not in c_chats
+            ]
+        return out
+    refs = [_update_references(u) for u in updates if isinstance(u, TLObject)]
+    users = {u.id for u in obj.users}
+    chats = {c.id for c in obj.chats}
+    named_users = {}
+    named_chats = {}
+    for n_users, n_chats, c_users, c_chats in refs:
+        for uid, where in n_users.items():
+            named_users.setdefault(uid, where)
+        for cid, where in n_chats.items():
+            named_chats.setdefault(cid, where)
+        users |= c_users
+        chats |= c_chats
     out = [(where, "user", uid) for uid, where in named_users.items() if uid and uid not in users]
     out += [(where, "chat", cid) for cid, where in named_chats.items() if cid and cid not in chats]
     return out

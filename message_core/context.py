@@ -96,6 +96,8 @@ async def users_for(viewer_id: int, user_ids) -> list:
         for user in rendered:
             out[user.id] = user
             _user_cache[(viewer_id, user.id)] = (now + USER_CACHE_SECONDS * (1 + random.random()), user)
+    if len(out) == len(ids):
+        return [out[u] for u in ids]  # every one rendered: no userEmpty to add
     return with_unknown_users(ids, [out[u] for u in ids if u in out])
 
 

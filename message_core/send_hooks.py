@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("telesrv.messages")
@@ -31,7 +32,8 @@ _guards: list[Guard] = []
 _listeners: list[Listener] = []
 _edit_listeners: list[Listener] = []
 _running: set[asyncio.Task] = set()
-_tails: dict[tuple, asyncio.Task] = {}  # the newest listeners' task of each chat
+# chat -> (the task running its listeners, the sends and edits waiting for it)
+_drains: dict[tuple, tuple[asyncio.Task, deque]] = {}
 
 
 def register_guard(fn: Guard) -> Guard:
@@ -84,30 +86,34 @@ def _chat_key(kind: str, sender_id: int, peer_id: int) -> tuple:
 
 
 def _spawn(listeners, sender_id, kind, peer_id, messages, chat) -> None:
-    """One task per send or edit, running the listeners in turn, after the previous
-    task of the same chat: a message and its quick edit are heard in that order (a bot
-    must get ``message`` before ``edited_message``), different chats at once."""
+    """The listeners of each send or edit run in turn, after the previous send's of the
+    same chat: a message and its quick edit are heard in that order (a bot must get
+    ``message`` before ``edited_message``), different chats at once. One task per chat
+    drains that chat's queue: a busy chat does not pay a task and a wait per send."""
     if not listeners:
         return
     loop = asyncio.get_running_loop()
     key = _chat_key(kind, sender_id, peer_id)
-    prev = _tails.get(key)
-    if prev is not None and (prev.done() or prev.get_loop() is not loop):
-        prev = None  # finished, or left behind by an earlier event loop
-    task = loop.create_task(_run_after(prev, list(listeners), sender_id, kind, peer_id, messages, chat))
-    _tails[key] = task
+    item = (list(listeners), sender_id, kind, peer_id, messages, chat)
+    drain = _drains.get(key)
+    if drain is not None and not drain[0].done() and drain[0].get_loop() is loop:
+        drain[1].append(item)
+        return
+    # none running, or one left behind by an earlier event loop
+    queue = deque([item])
+    task = loop.create_task(_drain(key, queue))
+    _drains[key] = (task, queue)
     _running.add(task)
-    task.add_done_callback(lambda t, key=key: _finished(key, t))
+    task.add_done_callback(_running.discard)
 
 
-def _finished(key: tuple, task: asyncio.Task) -> None:
-    _running.discard(task)
-    if _tails.get(key) is task:
-        del _tails[key]
-
-
-async def _run_after(prev, listeners, sender_id, kind, peer_id, messages, chat) -> None:
-    if prev is not None:
-        await asyncio.wait([prev])  # neither its failure nor our cancellation crosses over
-    for fn in listeners:
-        await _run(fn, sender_id, kind, peer_id, messages, chat)
+async def _drain(key: tuple, queue: deque) -> None:
+    try:
+        while queue:
+            listeners, *args = queue.popleft()
+            for fn in listeners:
+                await _run(fn, *args)
+    finally:
+        drain = _drains.get(key)
+        if drain is not None and drain[1] is queue:
+            del _drains[key]

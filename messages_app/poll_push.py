@@ -6,14 +6,15 @@ clients read it in updates.getDifference (``changed_polls``)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import time
 
 from accounts_app.updates import Rendered, register_difference_contributor
 from channels_app import push as channel_push
 from channels_app import tl_convert as channels_tl
 from channels_app.actions.search import member_channel_ids
 from edge_app import background
+from edge_app.alarm import seconds_until
 from edge_app.push import deliver, publish_to, subscriber
 from media_app import actions as media_actions
 from message_core.context import users_for
@@ -23,7 +24,8 @@ from polls_app import tl_convert as polls_tl
 log = logging.getLogger("telesrv.polls.push")
 
 CHANGED = "polls.changed"
-CLOSE_INTERVAL = 0.5  # seconds between looks for polls past their close_date
+CLOSE_INTERVAL = 0.5  # seconds between looks while polls are closing or the database fails
+CLOSE_IDLE_SECONDS = 5.0  # at most this long between looks otherwise
 DIFFERENCE_POLLS_MAX = 100
 
 
@@ -114,14 +116,21 @@ async def changed_polls(user_id: int, since) -> Rendered:
 
 async def run_close_job() -> None:
     """Close polls at their close_date: every listener runs this, each poll is claimed
-    by exactly one (SKIP LOCKED) and announced once."""
+    by exactly one (SKIP LOCKED) and announced once. It sleeps until the next close
+    date (woken when a poll with one is created here), at most CLOSE_IDLE_SECONDS (a
+    poll created on another listener)."""
+    rung = polls.close_alarm.arm()
     while True:
+        delay = CLOSE_INTERVAL
         try:
-            for poll_id in await polls.close_due_async():
+            closed, ahead = await polls.close_due_and_next_async()
+            for poll_id in closed:
                 await publish_change(poll_id)
+            if not closed:
+                delay = seconds_until(ahead, time.time(), CLOSE_IDLE_SECONDS)
         except Exception as exc:
             log.warning("closing due polls postponed: %s", exc)
-        await asyncio.sleep(CLOSE_INTERVAL)
+        await polls.close_alarm.sleep(rung, delay)
 
 
 def install() -> None:

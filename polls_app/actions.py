@@ -11,8 +11,9 @@ import secrets
 from datetime import UTC, datetime
 
 from django.db import connection, transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Min, Q
 
+from edge_app.alarm import Alarm
 from edge_app.orm_threads import in_thread
 from message_core.clock import now
 from message_core.text import validate_text
@@ -148,6 +149,8 @@ def do_create_poll(creator_id: int, spec: dict, *, broadcast: bool = False) -> d
     p = Poll.objects.create(
         id=secrets.randbits(62) + 1, creator_id=creator_id, date=now(), updated_at=_stamp(), **clean
     )
+    if p.close_date:
+        close_alarm.ring()
     return snapshot(p)
 
 
@@ -212,6 +215,14 @@ def close_due(limit: int = 100) -> list[int]:
             [now(), limit],
         )
         return [r[0] for r in cur.fetchall()]
+
+
+def close_due_and_next(limit: int = 100) -> tuple[list[int], int | None]:
+    """``close_due``, and the earliest close_date still ahead (None: none): when the
+    closing job must look again."""
+    closed = close_due(limit)
+    ahead = Poll.objects.filter(closed=False, close_date__gt=0).aggregate(n=Min("close_date"))["n"]
+    return closed, ahead
 
 
 # --- results --------------------------------------------------------------------------
@@ -378,3 +389,7 @@ def load_snapshot(poll_id: int) -> dict | None:
 
 changed_for_async = in_thread(changed_for)
 close_due_async = in_thread(close_due)
+close_due_and_next_async = in_thread(close_due_and_next)
+# Rung when a poll with a close date is created here: the closing job wakes for it
+# (messages_app.poll_push.run_close_job).
+close_alarm = Alarm()

@@ -17,6 +17,7 @@ from channels_app.actions import admin as channel_admin
 from channels_app.actions import album as channel_album
 from channels_app.actions import messages as channel_messages
 from channels_app.actions.common import jsonb, load_channel
+from edge_app.alarm import Alarm
 from message_core import db, limits
 from message_core.clock import now
 from message_core.send_origin import FROM_SCHEDULED
@@ -40,6 +41,8 @@ SCHEDULE_AHEAD_MAX = 365 * 86400  # Telegram's limit: up to a year ahead
 SCHEDULED_PER_CHAT = 100  # Telegram's limit of scheduled messages in one chat
 IDS_MAX = 100  # ids per getScheduledMessages / send / delete call
 CLAIM_LEASE_SECONDS = 30  # a claimed row is another worker's after this (its worker died)
+# Rung when a message is scheduled or moved here: the scheduler job wakes (scheduler.py).
+due_alarm = Alarm()
 CLAIM_GROUPS = 50  # groups (a message or an album) claimed per round
 ADMINS_MAX = 200  # a broadcast's admins told of its scheduled messages
 
@@ -172,6 +175,7 @@ async def do_schedule(
                  jsonb(item_params), created),
             )  # fmt: skip
             out.append(await cur.fetchone())
+    due_alarm.ring()
     return out
 
 
@@ -261,7 +265,9 @@ async def do_edit_scheduled(
             f" edit_date = %s WHERE id = %s RETURNING {COLUMNS}",
             (text, jsonb(entities), jsonb(new_media), date, now(), msg_id),
         )
-        return await cur.fetchone()
+        row = await cur.fetchone()
+    due_alarm.ring()
+    return row
 
 
 # --- delivery -------------------------------------------------------------------------------
@@ -294,6 +300,18 @@ _DUE_ONLINE = (
     "SELECT s.id FROM scheduled_messages s JOIN users u ON u.id = s.peer_id WHERE s.date = %(when_online)s"
     f" AND s.peer_kind = 'p' AND u.online_until > now() AND {_CLAIMABLE}"
 )
+
+
+async def next_due() -> tuple[int | None, bool]:
+    """(the earliest date of an unclaimed message due by date, None: none; whether
+    "send when online" messages wait): when the scheduler must look again."""
+    row = await db.fetchone(
+        f"SELECT (SELECT s.date FROM scheduled_messages s WHERE s.date < %(when_online)s AND {_CLAIMABLE}"
+        " ORDER BY s.date LIMIT 1) AS due,"
+        " EXISTS (SELECT 1 FROM scheduled_messages WHERE date = %(when_online)s) AS when_online",
+        {"when_online": WHEN_ONLINE},
+    )
+    return row["due"], bool(row["when_online"])
 
 
 async def claim_due(

@@ -2,17 +2,23 @@
 
 Every listener machine runs it; rows are claimed with ``FOR UPDATE SKIP LOCKED`` and a
 lease (``actions.claim_due``), so several of them never send one message twice, and a
-message due while no listener ran is sent by the first one that starts. It looks for
-due rows every POLL_SECONDS, which keeps each message within a second of its time.
+message due while no listener ran is sent by the first one that starts.
+
+It sleeps until the next due time (``actions.next_due``), woken early when this process
+schedules or moves a message (``actions.due_alarm``); it looks every ONLINE_SECONDS while "send
+when online" messages wait for their peers, and at least every IDLE_SECONDS for what
+another listener scheduled, a lapsed claim or a send put off by slow mode.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from asgiref.sync import sync_to_async
 
+from edge_app.alarm import seconds_until
 from private_app.service_messages import send_service_message
 from tl.errors import FloodWaitError, SlowmodeWaitError
 
@@ -20,8 +26,8 @@ from . import actions, push
 
 log = logging.getLogger("telesrv.scheduling")
 
-POLL_SECONDS = 0.25
-ONLINE_EVERY = 4  # rounds
+ONLINE_SECONDS = 1.0
+IDLE_SECONDS = 5.0
 
 
 async def _name(user_id: int) -> str:
@@ -71,15 +77,16 @@ async def deliver_due(*, when_online: bool = True) -> int:
 
 async def run_scheduler_job() -> None:
     """The listener's background job (registered in ``SchedulingConfig.ready``)."""
-    rounds = 0
+    rung = actions.due_alarm.arm()
     while True:
-        rounds += 1
+        delay = ONLINE_SECONDS
         try:
-            # "When online" rows need a join with users: looked at once a second.
-            while await deliver_due(when_online=rounds % ONLINE_EVERY == 0) >= actions.CLAIM_GROUPS:
+            while await deliver_due() >= actions.CLAIM_GROUPS:
                 pass
+            due, when_online = await actions.next_due()
+            delay = seconds_until(due, time.time(), ONLINE_SECONDS if when_online else IDLE_SECONDS)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.warning("scheduled delivery postponed: %s", exc)
-        await asyncio.sleep(POLL_SECONDS)
+        await actions.due_alarm.sleep(rung, delay)

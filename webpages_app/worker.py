@@ -6,7 +6,9 @@ fills in the messages waiting for it and tells their viewers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 
 from message_core import db
 
@@ -15,7 +17,14 @@ from . import actions, push
 log = logging.getLogger("telesrv.webpages")
 
 POLL_SECONDS = 1.0
+# The job's pace while it finds nothing: it doubles up to this. A page this process
+# starts wakes it and puts it back to POLL_SECONDS for a while (a fetch that fails
+# leaves work behind); a fetcher that died on another machine is found within this
+# plus its lease.
+IDLE_SECONDS = 8.0
 _tasks: set[asyncio.Task] = set()
+# The running job's loop and the event a page started here sets (wakes it).
+_work: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
 
 async def fill_and_announce(row: dict) -> None:
@@ -56,9 +65,12 @@ def start(page_id: int) -> None:
         except Exception:
             log.exception("link preview %d failed", page_id)
 
-    task = asyncio.get_running_loop().create_task(run())
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(run())
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
+    if _work is not None and _work[0] is loop:
+        _work[1].set()
 
 
 async def _orphans(limit: int = 10) -> list[dict]:
@@ -72,14 +84,30 @@ async def _orphans(limit: int = 10) -> list[dict]:
 
 async def run_fetch_job() -> None:
     """The listener's background job (registered in ``WebPagesConfig.ready``)."""
+    global _work
+    work = asyncio.Event()
+    _work = (asyncio.get_running_loop(), work)
+    delay = POLL_SECONDS
+    last_work = 0.0
     while True:
+        found = work.is_set()
+        work.clear()
         try:
             for row in await actions.claim_stale():
+                found = True
                 await fill_and_announce(await actions.do_fetch(row))
             for row in await _orphans():
+                found = True
                 await fill_and_announce(row)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            found = True
             log.warning("link preview job postponed: %s", exc)
-        await asyncio.sleep(POLL_SECONDS)
+        if found:
+            last_work = time.monotonic()
+        # the usual pace until a page started here would be retried, then backing off
+        recent = time.monotonic() - last_work < actions.PENDING_RETRY_SECONDS + 2 * POLL_SECONDS
+        delay = POLL_SECONDS if recent else min(IDLE_SECONDS, delay * 2)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(work.wait(), delay)

@@ -58,8 +58,10 @@ def on_read_only_node(conn: Any) -> bool:
     made read-only. libpq's ``target_session_attrs=read-write`` decides on the same
     two settings when connecting."""
     try:
-        status = conn.info.parameter_status
-        return status("in_hot_standby") == "on" or status("default_transaction_read_only") == "on"
+        # libpq's own answer (bytes): ``conn.info`` decodes through the connection's
+        # encoding on every call, and this runs each time a pooled connection is taken.
+        status = conn.pgconn.parameter_status
+        return status(b"in_hot_standby") == b"on" or status(b"default_transaction_read_only") == b"on"
     except Exception:
         return False
 

@@ -82,3 +82,32 @@ async def test_a_chat_or_user_whose_row_is_gone_is_carried_as_one_the_viewer_can
         assert peer_check.missing_peers(diff) == []
     finally:
         await db.close_pools()
+
+
+def test_one_update_shared_by_many_recipients_is_judged_by_each_recipients_envelope():
+    """A push wraps one update object in an envelope per recipient: the update's own
+    walk is cached, and each envelope is still judged by what it carries."""
+    msg = types.Message(
+        id=1,
+        peer_id=types.PeerChannel(channel_id=41),
+        from_id=types.PeerUser(user_id=7),
+        date=0,
+        message="hi",
+    )
+    update = types.UpdateNewChannelMessage(message=msg, pts=1, pts_count=1)
+    chat = types.ChannelForbidden(id=41, access_hash=0, title="")
+    complete = _updates([update], [types.UserEmpty(id=7)], [chat])
+    without_user = _updates([update], [], [chat])
+    without_both = _updates([update])
+    for _ in range(2):
+        assert peer_check.missing_peers(complete) == []
+        assert peer_check.missing_peers(without_user) == [("updateNewChannelMessage", "user", 7)]
+        assert sorted(peer_check.missing_peers(without_both)) == [
+            ("updateNewChannelMessage", "chat", 41),
+            ("updateNewChannelMessage", "user", 7),
+        ]
+    # A different update object is walked on its own, not taken for the cached one.
+    other = types.UpdateChannel(channel_id=42)
+    assert peer_check.missing_peers(_updates([update, other], [types.UserEmpty(id=7)], [chat])) == [
+        ("updateChannel", "chat", 42)
+    ]
