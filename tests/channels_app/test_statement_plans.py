@@ -52,18 +52,27 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
     await actions.do_send_message(21, g["id"], "quarterly report", random_id=1)
     await add_active_members(g["id"], 3000, 21)
+
     seen = []
-    real = db.fetchall_planned_for_values  # a text search: planned for its pattern
 
-    async def capture(sql, params=None, **kw):
-        seen.append((sql, params))
-        return await real(sql, params, **kw)
+    def capturing(real):
+        async def capture(sql, params=None, **kw):
+            seen.append((sql, params))
+            return await real(sql, params, **kw)
 
-    monkeypatch.setattr(search.db, "fetchall_planned_for_values", capture)
+        return capture
+
+    # The walk of the newest messages, then (a rare word) the trigram index.
+    for name in ("fetchall_lagging", "fetchall_planned_for_values"):
+        monkeypatch.setattr(search.db, name, capturing(getattr(db, name)))
+    monkeypatch.setattr(search, "WALK_ROWS", 1)  # the group's newest message is not the match
+    await actions.do_send_message(21, g["id"], "not it", random_id=2)
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
-    sql, params = next((q, p) for q, p in seen if "ILIKE" in q)
-    _assert_probed_by_key(await generic_plan(sql, params))
+    texts = [(q, p) for q, p in seen if "ILIKE" in q]
+    assert len(texts) == 2, [q[:80] for q, _ in texts]
+    for sql, params in texts:
+        _assert_probed_by_key(await generic_plan(sql, params))
 
 
 async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
