@@ -134,28 +134,43 @@ async def search_member_channels(
             params,
         )
     # A text search costs what its answer does, whether the word is rare or common.
-    # First the newest messages of the most recently active channels: a common word's
-    # page is read there (a GIN index cannot stop early: its bitmap holds every match).
-    walked = await _walk_newest(params, where, cursor, min_date, max_date)
+    # The channels most recently active first; then the newest messages of the first of
+    # them: a common word's page is read there (a GIN index cannot stop early: its
+    # bitmap holds every match).
+    tops = await db.fetchall(
+        "SELECT c.id AS channel_id, x.top_message_date AS top FROM unnest(%(ids)s::bigint[]) AS c(id)"
+        " CROSS JOIN LATERAL (SELECT top_message_date FROM channels WHERE id = c.id LIMIT 1) x"
+        " ORDER BY x.top_message_date DESC, c.id DESC",
+        params,
+    )
+    walked = await _walk_newest(tops, params, where, cursor, min_date, max_date)
     if walked is not None:
         return walked
-    # Then the trigram index once over all the viewer's channels, stopping after
-    # TRIGRAM_MATCHES_MAX matches: a rare word's matches are all found, then sorted.
+    # Then the trigram index once over all the channels, stopping after
+    # TRIGRAM_MATCHES_MAX matches: a rare word's matches are all found, then sorted,
+    # and only the memberships of the channels they are in are probed.
     # (Joining the memberships to the messages instead ran the trigram scan of a
     # partition once per member channel in it: 35 s for a common word in a 5M group.)
     params["cap"] = TRIGRAM_MATCHES_MAX + 1
     found = await db.fetchall_planned_for_values(
-        _MEMBERSHIPS + f" SELECT {_COLUMNS} FROM (SELECT * FROM channel_messages m"
-        # + 0: the member channels filter the trigram matches, never drive a loop over them
-        "   WHERE m.channel_id + 0 = ANY(%(ids)s) AND NOT m.deleted AND m.action IS NULL" + filters +
-        "   LIMIT %(cap)s) m JOIN mem ON mem.channel_id = m.channel_id WHERE m.id > mem.available_min_id",
+        f"WITH hits AS MATERIALIZED (SELECT {_COLUMNS} FROM channel_messages m"
+        # + 0: the channels filter the trigram matches, never drive a loop over them; an
+        # array from a subquery is not a constant the planner estimates element by element
+        # (a thousand channels took 50-70 ms to plan, every call)
+        "   WHERE m.channel_id + 0 = ANY(ARRAY(SELECT unnest(%(ids)s::bigint[]))) AND NOT m.deleted"
+        "   AND m.action IS NULL" + filters + " LIMIT %(cap)s),"
+        " mem AS MATERIALIZED (SELECT c.id AS channel_id, x.available_min_id"
+        "   FROM (SELECT DISTINCT channel_id AS id FROM hits) c CROSS JOIN LATERAL (SELECT status,"
+        "   banned_rights, available_min_id FROM channel_members WHERE channel_id = c.id AND user_id = %(u)s"
+        "   LIMIT 1) x WHERE x.status = 'active' AND (x.banned_rights & %(vm)s) = 0)"
+        " SELECT m.* FROM hits m JOIN mem ON mem.channel_id = m.channel_id WHERE m.id > mem.available_min_id",
         params,
     )  # fmt: skip
     if len(found) <= TRIGRAM_MATCHES_MAX:
         found.sort(key=lambda r: (r["date"], r["channel_id"], r["id"]), reverse=True)
         return found[:limit]
-    # A common word: each channel's newest messages in date order, filtered (not through
-    # the trigram index: || '' keeps it out), stop at the page; matches are dense.
+    # A word common beyond the walk: each channel's newest messages in date order,
+    # filtered (not through the trigram index: || '' keeps it out), stop at the page.
     return await db.fetchall_planned_for_values(
         _MEMBERSHIPS + f" SELECT x.* FROM mem CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM channel_messages m"
         " WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
@@ -167,48 +182,51 @@ async def search_member_channels(
 
 
 async def _walk_newest(
-    params: dict, where: str, cursor: tuple[int, int, int, int] | None, min_date: int, max_date: int
+    tops: list[dict],
+    params: dict,
+    where: str,
+    cursor: tuple[int, int, int, int] | None,
+    min_date: int,
+    max_date: int,
 ) -> list[dict] | None:
     """The page of a search when the walk of the viewer's newest messages proves it:
-    the newest WALK_ROWS of each of the WALK_CHANNELS channels with the newest top
-    message, the matches sorted; ``None`` when a match the walk did not read could sort
-    into the page (a rare word: the trigram index answers it)."""
-    walk = {**params, "walk_channels": WALK_CHANNELS, "walk_rows": WALK_ROWS}
+    the newest WALK_ROWS of each of the first WALK_CHANNELS of ``tops`` (the channels
+    most recently active first) the viewer may read, the matches sorted; ``None`` when a
+    match the walk did not read could sort into the page (a rare word: the trigram
+    index answers it)."""
+    walked, rest = tops[:WALK_CHANNELS], tops[WALK_CHANNELS:]
+    walk = {**params, "ids": [r["channel_id"] for r in walked], "walk_rows": WALK_ROWS}
     hit = "true" + where + _cursor_sql(cursor, walk) + _dates_sql(min_date, max_date, walk)
     # The walk reads each channel's date index backwards from the newest date the page
     # can hold; the pattern is evaluated in the select list, so no plan turns it into an
     # index scan of every match.
-    tops = [d for d in (cursor[0] if cursor else 0, max_date) if d]
-    walk["walk_top"] = min(tops) if tops else DATE_MAX
+    dates = [d for d in (cursor[0] if cursor else 0, max_date) if d]
+    walk["walk_top"] = min(dates) if dates else DATE_MAX
     walk["walk_low"] = min_date
     rows = await db.fetchall_lagging(
-        _MEMBERSHIPS + ", ch AS MATERIALIZED (SELECT mem.channel_id, mem.available_min_id,"
-        "   LEAST(c.top_message_date, %(walk_top)s::int) AS top,"
-        "   row_number() OVER (ORDER BY c.top_message_date DESC, mem.channel_id DESC) AS n"
-        "   FROM mem CROSS JOIN LATERAL (SELECT top_message_date FROM channels"
-        "     WHERE id = mem.channel_id LIMIT 1) c),"
-        " walk AS MATERIALIZED (SELECT ch.channel_id, w.id, w.date, w.hit FROM ch CROSS JOIN LATERAL"
-        f"   (SELECT m.id, m.date, ({hit}) AS hit FROM channel_messages m"
-        "     WHERE m.channel_id = ch.channel_id AND m.id > ch.available_min_id AND NOT m.deleted"
+        _MEMBERSHIPS + ", walk AS MATERIALIZED (SELECT mem.channel_id, w.id, w.date, w.hit FROM mem"
+        f"   CROSS JOIN LATERAL (SELECT m.id, m.date, ({hit}) AS hit FROM channel_messages m"
+        "     WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
         "     AND m.action IS NULL AND m.date <= %(walk_top)s::int AND m.date >= %(walk_low)s::int"
-        "     ORDER BY m.date DESC LIMIT %(walk_rows)s) w WHERE ch.n <= %(walk_channels)s),"
-        # What the walk did not read is no newer than this: the top message of the first
-        # channel left out, and the oldest date read in each channel it did not finish.
-        " bound AS (SELECT GREATEST((SELECT top FROM ch WHERE n = %(walk_channels)s + 1),"
-        "   (SELECT max(low) FROM (SELECT min(date) AS low FROM walk GROUP BY channel_id"
-        "     HAVING count(*) >= %(walk_rows)s) x)) AS walk_bound)"
+        "     ORDER BY m.date DESC LIMIT %(walk_rows)s) w),"
+        # The oldest date read in each channel the walk did not finish.
+        " bound AS (SELECT (SELECT max(low) FROM (SELECT min(date) AS low FROM walk GROUP BY channel_id"
+        "   HAVING count(*) >= %(walk_rows)s) x) AS walk_bound)"
         " SELECT bound.walk_bound, m.* FROM bound LEFT JOIN LATERAL"
         f"   (SELECT {_COLUMNS} FROM walk JOIN channel_messages m"
         "     ON m.channel_id = walk.channel_id AND m.id = walk.id WHERE walk.hit"
         "     ORDER BY walk.date DESC, walk.channel_id DESC, walk.id DESC LIMIT %(limit)s) m ON true",
         walk,
     )  # fmt: skip
-    bound = rows[0]["walk_bound"] if rows else None
+    # What the walk did not read is no newer than that, nor than the top message of the
+    # first channel it left out.
+    left_out = min(rest[0]["top"], walk["walk_top"]) if rest else None
+    bounds = [b for b in (rows[0]["walk_bound"], left_out) if b is not None]
     found = [r for r in rows if r["id"] is not None]
     for r in found:
         del r["walk_bound"]
     # Ties at the bound's date could be unread: only a strictly newer page is proved.
-    if bound is None or (len(found) >= params["limit"] and found[-1]["date"] > bound):
+    if not bounds or (len(found) >= params["limit"] and found[-1]["date"] > max(bounds)):
         return found
     return None
 
