@@ -29,6 +29,7 @@ async def _spread_dates(channel_id: int, offset: int) -> None:
 
 async def test_a_common_word_pages_from_the_walk_and_a_rare_one_from_the_index(chan, monkeypatch):
     monkeypatch.setattr(search, "WALK_ROWS", 4)
+    monkeypatch.setattr(search, "WALK_DEEP_CHANNELS", 1)  # both channels are busy: no deeper walk
     a, b = await _group("a"), await _group("b")
     await actions.do_send_message(21, a, "an old zebra", random_id=1)
     for k in range(8):
@@ -65,3 +66,9 @@ async def test_a_common_word_pages_from_the_walk_and_a_rare_one_from_the_index(c
     ]
     assert (await search.search_member_channels(22, "zebra"))[0]["message"] == "an old zebra"
     assert len(indexed) == 2
+    # A few busy channels are read further back before the index is asked.
+    monkeypatch.setattr(search, "WALK_DEEP_CHANNELS", 2)
+    again = await search.search_member_channels(
+        22, "hello", limit=6, cursor=(page[-1]["date"], 1, b, page[-1]["id"])
+    )
+    assert again == deep and len(indexed) == 2

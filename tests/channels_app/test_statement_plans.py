@@ -66,11 +66,12 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     for name in ("fetchall_lagging", "fetchall_planned_for_values"):
         monkeypatch.setattr(search.db, name, capturing(getattr(db, name)))
     monkeypatch.setattr(search, "WALK_ROWS", 1)  # the group's newest message is not the match
+    monkeypatch.setattr(search, "WALK_DEEP_CHANNELS", 0)
     await actions.do_send_message(21, g["id"], "not it", random_id=2)
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
     texts = [(q, p) for q, p in seen if "ILIKE" in q]
-    assert len(texts) == 2, [q[:80] for q, _ in texts]
+    assert len(texts) == 2 and "hits" in texts[1][0], [q[:80] for q, _ in texts]
     for sql, params in texts:
         _assert_probed_by_key(await generic_plan(sql, params))
 
