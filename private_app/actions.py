@@ -413,7 +413,7 @@ def get_history(
     indexed = None  # a text search's second way: the matches through the trigram index
     if q and not media_kinds:
         indexed = (whole, _text_matches(q, (owner_id, peer_id), min_date, max_date))
-        rows = rows.filter(message_id=Subquery(_text_hit(q, min_date, max_date)))
+        rows = rows.filter(message_id=Subquery(text_hit(q, min_date, max_date)))
     else:
         if q:
             rows = rows.filter(message__message__icontains=q)
@@ -507,7 +507,7 @@ def _text_matches(q: str, senders: tuple[int, int], min_date: int, max_date: int
     return q, senders, pattern, min_date, max_date
 
 
-def _text_hit(q: str, min_date: int, max_date: int):
+def text_hit(q: str, min_date: int, max_date: int):
     """The content row of a box (``OuterRef``) when it matches ``q`` and the dates: a
     scalar subquery, which PostgreSQL never turns into a join, so a search walks the
     dialog's history index newest first, probes each box's content by primary key and
