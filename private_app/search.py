@@ -1,6 +1,8 @@
 """messages.searchGlobal over the owner's private chats: newest first with the same
-seek cursor as the channel side (date, kind rank, peer, id), at most SEARCH_WINDOW of
-the owner's newest messages walked first, then the trigram index (private_messages_sender_body_trgm_idx serves the text alone too)."""
+seek cursor as the channel side (date, kind rank, peer, id). A text search walks the
+owner's newest SEARCH_WALK boxes, then asks the trigram index
+(private_messages_sender_body_trgm_idx serves the text alone too); a word with more
+matches than that scans the owner's newest SEARCH_WINDOW boxes."""
 
 from __future__ import annotations
 
