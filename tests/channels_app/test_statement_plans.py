@@ -116,3 +116,22 @@ async def test_a_difference_page_probes_each_message_by_its_key(chan):
     assert len(scans) == 1 and scans[0]["Index Name"].endswith("_pkey"), scans
     assert scans[0]["Actual Loops"] == 11 and scans[0]["Actual Rows"] == 1
     assert "id = e.message_id" in scans[0]["Index Cond"]
+
+
+async def test_a_send_updates_the_senders_membership_by_its_key(chan):
+    from channels_app.actions.message_writes import _INSERT
+
+    g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
+    await add_active_members(g["id"], 3000, 21)
+    plan = await generic_plan(
+        _INSERT,
+        {"c": g["id"], "d": 1, "post": False, "rows": "[]", "by": [22], "by_top": [5], "top": 5, "last_pts": 5},
+        {"c": "bigint", "d": "int", "post": "bool", "rows": "text", "by": "bigint[]", "by_top": "int[]",
+         "top": "int", "last_pts": "int"},
+    )  # fmt: skip
+    # The read mark and slow mode of the senders only: one key probe per sender, never
+    # every member of the channel (a 50k group read 50,003 rows per send; here 3,002).
+    reads = [
+        (n["Node Type"], n["Actual Rows"]) for n in member_scans(plan) if n["Node Type"] != "ModifyTable"
+    ]
+    assert reads and all(rows <= 1 for _, rows in reads), reads
