@@ -14,7 +14,8 @@ loaded through the real tables:
   the last), and groups the viewer is in (ids allocated past ``MAX(channels.id)``, as the
   channel counter recovers), each with a message and the viewer's dialog;
 - the viewer's private chat with the peer (``load_private``: contents, a box on each
-  side, the dialog rows, one account-log event per pts, both users' pts);
+  side, the dialog rows, one account-log event per pts, both users' pts), and one of
+  the same size between two other users where the viewer's rare word is common;
 - then ``ANALYZE`` and ``rebuild_redis_state --yes`` (counters from PostgreSQL).
 
 A listener is started on each database and a real Telethon client, logged in with the
@@ -194,6 +195,11 @@ async def load(spec: dict[str, int], out: Path) -> None:
             {"p": poster, "v": viewer, "now": now},
         )
         await load_private(conn, viewer, peer, spec["private"], now)
+        # Two other users' chat of the same size, where the viewer's rare word is common:
+        # a search in the viewer's chat must not read their matches.
+        cur = await conn.execute("SELECT id FROM filler WHERE n IN (1, 2) ORDER BY n")
+        others = [r["id"] for r in await cur.fetchall()]
+        await load_private(conn, *others, spec["private"], now, common=P_RARE, rare=P_COMMON)
         # As autovacuum would after such a load (this box runs PostgreSQL with it off).
         await conn.execute("ANALYZE")
     print(f"loaded {spec} in {time.perf_counter() - t0:.1f}s", flush=True)
@@ -203,11 +209,14 @@ async def load(spec: dict[str, int], out: Path) -> None:
     await db.close_pools()
 
 
-async def load_private(conn, viewer: int, peer: int, m: int, now: int) -> None:
+async def load_private(
+    conn, viewer: int, peer: int, m: int, now: int, common: str = P_COMMON, rare: str = P_RARE
+) -> None:
     """The viewer's private chat with the peer: ``m`` messages written in turn, one
     content row and a box on each side per message (box ids continue each owner's own),
     the dialog rows first (their ``message_count`` is kept by the boxes' triggers), one
-    ``private.new_message`` event per pts on each side, and both users' pts."""
+    ``private.new_message`` event per pts on each side, and both users' pts. ``common``
+    is in every tenth message, ``rare`` twenty times."""
     cur = await conn.execute(
         "SELECT u.id, u.pts, COALESCE((SELECT max(box_id) FROM private_message_boxes b WHERE b.owner_id = u.id), 0)"
         " AS top FROM users u WHERE u.id = ANY(%s)",
@@ -224,7 +233,7 @@ async def load_private(conn, viewer: int, peer: int, m: int, now: int) -> None:
         " silent, media_read) SELECT id, sender, %(now)s - %(m)s + k, concat_ws(' ', 'private', k,"
         "   CASE WHEN k %% 10 = 0 THEN %(common)s END, CASE WHEN (k + 13) %% %(re)s = 0 THEN %(rare)s END, md5(k::text)),"
         " '[]', 0, 0, 0, false, false FROM pm",
-        {"now": now, "m": m, "common": P_COMMON, "rare": P_RARE, "re": max(1, m // 20)},
+        {"now": now, "m": m, "common": common, "rare": rare, "re": max(1, m // 20)},
     )
     sides = [(viewer, peer), (peer, viewer)] if viewer != peer else [(viewer, viewer)]
     for owner, other in sides:
@@ -250,6 +259,7 @@ async def load_private(conn, viewer: int, peer: int, m: int, now: int) -> None:
             {"o": owner, "pts": pts, "top": top, "m": m},
         )
         await conn.execute("UPDATE users SET pts = %s WHERE id = %s", (pts + m, owner))
+    await conn.execute("DROP TABLE pm")
 
 
 # --- measuring (a child process per size: one Telethon version, the size's database) ---

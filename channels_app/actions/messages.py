@@ -865,11 +865,15 @@ async def get_history(
                 (channel_id, page),
             )
             messages = sorted(await cur.fetchall(), key=lambda m: m["id"], reverse=True)
+        # A common word: the history newest first, the pattern a filter only (|| '' keeps
+        # the trigram index out: the pool's generic plan cannot see the word is common,
+        # and took the bitmap of its 250k matches in a 2.5M group on every page, 0.8-1 s).
+        dense = extra.replace(" AND message ILIKE", " AND (message || '') ILIKE")
         if matches is None and add_offset < 0:
             n = min(-add_offset, limit)
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id >= %s AND id > %s AND id < %s{extra} ORDER BY id ASC LIMIT %s",
+                f" AND id >= %s AND id > %s AND id < %s{dense} ORDER BY id ASC LIMIT %s",
                 (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages = list(reversed(await cur.fetchall()))
@@ -878,7 +882,7 @@ async def get_history(
             n = min(older_limit, limit) + skip
             cur = await conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM channel_messages WHERE channel_id = %s AND NOT deleted"
-                f" AND id < %s AND id > %s AND id < %s{extra} ORDER BY id DESC LIMIT %s",
+                f" AND id < %s AND id > %s AND id < %s{dense} ORDER BY id DESC LIMIT %s",
                 (channel_id, offset_id, floor, ceiling, *params, n),
             )
             messages += (await cur.fetchall())[skip:]

@@ -17,6 +17,16 @@ from .media import media_condition
 
 CHANNEL_RANK = 1  # the cursor's kind rank: private results (0) sort below channel ones at one date
 TRIGRAM_MATCHES_MAX = 2000  # matches read through the trigram index before a word counts as common
+# A text search first walks the newest WALK_ROWS messages of each of the viewer's
+# WALK_CHANNELS most recently active channels (at most 5,000 rows, however large the
+# channels): a common word's page is there, and no index reads all its matches.
+WALK_CHANNELS = 50
+WALK_ROWS = 100
+# Then, when at most WALK_DEEP_CHANNELS busy channels were not read far enough back,
+# their newest WALK_DEEP_ROWS (a word in every tenth message under a burst of others).
+WALK_DEEP_CHANNELS = 5
+WALK_DEEP_ROWS = 2000
+DATE_MAX = 2**31 - 1  # the int4 date columns' largest
 
 # The viewer's memberships first, one key probe per channel (the status checked
 # above it, as in channels_app.actions.mentions), then the messages.
@@ -35,26 +45,37 @@ async def member_channel_ids(
 ) -> list[int]:
     """The user's active channels (at most CHANNELS_PER_USER_MAX), of the kinds asked,
     in one dialog folder (0 main, 1 archive) or all."""
+    rows = await _member_channels(user_id, broadcasts=broadcasts, groups=groups, folder_id=folder_id)
+    return [r["channel_id"] for r in rows]
+
+
+async def _member_channels(
+    user_id: int, *, broadcasts: bool, groups: bool, folder_id: int | None, tops: bool = False
+) -> list[dict]:
+    """member_channel_ids' rows; with ``tops``, each channel's newest message date too."""
     # The dialog is a LATERAL ... LIMIT 1 probe of its primary key per membership: as a
     # join, the pool's generic plan looped over the user's dialogs for every membership
     # (Rows Removed by Join Filter: 999,999 for a user in 1,000 chats, 285 ms).
     sql = (
-        "SELECT i.channel_id FROM user_channel_member_index i"
+        "SELECT i.channel_id"
+        + (", c.top_message_date AS top" if tops else "")
+        + " FROM user_channel_member_index i"
         " CROSS JOIN LATERAL (SELECT d.folder_id FROM channel_dialogs d"
         "   WHERE d.user_id = %(u)s AND d.channel_id = i.channel_id LIMIT 1) d"
-        " WHERE i.user_id = %(u)s AND i.status = 'active' AND NOT i.deleted"
     )
+    if tops:
+        sql += " CROSS JOIN LATERAL (SELECT top_message_date FROM channels WHERE id = i.channel_id LIMIT 1) c"
+    sql += " WHERE i.user_id = %(u)s AND i.status = 'active' AND NOT i.deleted"
     if not broadcasts:
         sql += " AND NOT i.broadcast"
     if not groups:
         sql += " AND i.broadcast"
     if folder_id is not None:
         sql += " AND d.folder_id = %(f)s"
-    rows = await db.fetchall(
+    return await db.fetchall(
         sql + " ORDER BY i.channel_id LIMIT %(n)s",
         {"u": user_id, "f": folder_id, "n": limits.CHANNELS_PER_USER_MAX},
     )
-    return [r["channel_id"] for r in rows]
 
 
 def _cursor_sql(cursor: tuple[int, int, int, int] | None, params: dict) -> str:
@@ -94,7 +115,12 @@ async def search_member_channels(
     """Messages containing ``q`` (any text when empty) and of one of ``media_kinds``
     (when given) in channels the viewer is an active member of and may read (never
     above a hidden-history bound), newest first, at most ``limit``."""
-    ids = await member_channel_ids(viewer_id, broadcasts=broadcasts, groups=groups, folder_id=folder_id)
+    # Each channel's newest message date as well: a text search walks the most recently
+    # active channels first.
+    channels = await _member_channels(
+        viewer_id, broadcasts=broadcasts, groups=groups, folder_id=folder_id, tops=bool(q)
+    )
+    ids = [r["channel_id"] for r in channels]
     if not ids or limit <= 0 or not (q or media_kinds):
         return []
     params: dict = {"ids": ids, "u": viewer_id, "limit": limit, "vm": banned_bit("view_messages")}
@@ -128,23 +154,38 @@ async def search_member_channels(
             params,
         )
     # A text search costs what its answer does, whether the word is rare or common.
-    # First the trigram index once over all the viewer's channels, stopping after
-    # TRIGRAM_MATCHES_MAX matches: a rare word's matches are all found, then sorted.
+    # The channels most recently active first, the newest messages of the first of
+    # them: a common word's page is read there (a GIN index cannot stop early: its
+    # bitmap holds every match).
+    tops = sorted(channels, key=lambda r: (r["top"], r["channel_id"]), reverse=True)
+    walked = await _walk_newest(tops, params, where, cursor, min_date, max_date)
+    if walked is not None:
+        return walked
+    # Then the trigram index once over all the channels, stopping after
+    # TRIGRAM_MATCHES_MAX matches: a rare word's matches are all found, then sorted,
+    # and only the memberships of the channels they are in are probed.
     # (Joining the memberships to the messages instead ran the trigram scan of a
     # partition once per member channel in it: 35 s for a common word in a 5M group.)
     params["cap"] = TRIGRAM_MATCHES_MAX + 1
     found = await db.fetchall_planned_for_values(
-        _MEMBERSHIPS + f" SELECT {_COLUMNS} FROM (SELECT * FROM channel_messages m"
-        # + 0: the member channels filter the trigram matches, never drive a loop over them
-        "   WHERE m.channel_id + 0 = ANY(%(ids)s) AND NOT m.deleted AND m.action IS NULL" + filters +
-        "   LIMIT %(cap)s) m JOIN mem ON mem.channel_id = m.channel_id WHERE m.id > mem.available_min_id",
+        f"WITH hits AS MATERIALIZED (SELECT {_COLUMNS} FROM channel_messages m"
+        # + 0: the channels filter the trigram matches, never drive a loop over them; an
+        # array from a subquery is not a constant the planner estimates element by element
+        # (a thousand channels took 50-70 ms to plan, every call)
+        "   WHERE m.channel_id + 0 = ANY(ARRAY(SELECT unnest(%(ids)s::bigint[]))) AND NOT m.deleted"
+        "   AND m.action IS NULL" + filters + " LIMIT %(cap)s),"
+        " mem AS MATERIALIZED (SELECT c.id AS channel_id, x.available_min_id"
+        "   FROM (SELECT DISTINCT channel_id AS id FROM hits) c CROSS JOIN LATERAL (SELECT status,"
+        "   banned_rights, available_min_id FROM channel_members WHERE channel_id = c.id AND user_id = %(u)s"
+        "   LIMIT 1) x WHERE x.status = 'active' AND (x.banned_rights & %(vm)s) = 0)"
+        " SELECT m.* FROM hits m JOIN mem ON mem.channel_id = m.channel_id WHERE m.id > mem.available_min_id",
         params,
     )  # fmt: skip
     if len(found) <= TRIGRAM_MATCHES_MAX:
         found.sort(key=lambda r: (r["date"], r["channel_id"], r["id"]), reverse=True)
         return found[:limit]
-    # A common word: each channel's newest messages in date order, filtered (not through
-    # the trigram index: || '' keeps it out), stop at the page; matches are dense.
+    # A word common beyond the walk: each channel's newest messages in date order,
+    # filtered (not through the trigram index: || '' keeps it out), stop at the page.
     return await db.fetchall_planned_for_values(
         _MEMBERSHIPS + f" SELECT x.* FROM mem CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM channel_messages m"
         " WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
@@ -153,6 +194,77 @@ async def search_member_channels(
         " ORDER BY x.date DESC, x.channel_id DESC, x.id DESC LIMIT %(limit)s",
         params,
     )  # fmt: skip
+
+
+async def _walk_newest(
+    tops: list[dict],
+    params: dict,
+    where: str,
+    cursor: tuple[int, int, int, int] | None,
+    min_date: int,
+    max_date: int,
+) -> list[dict] | None:
+    """The page of a search when the walk of the viewer's newest messages proves it:
+    the newest WALK_ROWS of each of the first WALK_CHANNELS of ``tops`` (the channels
+    most recently active first) the viewer may read, then, when a few busy channels
+    left it unproved, their newest WALK_DEEP_ROWS; the matches sorted. ``None`` when a
+    match the walk did not read could sort into the page (a rare word: the trigram
+    index answers it)."""
+    walked, rest = tops[:WALK_CHANNELS], tops[WALK_CHANNELS:]
+    walk = {**params}
+    hit = "true" + where + _cursor_sql(cursor, walk) + _dates_sql(min_date, max_date, walk)
+    dates = [d for d in (cursor[0] if cursor else 0, max_date) if d]
+    walk["walk_top"] = min(dates) if dates else DATE_MAX
+    walk["walk_low"] = min_date
+    # What the walk does not read is no newer than the top message of the first channel
+    # it leaves out, nor than the oldest date read in each channel it did not finish.
+    left_out = min(rest[0]["top"], walk["walk_top"]) if rest else None
+    limit = params["limit"]
+    found, bound, capped = await _walk(hit, walk, [r["channel_id"] for r in walked], WALK_ROWS)
+    if capped and len(capped) <= WALK_DEEP_CHANNELS and not _proved(found, limit, bound, left_out):
+        deeper, bound, _ = await _walk(hit, walk, capped, WALK_DEEP_ROWS)
+        found = [r for r in found if r["channel_id"] not in capped] + deeper
+        found.sort(key=lambda r: (r["date"], r["channel_id"], r["id"]), reverse=True)
+        found = found[:limit]
+    return found if _proved(found, limit, bound, left_out) else None
+
+
+def _proved(found: list[dict], limit: int, *bounds: int | None) -> bool:
+    """Whether no unread match can sort into the page: ties at a bound's date could be
+    unread, so only a page strictly newer than every bound is."""
+    known = [b for b in bounds if b is not None]
+    return not known or (len(found) >= limit and found[-1]["date"] > max(known))
+
+
+async def _walk(
+    hit: str, params: dict, ids: list[int], rows: int
+) -> tuple[list[dict], int | None, list[int]]:
+    """The matches among the newest ``rows`` messages of each of channels ``ids`` the
+    viewer may read (newest first, at most the page), the oldest date read in the
+    channels not finished, and those channels."""
+    # Each channel's date index backwards from the newest date the page can hold; the
+    # pattern is evaluated in the select list, so no plan turns it into an index scan
+    # of every match.
+    result = await db.fetchall_lagging(
+        _MEMBERSHIPS + ", walk AS MATERIALIZED (SELECT mem.channel_id, w.id, w.date, w.hit FROM mem"
+        f"   CROSS JOIN LATERAL (SELECT m.id, m.date, ({hit}) AS hit FROM channel_messages m"
+        "     WHERE m.channel_id = mem.channel_id AND m.id > mem.available_min_id AND NOT m.deleted"
+        "     AND m.action IS NULL AND m.date <= %(walk_top)s::int AND m.date >= %(walk_low)s::int"
+        "     ORDER BY m.date DESC LIMIT %(walk_rows)s) w),"
+        " bound AS (SELECT max(low) AS walk_bound, array_agg(channel_id) AS walk_capped FROM"
+        "   (SELECT channel_id, min(date) AS low FROM walk GROUP BY channel_id"
+        "   HAVING count(*) >= %(walk_rows)s) x)"
+        " SELECT bound.walk_bound, bound.walk_capped, m.* FROM bound LEFT JOIN LATERAL"
+        f"   (SELECT {_COLUMNS} FROM walk JOIN channel_messages m"
+        "     ON m.channel_id = walk.channel_id AND m.id = walk.id WHERE walk.hit"
+        "     ORDER BY walk.date DESC, walk.channel_id DESC, walk.id DESC LIMIT %(limit)s) m ON true",
+        {**params, "ids": ids, "walk_rows": rows},
+    )  # fmt: skip
+    bound, capped = result[0]["walk_bound"], result[0]["walk_capped"] or []
+    found = [r for r in result if r["id"] is not None]
+    for r in found:
+        del r["walk_bound"], r["walk_capped"]
+    return found, bound, capped
 
 
 async def search_public_posts(

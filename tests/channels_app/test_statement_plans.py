@@ -52,18 +52,28 @@ async def test_search_global_probes_the_viewers_memberships_by_key(chan, monkeyp
     g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
     await actions.do_send_message(21, g["id"], "quarterly report", random_id=1)
     await add_active_members(g["id"], 3000, 21)
+
     seen = []
-    real = db.fetchall_planned_for_values  # a text search: planned for its pattern
 
-    async def capture(sql, params=None, **kw):
-        seen.append((sql, params))
-        return await real(sql, params, **kw)
+    def capturing(real):
+        async def capture(sql, params=None, **kw):
+            seen.append((sql, params))
+            return await real(sql, params, **kw)
 
-    monkeypatch.setattr(search.db, "fetchall_planned_for_values", capture)
+        return capture
+
+    # The walk of the newest messages, then (a rare word) the trigram index.
+    for name in ("fetchall_lagging", "fetchall_planned_for_values"):
+        monkeypatch.setattr(search.db, name, capturing(getattr(db, name)))
+    monkeypatch.setattr(search, "WALK_ROWS", 1)  # the group's newest message is not the match
+    monkeypatch.setattr(search, "WALK_DEEP_CHANNELS", 0)
+    await actions.do_send_message(21, g["id"], "not it", random_id=2)
     found = await search.search_member_channels(22, "report")
     assert [m["message"] for m in found] == ["quarterly report"]
-    sql, params = next((q, p) for q, p in seen if "ILIKE" in q)
-    _assert_probed_by_key(await generic_plan(sql, params))
+    texts = [(q, p) for q, p in seen if "ILIKE" in q]
+    assert len(texts) == 2 and "hits" in texts[1][0], [q[:80] for q, _ in texts]
+    for sql, params in texts:
+        _assert_probed_by_key(await generic_plan(sql, params))
 
 
 async def test_a_channel_and_one_membership_are_read_in_one_key_probe(chan):
@@ -106,3 +116,22 @@ async def test_a_difference_page_probes_each_message_by_its_key(chan):
     assert len(scans) == 1 and scans[0]["Index Name"].endswith("_pkey"), scans
     assert scans[0]["Actual Loops"] == 11 and scans[0]["Actual Rows"] == 1
     assert "id = e.message_id" in scans[0]["Index Cond"]
+
+
+async def test_a_send_updates_the_senders_membership_by_its_key(chan):
+    from channels_app.actions.message_writes import _INSERT
+
+    g = (await actions.do_create_channel(21, "g", invite_user_ids=[22], from_create_chat=True)).channel
+    await add_active_members(g["id"], 3000, 21)
+    plan = await generic_plan(
+        _INSERT,
+        {"c": g["id"], "d": 1, "post": False, "rows": "[]", "by": [22], "by_top": [5], "top": 5, "last_pts": 5},
+        {"c": "bigint", "d": "int", "post": "bool", "rows": "text", "by": "bigint[]", "by_top": "int[]",
+         "top": "int", "last_pts": "int"},
+    )  # fmt: skip
+    # The read mark and slow mode of the senders only: one key probe per sender, never
+    # every member of the channel (a 50k group read 50,003 rows per send; here 3,002).
+    reads = [
+        (n["Node Type"], n["Actual Rows"]) for n in member_scans(plan) if n["Node Type"] != "ModifyTable"
+    ]
+    assert reads and all(rows <= 1 for _, rows in reads), reads

@@ -184,7 +184,7 @@ async def test_text_search_uses_the_trigram_indexes(people):
         cur = await conn.execute(
             "SELECT indexname FROM pg_indexes WHERE indexname IN"
             " ('channel_messages_body_trgm_idx', 'channels_public_title_trgm_idx',"
-            " 'channels_public_username_trgm_idx', 'private_messages_body_trgm_idx',"
+            " 'channels_public_username_trgm_idx', 'private_messages_sender_body_trgm_idx',"
             " 'channel_messages_media_date_idx')"
         )
         assert len(await cur.fetchall()) == 5

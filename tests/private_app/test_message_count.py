@@ -169,3 +169,35 @@ async def test_a_rare_word_is_found_through_the_index_below_any_window(users):
     rest = await actions.get_history(a, b, q="ammonite", offset_id=h.messages[-1]["id"], limit=20)
     assert [m["message"] for m in rest.messages] == ["ammonite 1"]
     assert (await actions.get_history(a, b, q="100%", limit=5)).messages == []  # a pattern's own % is literal
+
+
+async def test_a_word_common_in_other_chats_reads_only_this_chats_matches(users):
+    a, b = users
+    other = (await sync_to_async(do_create_user)("99966300003", "Carol")).id
+    for i in range(4):
+        one, two = (a, b) if i < 2 else (b, a)
+        await actions.do_send_private_message(one, two, f"ammonite {i}" if i % 2 else f"plain {i}", 500 + i)
+    async with db.connection() as conn:  # texts of other chats (their boxes do not matter here)
+        for sender, text in ((other, "ammonite"), (a, "plain"), (b, "plain")):
+            await conn.execute(
+                "INSERT INTO private_messages (sender_id, date, message, entities, grouped_id, via_bot_id,"
+                " edit_date, silent, media_read) SELECT %s, 1, %s || ' ' || g, '[]', 0, 0, 0, false, false"
+                " FROM generate_series(1, 5000) g",
+                (sender, text),
+            )
+        await conn.execute("ANALYZE private_messages", prepare=False)
+    await _bulk_boxes(a, b, 3000, message_of="plain 2")  # newer than the walk's reach
+    h, queries = await captured(a, b, q="ammonite", limit=5)
+    assert [m["message"] for m in h.messages] == ["ammonite 3", "ammonite 1"]
+    texts = [q["sql"] for q in queries if "ILIKE" in q["sql"].upper()]
+    # one statement per sender, each for that sender's matches only (not Carol's 5,000)
+    assert sorted(f"sender_id = {x}" in sql for x in (a, b) for sql in texts) == [False, False, True, True]
+    assert not any(str(other) in sql for sql in texts), texts
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'private_messages_sender_body_trgm_idx'"
+        )
+        (index,) = await cur.fetchall()
+    # the index that serves both conditions at scale (a table this small is read whole:
+    # the plans at 250k messages are in docs/performance.md, "Data scale")
+    assert "gin (sender_id, message gin_trgm_ops)" in index["indexdef"], index
