@@ -227,9 +227,6 @@ async def _write(channel_id: int, batch: list[_Group]) -> list[list[ChannelEvent
         by_top: dict[int, int] = {}  # each sender's newest id: their own read state
         for s in snaps:
             by_top[s["sender_user_id"]] = s["id"]
-        # Member rows are locked in user id order, as readHistory locks senders' rows:
-        # two transactions taking the same rows in one order wait, they never deadlock.
-        by = sorted(by_top)
         doc = [
             {"r": r["random_id"], "u": sorted({s["sender_user_id"], *mentioned_user_ids(s)}), "s": s}
             for (_, r), s in zip(rows, snaps, strict=True)
@@ -241,8 +238,8 @@ async def _write(channel_id: int, batch: list[_Group]) -> list[list[ChannelEvent
                 "d": date,
                 "post": post,
                 "rows": orjson.dumps(doc).decode(),
-                "by": by,
-                "by_top": [by_top[u] for u in by],
+                "by": list(by_top),
+                "by_top": list(by_top.values()),
                 "top": last_id,
                 "last_pts": last_pts,
             },

@@ -1056,11 +1056,7 @@ async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
                 (target, top, target, user_id, channel_id),
             )
             await mentions.clear_read(conn, user_id, channel_id, target)
-        # The senders' outbox marks in a transaction of their own, their rows locked in
-        # user id order as a batched send locks them: holding the reader's row while
-        # taking senders' rows in another order deadlocked against sends (soak, #45).
-        if advanced:
-            async with db.connection() as conn, conn.transaction():
+            if advanced:
                 cur = await conn.execute(
                     "SELECT sender_user_id, max(id) AS max_id FROM (SELECT sender_user_id, id FROM channel_messages"
                     " WHERE channel_id = %s AND id > %s AND id <= %s AND NOT deleted AND sender_user_id <> %s"
@@ -1075,20 +1071,17 @@ async def do_read_history(user_id: int, channel_id: int, max_id: int) -> dict:
                         limits.READ_OUTBOX_FANOUT,
                     ),
                 )
-                rows = sorted(await cur.fetchall(), key=lambda r: r["sender_user_id"])
+                rows = await cur.fetchall()
                 if rows:
                     senders = [r["sender_user_id"] for r in rows]
                     marks = [r["max_id"] for r in rows]
                     cur = await conn.execute(
-                        "UPDATE channel_members m SET read_outbox_max_id = s.max_id FROM (SELECT u.user_id, u.max_id"
-                        " FROM unnest(%s::bigint[], %s::int[]) AS u(user_id, max_id)"
-                        " JOIN channel_members l ON l.channel_id = %s AND l.user_id = u.user_id"
-                        " ORDER BY u.user_id FOR UPDATE OF l) AS s"
-                        " WHERE m.channel_id = %s AND m.user_id = s.user_id"
+                        "UPDATE channel_members m SET read_outbox_max_id = s.max_id FROM unnest(%s::bigint[], %s::int[])"
+                        " AS s(user_id, max_id) WHERE m.channel_id = %s AND m.user_id = s.user_id"
                         " AND m.read_outbox_max_id < s.max_id RETURNING m.user_id, s.max_id",
-                        (senders, marks, channel_id, channel_id),
+                        (senders, marks, channel_id),
                     )
-                    outbox = sorted((r["user_id"], r["max_id"]) for r in await cur.fetchall())
+                    outbox = [(r["user_id"], r["max_id"]) for r in await cur.fetchall()]
                     if outbox:
                         await conn.execute(
                             "UPDATE channel_dialogs d SET read_outbox_max_id = GREATEST(d.read_outbox_max_id, s.max_id)"
