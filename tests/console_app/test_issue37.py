@@ -335,6 +335,7 @@ MODERATOR_ACTIONS = {
     "revoke_invites",
     "approve_requests",
     "revoke_links",  # folder links (chatlists_app): the link and the chat invite links it made
+    "end_calls",  # a voice chat gone wrong (calls_app): ended as its chat's admins would
     "dismiss_requests",
     "delete_reported_messages",
     "ban_reported_senders",
