@@ -82,6 +82,35 @@ async def pts_log_is_whole(db, channel_id: int) -> bool:
     return not pts_holes(await cur.fetchall(), current)
 
 
+async def stored_messages(channel_id: int) -> dict[str, int]:
+    """text -> id of every message the channel stores (the suite's database, via the ORM)."""
+    from channels_app.models import ChannelMessage
+
+    return {
+        text: mid
+        async for text, mid in ChannelMessage.objects.filter(channel_id=channel_id).values_list(
+            "message", "id"
+        )
+    }
+
+
+async def wait_for_whole_pts_log(channel_id: int, timeout: float = 20) -> None:
+    """Until the channel's update log (the suite's database) covers every pts to its counter."""
+    from channels_app.models import Channel, ChannelUpdateEvent
+
+    async def whole():
+        ch = await Channel.objects.aget(id=channel_id)
+        rows = [
+            r
+            async for r in ChannelUpdateEvent.objects.filter(channel_id=channel_id).values_list(
+                "pts", "pts_count"
+            )
+        ]
+        return not pts_holes(rows, ch.pts)
+
+    await wait_until(whole, timeout, "the pts log to have no hole")
+
+
 def drop_redis_keys(url: str, prefix: str) -> None:
     """Delete a test's Redis keys (its own prefix) on the server at ``url``."""
     import redis
@@ -229,8 +258,6 @@ async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(
 ):
     from telethon import events
 
-    from channels_app.models import Channel, ChannelUpdateEvent
-
     port = harness.free_port()
     env = {**edge_env, **FAST_REPAIR}
     log = tmp_path / "edge.log"
@@ -260,18 +287,8 @@ async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(
         await load.stop()
         assert load.ok, list(load.failed.values())[:3]
 
-        async def no_hole():
-            ch = await Channel.objects.aget(id=channel.id)
-            rows = [
-                r
-                async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list(
-                    "pts", "pts_count"
-                )
-            ]
-            return not pts_holes(rows, ch.pts)
-
         # Allocations the kills left uncommitted become noops within the repair bound.
-        await wait_until(no_hole, 20, "the pts log to have no hole")
+        await wait_for_whole_pts_log(channel.id)
         # Every client's update loop is alive: each gets a message sent now.
         for i, c in enumerate(clients):
             text = f"after the kills {i}"

@@ -40,8 +40,9 @@ from tests.e2e.test_faults import (
     Load,
     group_of,
     live_telethon,
-    pts_holes,
     pts_log_is_whole,
+    stored_messages,
+    wait_for_whole_pts_log,
     wait_until,
 )
 from tests.e2e.test_operations import get, health_url, sample
@@ -252,8 +253,6 @@ async def test_redis_master_partitioned_under_load(
 ):
     from telethon import events
 
-    from channels_app.models import Channel, ChannelMessage, ChannelUpdateEvent
-
     cluster = partitioned_redis
     prefix = f"{os.environ.get('TELESRV_REDIS_PREFIX', 'telesrv')}-rpart{os.getpid()}"
     env = {**edge_env, **FAST_REPAIR, "TELESRV_REDIS_URL": cluster.url, "TELESRV_REDIS_PREFIX": prefix}
@@ -311,26 +310,11 @@ async def test_redis_master_partitioned_under_load(
         assert push_gap < REDIS_PUSH_GAP_BOUND, push_gap
         assert not [f for f in load.failed.values() if "INTERNAL" in f], list(load.failed.values())[:3]
 
-        stored = {
-            text: mid
-            async for text, mid in ChannelMessage.objects.filter(channel_id=channel.id).values_list(
-                "message", "id"
-            )
-        }
+        stored = await stored_messages(channel.id)
         assert {t: stored.get(t) for t in load.ok} == {t: mid for t, (mid, _) in load.ok.items()}
         assert len(set(stored.values())) == len(stored)
 
-        async def no_hole():
-            ch = await Channel.objects.aget(id=channel.id)
-            rows = [
-                r
-                async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list(
-                    "pts", "pts_count"
-                )
-            ]
-            return not pts_holes(rows, ch.pts)
-
-        await wait_until(no_hole, 20, "the pts log to have no hole")
+        await wait_for_whole_pts_log(channel.id)
 
         # Everyone live again on both listeners: the push subscriptions on the cut
         # master were given up and made again on the promoted one.
@@ -415,8 +399,6 @@ def partitioned_single_redis(tmp_path):
 async def test_single_redis_partitioned_answers_and_recovers(
     partitioned_single_redis, edge_env, edge_rsa_key, edge_db, tmp_path
 ):
-    from channels_app.models import ChannelMessage
-
     machines, url = partitioned_single_redis
     prefix = f"{os.environ.get('TELESRV_REDIS_PREFIX', 'telesrv')}-rsingle{os.getpid()}"
     env = {**edge_env, **FAST_REPAIR, "TELESRV_REDIS_URL": url, "TELESRV_REDIS_PREFIX": prefix}
@@ -456,12 +438,7 @@ async def test_single_redis_partitioned_answers_and_recovers(
         # Sends were answered during the cut, not held until it ended.
         assert first_answer < SINGLE_REDIS_ANSWER_BOUND, first_answer
         assert resumed - healed < 10
-        stored = {
-            text: mid
-            async for text, mid in ChannelMessage.objects.filter(channel_id=channel.id).values_list(
-                "message", "id"
-            )
-        }
+        stored = await stored_messages(channel.id)
         assert {t: stored.get(t) for t in load.ok} == {t: mid for t, (mid, _) in load.ok.items()}
         # A send whose commit came before the cut and whose publish met it is stored
         # but answered with an error: the client's retry (same random_id) returns it.

@@ -20,7 +20,15 @@ import time
 import pytest
 
 from tests.e2e import harness
-from tests.e2e.test_faults import FAST_REPAIR, Load, group_of, live_telethon, pts_holes, wait_until
+from tests.e2e.test_faults import (
+    FAST_REPAIR,
+    Load,
+    group_of,
+    live_telethon,
+    stored_messages,
+    wait_for_whole_pts_log,
+    wait_until,
+)
 from tests.support.redis_cluster import fresh_redis_cluster  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,7 +43,7 @@ async def test_users_on_two_listeners_chat_through_a_master_failover(
 ):
     from telethon import events
 
-    from channels_app.models import Channel, ChannelMessage, ChannelUpdateEvent
+    from channels_app.models import ChannelUpdateEvent
 
     cluster = fresh_redis_cluster
     prefix = f"{os.environ.get('TELESRV_REDIS_PREFIX', 'telesrv')}-cluster{os.getpid()}"
@@ -95,27 +103,12 @@ async def test_users_on_two_listeners_chat_through_a_master_failover(
         # Sends waited through the failover rather than failing.
         assert not load.failed, list(load.failed.values())[:3]
 
-        stored = {
-            text: mid
-            async for text, mid in ChannelMessage.objects.filter(channel_id=channel.id).values_list(
-                "message", "id"
-            )
-        }
+        stored = await stored_messages(channel.id)
         # Every acknowledged send is stored under the id it was given; no id twice.
         assert {t: stored.get(t) for t in load.ok} == {t: mid for t, (mid, _) in load.ok.items()}
         assert len(set(stored.values())) == len(stored)
 
-        async def no_hole():
-            ch = await Channel.objects.aget(id=channel.id)
-            rows = [
-                r
-                async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list(
-                    "pts", "pts_count"
-                )
-            ]
-            return not pts_holes(rows, ch.pts)
-
-        await wait_until(no_hole, 20, "the pts log to have no hole")
+        await wait_for_whole_pts_log(channel.id)
         rows = [
             r
             async for r in ChannelUpdateEvent.objects.filter(channel_id=channel.id).values_list(
