@@ -52,24 +52,14 @@ def search_global(
     newest = boxes.order_by("-box_id").values_list("box_id", flat=True).first()
     if newest is None or limit <= 0 or not (q or media_kinds):
         return []
-    if q and not media_kinds:
-        found = _text_page(boxes, newest, q, cursor, limit, min_date, max_date)
-        if found is not None:
-            attach_reactions(owner_id, found)
-            attach_polls(owner_id, found)
-            return found
-    rows = boxes.filter(box_id__gt=newest - SEARCH_WINDOW)
-    if q:
-        rows = rows.filter(message__message__icontains=q)
-    if media_kinds:
-        rows = rows.filter(media_q(media_kinds))
-    if cursor is not None:
-        rows = rows.filter(_after_cursor(cursor))
-    if min_date:
-        rows = rows.filter(message__date__gte=min_date)
-    if max_date:
-        rows = rows.filter(message__date__lte=max_date)
-    found = [box_to_dict(b) for b in rows.order_by("-message__date", "-peer_id", "-box_id")[:limit]]
+    found = _text_page(boxes, newest, q, cursor, limit, min_date, max_date) if q and not media_kinds else None
+    if found is None:
+        rows = boxes.filter(box_id__gt=newest - SEARCH_WINDOW)
+        if q:
+            rows = rows.filter(message__message__icontains=q)
+        if media_kinds:
+            rows = rows.filter(media_q(media_kinds))
+        found = _page(rows, cursor, limit, min_date, max_date)
     attach_reactions(owner_id, found)
     attach_polls(owner_id, found)
     return found
@@ -103,7 +93,11 @@ def _text_page(
         ids = [r[0] for r in cur.fetchall()]
     if len(ids) > TEXT_MATCHES_MAX:
         return None
-    rows = boxes.filter(message_id__in=ids)
+    return _page(boxes.filter(message_id__in=ids), cursor, limit, min_date, max_date)
+
+
+def _page(rows, cursor, limit: int, min_date: int, max_date: int) -> list[dict]:
+    """The page of ``rows`` past ``cursor`` and within the dates, newest first."""
     if cursor is not None:
         rows = rows.filter(_after_cursor(cursor))
     if min_date:
