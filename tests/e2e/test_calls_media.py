@@ -11,7 +11,6 @@ the bytes it relayed."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import secrets
@@ -101,21 +100,6 @@ def turn_edge(coturn, edge_env, edge_rsa_key, tmp_path_factory):
     server = harness.start_edge(env, edge_rsa_key, tmp_path_factory.mktemp("turn-edge") / "runmtproto.log")
     yield server
     server.stop()
-
-
-@pytest.fixture
-async def stacks():
-    """The call stacks a test started. Each leaves every call it still holds while the
-    test's event loop runs: ntgcalls' native threads call back into the loop a stack
-    was started on (a stream's end, a connection's state), and a call left running into
-    the next test called back into a closed loop and crashed the process."""
-    started: list = []
-    yield started
-    for app in started:
-        for chat_id in list(await app.calls):
-            with contextlib.suppress(Exception):
-                await app.leave_call(chat_id)
-    await asyncio.sleep(0.5)  # the stopped calls' last callbacks land on this loop
 
 
 async def _stack(client, stacks: list):

@@ -135,11 +135,7 @@ async def test_sends_follow_a_promoted_standby_and_lose_nothing(primary_and_stan
     server = harness.start_edge(env, edge_rsa_key, log)
     clients = [live_telethon(server) for _ in range(2)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "failover")
+        channel, peers = await group_of(clients, "failover")
         await search_reads_the_standby(clients[1], peers[0], standby)
         load = Load(clients, peers)
         load.start()

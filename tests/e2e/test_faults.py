@@ -49,10 +49,15 @@ def input_user(viewer, target):
     return types.InputUser(user_id=target.id, access_hash=user_access_hash(viewer.id, target.id))
 
 
-async def group_of(clients, users, title: str):
-    """A megagroup made by clients[0] with everyone in it; each client's input peer."""
+async def group_of(clients, title: str):
+    """Connect and log each client in (a fresh user each), then a megagroup made by
+    clients[0] with everyone in it; each client's input peer."""
     from telethon import functions, types
 
+    users = []
+    for c in clients:
+        await c.connect()
+        users.append(await harness.login_telethon(c))
     created = await clients[0](
         functions.messages.CreateChatRequest(users=[input_user(users[0], u) for u in users[1:]], title=title)
     )
@@ -200,11 +205,7 @@ async def test_postgresql_restart_under_load_loses_and_fakes_nothing(fault_clust
     server = harness.start_edge(env, edge_rsa_key, tmp_path / "edge.log")
     clients = [live_telethon(server) for _ in range(3)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "pg restart")
+        channel, peers = await group_of(clients, "pg restart")
         load = Load(clients, peers)
         load.start()
         await asyncio.sleep(2)
@@ -264,11 +265,7 @@ async def test_kill_9_under_load_leaves_no_pts_hole_and_clients_follow(
     server = harness.start_edge(env, edge_rsa_key, log, port=port)
     clients = [live_telethon(server) for _ in range(4)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "kill -9")
+        channel, peers = await group_of(clients, "kill -9")
         seen: list[list[str]] = [[] for _ in clients]
         for i, c in enumerate(clients):
 

@@ -202,18 +202,6 @@ async def test_unreachable_node_is_sfu_unavailable(settings):
 # ---- Through telesrv's signalling: py-tgcalls over Telethon, as a Telegram user would ----
 
 
-@pytest.fixture
-async def stacks():
-    """py-tgcalls instances the test started; each leaves its calls while the loop runs."""
-    started: list = []
-    yield started
-    for app in started:
-        for chat_id in list(await app.calls):
-            with contextlib.suppress(Exception):
-                await app.leave_call(chat_id)
-    await asyncio.sleep(0.5)
-
-
 async def _stack(client, stacks: list, heard: bytearray | None = None):
     from pytgcalls import PyTgCalls, filters
     from pytgcalls.pytgcalls_session import PyTgCallsSession

@@ -154,11 +154,7 @@ async def test_postgresql_primary_partitioned_under_load(partitioned_ha, edge_rs
     server = harness.start_edge(env, edge_rsa_key, tmp_path / "edge.log")
     clients = [live_telethon(server) for _ in range(3)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "partition")
+        channel, peers = await group_of(clients, "partition")
         full = await clients[2](functions.channels.GetFullChannelRequest(peers[2]))
         follower = DifferenceFollower(clients[2], peers[2], full.full_chat.pts)
         live: list[str] = []
@@ -260,11 +256,7 @@ async def test_redis_master_partitioned_under_load(
     servers = [harness.start_edge(env, edge_rsa_key, tmp_path / f"edge{i}.log") for i in range(2)]
     clients = [live_telethon(servers[i]) for i in (0, 0, 1)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "redis partition")
+        channel, peers = await group_of(clients, "redis partition")
         seen: list[list[str]] = [[] for _ in clients]
         heard: list[list[float]] = [[] for _ in clients]  # when each live message came
         for i, c in enumerate(clients):
@@ -405,11 +397,7 @@ async def test_single_redis_partitioned_answers_and_recovers(
     server = harness.start_edge(env, edge_rsa_key, tmp_path / "edge.log")
     clients = [live_telethon(server) for _ in range(2)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "single redis partition")
+        channel, peers = await group_of(clients, "single redis partition")
         load = TimedLoad(clients, peers)
         load.start()
         await asyncio.sleep(2)

@@ -197,11 +197,7 @@ async def test_patroni_failover_loses_nothing_and_the_old_primary_rejoins(ha_clu
     server = harness.start_edge(env, edge_rsa_key, tmp_path / "edge.log")
     clients = [live_telethon(server) for _ in range(3)]
     try:
-        users = []
-        for c in clients:
-            await c.connect()
-            users.append(await harness.login_telethon(c))
-        channel, peers = await group_of(clients, users, "patroni failover")
+        channel, peers = await group_of(clients, "patroni failover")
         full = await clients[2](functions.channels.GetFullChannelRequest(peers[2]))
         follower = DifferenceFollower(clients[2], peers[2], full.full_chat.pts)
         live: list[str] = []
